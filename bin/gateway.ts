@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// The command line: serve, config check, keys create|list|revoke.
+
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../core/config/load.js';
+import { ConfigError } from '../core/config/resolved.js';
+import { createKey, describeKey } from '../core/keys/index.js';
+import { createLogger } from '../core/logging/logger.js';
+import { startGateway } from '../core/serve.js';
+import { openStore } from '../core/store/open-store.js';
+import { builtinPlugins } from '../plugins/index.js';
+
+const USAGE = `usage:
+  gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
+  gateway config check [--config FILE]          validate a config file and exit
+  gateway keys create --name NAME --group GROUP [--config FILE]
+  gateway keys list [--config FILE]
+  gateway keys revoke ID_OR_NAME [--config FILE]
+The config file is --config, else $GATEWAY_CONFIG, else ./gateway.yaml.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, name: { type: 'string' }, group: { type: 'string' }, help: { type: 'boolean' } },
+  });
+  const configPath = resolve(values.config ?? process.env['GATEWAY_CONFIG'] ?? 'gateway.yaml');
+  const [command, sub, arg] = positionals;
+  if (values.help === true || command === undefined) {
+    console.log(USAGE);
+    return command === undefined && values.help !== true ? 2 : 0;
+  }
+  if (command === 'serve') return serve(configPath);
+  if (command === 'config' && sub === 'check') {
+    const config = await loadConfigFile(configPath);
+    console.log(`${configPath}: ok (${config.channels.length} channels, ${config.groups.size} groups, ${config.keys.length} keys)`);
+    return 0;
+  }
+  if (command === 'keys') {
+    const config = await loadConfigFile(configPath);
+    const store = await openStore(config.store.url);
+    try {
+      if (sub === 'create') {
+        const created = await createKey(store, config, { name: values.name, group: values.group });
+        console.log(JSON.stringify({ ...describeKey(created.record), key: created.key }, null, 2));
+        console.error('Store this key now: it is not shown again.');
+      } else if (sub === 'list') {
+        for (const k of await store.listKeys()) console.log(JSON.stringify(describeKey(k)));
+      } else if (sub === 'revoke' && arg !== undefined) {
+        const revoked = await store.revokeKey(arg, Date.now());
+        if (revoked === undefined) {
+          console.error(`no key with id or name "${arg}"`);
+          return 1;
+        }
+        console.log(JSON.stringify(describeKey(revoked)));
+      } else {
+        console.error(USAGE);
+        return 2;
+      }
+    } finally {
+      await store.close();
+    }
+    return 0;
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+async function serve(configPath: string): Promise<number> {
+  const logger = createLogger();
+  const portEnv = process.env['PORT'];
+  const gateway = await startGateway({
+    configPath,
+    factories: builtinPlugins(),
+    logger,
+    ...(portEnv === undefined || portEnv === '' ? {} : { port: Number(portEnv) }),
+  });
+  logger.info({ url: gateway.url, config: configPath }, 'gateway listening');
+  process.on('SIGHUP', () => void gateway.reload());
+  return new Promise<number>((done) => {
+    const stop = (signal: string): void => {
+      logger.info({ signal, inFlight: gateway.runtime.inFlightCount }, 'shutting down');
+      gateway.close().then(
+        () => done(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed; some usage records may not have been written');
+          done(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof ConfigError) console.error(err.message);
+    else console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,60 @@
+// Rules the schema cannot express: unique names, keys and routes; keys naming declared groups.
+
+import { formatPath } from './config-path.js';
+import type { GatewayConfig } from './gateway.gen.js';
+import type { ConfigIssue } from './issues.js';
+import type { ConfigPath } from './resolved.js';
+
+/** Cross-field checks on schema-valid data. Never puts a key value in a message. */
+export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
+  const keys = config.keys ?? [];
+  const routes = config.routes ?? [];
+  return [
+    ...findDuplicates(
+      config.channels.map((c) => c.name),
+      (i) => ['channels', i, 'name'],
+      (name, first) => `duplicate channel name "${name}"; first defined at ${formatPath(['channels', first])}`,
+    ),
+    ...findDuplicates(
+      keys.map((k) => k.name),
+      (i) => ['keys', i, 'name'],
+      (name, first) => `duplicate key name "${name}"; first defined at ${formatPath(['keys', first])}`,
+    ),
+    ...findDuplicates(
+      keys.map((k) => k.key),
+      (i) => ['keys', i, 'key'],
+      (_secret, first) => `same key as ${formatPath(['keys', first, 'key'])}; every gateway key must be unique`,
+    ),
+    ...checkGroups(config),
+    ...findDuplicates(
+      routes.map((r) => r.path),
+      (i) => ['routes', i, 'path'],
+      (path, first) => `duplicate route "${path}"; first defined at ${formatPath(['routes', first])}`,
+    ),
+  ];
+}
+
+function checkGroups(config: GatewayConfig): ConfigIssue[] {
+  const declared = Object.keys(config.groups ?? {});
+  const known = declared.length === 0 ? 'no groups are declared' : `declared groups: ${declared.join(', ')}`;
+  return (config.keys ?? []).flatMap((key, i): ConfigIssue[] =>
+    declared.includes(key.group)
+      ? []
+      : [{ path: ['keys', i, 'group'], message: `unknown group "${key.group}"; ${known}` }],
+  );
+}
+
+function findDuplicates(
+  values: readonly string[],
+  pathOf: (index: number) => ConfigPath,
+  describe: (value: string, firstIndex: number) => string,
+): ConfigIssue[] {
+  const firstSeen = new Map<string, number>();
+  const issues: ConfigIssue[] = [];
+  values.forEach((value, index) => {
+    const first = firstSeen.get(value);
+    if (first === undefined) firstSeen.set(value, index);
+    else issues.push({ path: pathOf(index), message: describe(value, first) });
+  });
+  return issues;
+}

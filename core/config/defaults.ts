@@ -1,0 +1,23 @@
+// Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
+
+import type { ResolvedMock, ResolvedServer } from './resolved.js';
+
+export const SERVER_DEFAULTS: ResolvedServer = {
+  port: 8080,
+  host: '0.0.0.0',
+  bodyLimit: 33_554_432,
+  adminToken: null,
+  shutdownGraceMs: 30_000,
+};
+
+export const STORE_DEFAULT_URL = 'sqlite:./data/gateway.db';
+
+export const CHANNEL_DEFAULTS = {
+  priority: 0,
+  weight: 1,
+  timeoutMs: 60_000,
+  idleTimeoutMs: 300_000,
+  cooldownMs: 30_000,
+} as const;
+
+export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };

@@ -1,0 +1,131 @@
+// Generated from schemas/gateway.schema.json by `npm run gen`; do not edit. Change the schema and regenerate.
+
+export type Name = string;
+export type ChannelType = "openai" | "mock";
+/**
+ * Client-visible model names: globs ("gpt-*"), or a map of client name to upstream name.
+ */
+export type ModelList =
+  | [string, ...string[]]
+  | {
+      [k: string]: string | undefined;
+    };
+
+/**
+ * gateway.yaml: server, store, channels (upstreams), groups, keys and routes.
+ */
+export interface GatewayConfig {
+  server?: Server;
+  store?: Store;
+  /**
+   * @minItems 1
+   */
+  channels: [Channel, ...Channel[]];
+  /**
+   * Key groups by name; a group decides which models its keys may call.
+   */
+  groups?: {
+    [k: string]: Group | undefined;
+  };
+  /**
+   * Gateway keys declared in the file (keys created at run time live in the store).
+   */
+  keys?: DeclaredKey[];
+  /**
+   * Routes and their plugin chains. Omitted routes get the default chain.
+   */
+  routes?: Route[];
+}
+export interface Server {
+  port?: number;
+  host?: string;
+  /**
+   * Largest accepted request body in bytes (413 above it).
+   */
+  body_limit?: number;
+  /**
+   * Bearer token for /admin/*. Without it the admin API is off.
+   */
+  admin_token?: string;
+  /**
+   * How long SIGTERM waits for in-flight requests before aborting them.
+   */
+  shutdown_grace_ms?: number;
+}
+export interface Store {
+  /**
+   * sqlite:<path> (relative to the working directory) or sqlite::memory:.
+   */
+  url: string;
+}
+export interface Channel {
+  name: Name;
+  type: ChannelType;
+  /**
+   * Origin and optional path prefix; /v1/... is appended.
+   */
+  base_url?: string;
+  /**
+   * Upstream API keys, rotated round-robin.
+   */
+  keys?: string[];
+  models: ModelList;
+  /**
+   * Higher tiers are tried first.
+   */
+  priority?: number;
+  /**
+   * Share of traffic inside a priority tier.
+   */
+  weight?: number;
+  /**
+   * Time allowed until the upstream's response headers arrive.
+   */
+  timeout_ms?: number;
+  /**
+   * Longest silence allowed between two body chunks.
+   */
+  idle_timeout_ms?: number;
+  /**
+   * How long a failed channel is skipped.
+   */
+  cooldown_ms?: number;
+  /**
+   * Extra headers sent upstream.
+   */
+  headers?: {
+    [k: string]: string | undefined;
+  };
+  mock?: MockOptions;
+}
+export interface MockOptions {
+  chunk_delay_ms?: number;
+  /**
+   * Fixed reply text instead of the default echo.
+   */
+  reply?: string;
+}
+export interface Group {
+  /**
+   * Model globs this group may call.
+   */
+  models: string[];
+}
+export interface DeclaredKey {
+  name: Name;
+  key: string;
+  group: Name;
+}
+export interface Route {
+  path: "/v1/chat/completions";
+  /**
+   * @minItems 1
+   */
+  plugins: [PluginUse, ...PluginUse[]];
+}
+export interface PluginUse {
+  use: string;
+  with?: {
+    [k: string]: unknown | undefined;
+  };
+}

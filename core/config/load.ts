@@ -1,0 +1,68 @@
+// Entry points: gateway.yaml text or file -> ResolvedConfig, or a ConfigError listing every problem.
+
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { checkSemantics } from './check-semantics.js';
+import { interpolateEnv, type Env } from './interpolate.js';
+import { dropShadowed, formatIssues } from './issues.js';
+import { ConfigError, type ResolvedConfig } from './resolved.js';
+import { resolveConfig } from './resolve.js';
+import { SourceLines } from './source-lines.js';
+import { ConfigValidator } from './validate.js';
+
+export interface ParseConfigOptions {
+  /** Path shown in messages and kept as `file`; null for text without a file (shown as `<config>`). */
+  readonly file: string | null;
+  readonly env: Env;
+  /** Reuse a compiled schema across loads; a fresh one is compiled when absent. */
+  readonly validator?: ConfigValidator;
+}
+
+/** Parses, interpolates `${VAR}`, validates and resolves gateway.yaml text. Throws ConfigError. */
+export function parseConfig(text: string, options: ParseConfigOptions): ResolvedConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const lines = new SourceLines(doc, lineCounter, options.file === null ? '<config>' : basename(options.file));
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => `${lines.position(e.pos[0])}: ${firstLine(e.message)}`));
+  }
+
+  const envIssues = interpolateEnv(doc, options.env);
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // e.g. an alias bomb; the yaml library has already bounded the work.
+    throw new ConfigError([`${lines.label}: ${error instanceof Error ? firstLine(error.message) : String(error)}`]);
+  }
+  if (data === null || data === undefined) {
+    throw new ConfigError([`${lines.label}: the config is empty; it needs at least "channels"`]);
+  }
+  const result = (options.validator ?? new ConfigValidator()).validate(data);
+  const issues = result.ok
+    ? [...envIssues, ...checkSemantics(result.config)]
+    : [...envIssues, ...dropShadowed(result.issues, envIssues)];
+  if (issues.length > 0 || !result.ok) {
+    const messages = formatIssues(issues, lines);
+    throw new ConfigError(messages.length > 0 ? messages : [`${lines.label}: does not match the config schema`]);
+  }
+  return resolveConfig(result.config, options.file, (path) => lines.locate(path));
+}
+
+/** Reads and parses a config file; `file` in the result is its absolute path. */
+export async function loadConfigFile(path: string, env: Env = process.env): Promise<ResolvedConfig> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([`${file}: cannot read the config file: ${reason}`]);
+  }
+  return parseConfig(text, { file, env });
+}
+
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0]?.trim() ?? message;
+}

@@ -1,0 +1,89 @@
+// The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
+
+export type ChannelType = 'openai' | 'mock';
+
+/** A YAML path such as ['channels', 2, 'base_url']. */
+export type ConfigPath = readonly (string | number)[];
+
+export interface ResolvedServer {
+  readonly port: number;
+  readonly host: string;
+  readonly bodyLimit: number;
+  readonly adminToken: string | null;
+  readonly shutdownGraceMs: number;
+}
+
+export interface ResolvedModels {
+  /** Client-visible names or globs served under their own name. */
+  readonly patterns: readonly string[];
+  /** Client-visible name -> upstream name. */
+  readonly aliases: ReadonlyMap<string, string>;
+}
+
+export interface ResolvedMock {
+  readonly chunkDelayMs: number;
+  readonly reply: string | null;
+}
+
+export interface ResolvedChannel {
+  readonly name: string;
+  readonly type: ChannelType;
+  /** Without a trailing slash; null for the mock type. */
+  readonly baseUrl: string | null;
+  readonly keys: readonly string[];
+  readonly models: ResolvedModels;
+  readonly priority: number;
+  readonly weight: number;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly cooldownMs: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly mock: ResolvedMock;
+}
+
+export interface ResolvedGroup {
+  readonly name: string;
+  readonly models: readonly string[];
+}
+
+export interface ResolvedDeclaredKey {
+  readonly name: string;
+  readonly key: string;
+  readonly group: string;
+}
+
+export interface ResolvedPluginUse {
+  readonly use: string;
+  readonly with: Readonly<Record<string, unknown>>;
+  /** Where it was written, for errors: `routes[0].plugins[1]`, or `(default)` for built-in chains. */
+  readonly path: ConfigPath;
+}
+
+export interface ResolvedRoute {
+  readonly path: string;
+  readonly plugins: readonly ResolvedPluginUse[];
+  readonly at: ConfigPath;
+}
+
+export interface ResolvedConfig {
+  /** Absolute path of the file, or null when built from a string. */
+  readonly file: string | null;
+  readonly server: ResolvedServer;
+  readonly store: { readonly url: string };
+  readonly channels: readonly ResolvedChannel[];
+  readonly groups: ReadonlyMap<string, ResolvedGroup>;
+  readonly keys: readonly ResolvedDeclaredKey[];
+  readonly routes: readonly ResolvedRoute[];
+  /** `channels[2].base_url (gateway.yaml:14)`: names a config path and its line, for later-stage errors. */
+  locate(path: ConfigPath): string;
+}
+
+/** Raised for any invalid config; `issues` holds one line per problem, each naming path and line. */
+export class ConfigError extends Error {
+  readonly issues: readonly string[];
+  constructor(issues: readonly string[]) {
+    super(`invalid config:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}

@@ -1,0 +1,33 @@
+// Checks parsed config data against schemas/gateway.schema.json, compiled once per validator instance.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { GatewayConfig } from './gateway.gen.js';
+import type { ConfigIssue } from './issues.js';
+import { describeSchemaErrors } from './schema-messages.js';
+import { findSchemaDir } from './schema-dir.js';
+
+export type ValidationResult =
+  | { readonly ok: true; readonly config: GatewayConfig }
+  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+
+/** Owns the compiled schema; build one and reuse it when loading configs repeatedly (tests, reloads). */
+export class ConfigValidator {
+  readonly #validate: ValidateFunction<GatewayConfig>;
+
+  constructor(schemaDir: string = findSchemaDir()) {
+    const schema: unknown = JSON.parse(readFileSync(join(schemaDir, 'gateway.schema.json'), 'utf8'));
+    if (typeof schema !== 'object' || schema === null) throw new Error('gateway.schema.json is not an object');
+    // strict catches schema typos at load; strictRequired would reject the Channel if/then's `required`.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
+    addFormats.default(ajv, ['uri']);
+    this.#validate = ajv.compile<GatewayConfig>(schema as SchemaObject);
+  }
+
+  validate(data: unknown): ValidationResult {
+    if (this.#validate(data)) return { ok: true, config: data };
+    return { ok: false, issues: describeSchemaErrors(this.#validate.errors ?? [], data) };
+  }
+}

@@ -1,0 +1,87 @@
+// The one error type of the gateway and the single table of its codes; formats render it in their wire shape.
+
+/** What kind of failure a code is; each client format maps a kind to its own error `type`. */
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'not_found'
+  | 'request_too_large'
+  | 'rate_limit'
+  | 'upstream'
+  | 'timeout'
+  | 'overloaded'
+  | 'internal';
+
+interface ErrorSpec {
+  readonly status: number;
+  readonly kind: ErrorKind;
+  /** The OpenAI-style `code` field, when the real API has one for this case. */
+  readonly wireCode: string | null;
+}
+
+export const ERRORS = {
+  GW_ERR_AUTH_MISSING_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
+  GW_ERR_AUTH_INVALID_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
+  GW_ERR_AUTH_REVOKED_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
+  GW_ERR_AUTH_KEY_CONFLICT: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
+  GW_ERR_AUTH_MODEL_FORBIDDEN: { status: 403, kind: 'permission', wireCode: 'model_not_allowed' },
+  GW_ERR_ADMIN_UNAUTHORIZED: { status: 401, kind: 'authentication', wireCode: 'invalid_admin_token' },
+  GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'unknown_url' },
+  GW_ERR_METHOD_NOT_ALLOWED: { status: 405, kind: 'invalid_request', wireCode: 'method_not_allowed' },
+  GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'model_not_found' },
+  GW_ERR_REQUEST_INVALID_JSON: { status: 400, kind: 'invalid_request', wireCode: 'invalid_json' },
+  GW_ERR_REQUEST_INVALID_FIELD: { status: 400, kind: 'invalid_request', wireCode: 'invalid_value' },
+  GW_ERR_REQUEST_MISSING_FIELD: { status: 400, kind: 'invalid_request', wireCode: 'missing_required_parameter' },
+  GW_ERR_REQUEST_UNSUPPORTED_MEDIA: { status: 415, kind: 'invalid_request', wireCode: 'unsupported_media_type' },
+  GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'request_too_large', wireCode: 'request_too_large' },
+  GW_ERR_UPSTREAM_UNAVAILABLE: { status: 502, kind: 'upstream', wireCode: 'upstream_unavailable' },
+  GW_ERR_UPSTREAM_ERROR: { status: 502, kind: 'upstream', wireCode: 'upstream_error' },
+  GW_ERR_UPSTREAM_RATE_LIMITED: { status: 429, kind: 'rate_limit', wireCode: 'rate_limit_exceeded' },
+  GW_ERR_UPSTREAM_TIMEOUT: { status: 504, kind: 'timeout', wireCode: 'upstream_timeout' },
+  GW_ERR_UPSTREAM_STREAM_BROKEN: { status: 502, kind: 'upstream', wireCode: 'upstream_stream_error' },
+  GW_ERR_CLIENT_CLOSED: { status: 499, kind: 'invalid_request', wireCode: 'client_closed_request' },
+  GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
+  GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface GatewayErrorOptions {
+  readonly cause?: unknown;
+  /** The request field the error is about, in the caller's notation (`messages[0].role`). */
+  readonly param?: string;
+  /** Upstream status that led to this error, kept for logs and metrics (never the upstream body). */
+  readonly upstreamStatus?: number;
+  /** Seconds the caller should wait, for 429 and 503. */
+  readonly retryAfter?: number;
+}
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly kind: ErrorKind;
+  readonly wireCode: string | null;
+  readonly param: string | null;
+  readonly upstreamStatus: number | null;
+  readonly retryAfter: number | null;
+
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const spec: ErrorSpec = ERRORS[code];
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = spec.status;
+    this.kind = spec.kind;
+    this.wireCode = spec.wireCode;
+    this.param = options.param ?? null;
+    this.upstreamStatus = options.upstreamStatus ?? null;
+    this.retryAfter = options.retryAfter ?? null;
+  }
+}
+
+/** Anything thrown that is not a GatewayError is an internal error; its text never reaches the caller. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
+}

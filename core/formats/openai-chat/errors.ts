@@ -1,0 +1,36 @@
+// OpenAI's error shape: {"error":{"message","type","param","code"}}, before and after a stream began.
+
+import type { ErrorKind, GatewayError } from '../../errors.js';
+import { encodeFrame } from '../../sse/frame-writer.js';
+import type { SseFrame } from '../../sse/frame.js';
+import type { RenderedError } from '../format.js';
+
+const TYPES: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'invalid_request_error',
+  permission: 'invalid_request_error',
+  not_found: 'invalid_request_error',
+  request_too_large: 'invalid_request_error',
+  rate_limit: 'rate_limit_exceeded',
+  upstream: 'api_error',
+  timeout: 'api_error',
+  overloaded: 'api_error',
+  internal: 'server_error',
+};
+
+function errorBody(err: GatewayError): string {
+  return JSON.stringify({
+    error: { message: err.message, type: TYPES[err.kind], param: err.param, code: err.wireCode },
+  });
+}
+
+export function encodeError(err: GatewayError): RenderedError {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  return { status: err.status, headers, body: errorBody(err) };
+}
+
+/** The OpenAI SDK raises an APIError for a data frame whose JSON has a top-level `error`. */
+export function encodeStreamError(err: GatewayError): SseFrame {
+  return encodeFrame(errorBody(err));
+}

@@ -1,0 +1,17 @@
+// The OpenAI Chat Completions client format.
+
+import type { ClientFormat } from '../format.js';
+import { encodeError, encodeStreamError } from './errors.js';
+import { createRequestDecoder } from './request.js';
+import { decodeFrameUsage, decodeUsage } from './usage.js';
+
+export function createOpenAIChatFormat(): ClientFormat {
+  return {
+    name: 'openai-chat',
+    decodeRequest: createRequestDecoder(),
+    encodeError,
+    encodeStreamError,
+    decodeUsage,
+    decodeFrameUsage,
+  };
+}

@@ -1,0 +1,49 @@
+// Reads OpenAI Chat usage objects, from a whole response or from one stream chunk.
+
+import type { Usage } from '../../ir/usage.js';
+import type { SseFrame } from '../../sse/frame.js';
+import type { FrameUsage } from '../format.js';
+
+const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
+/** Cheap pre-check so that only the chunk that carries usage is parsed. */
+const HAS_USAGE = /"usage"\s*:\s*\{/;
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function field(obj: unknown, key: string): unknown {
+  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+export function readUsage(usage: unknown): Usage | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  return {
+    promptTokens: num(field(usage, 'prompt_tokens')),
+    completionTokens: num(field(usage, 'completion_tokens')),
+    cachedTokens: num(field(field(usage, 'prompt_tokens_details'), 'cached_tokens')),
+    reasoningTokens: num(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens')),
+  };
+}
+
+export function decodeUsage(body: Buffer): Usage | null {
+  try {
+    return readUsage(field(JSON.parse(body.toString('utf8')), 'usage'));
+  } catch {
+    return null;
+  }
+}
+
+export function decodeFrameUsage(frame: SseFrame): FrameUsage {
+  const data = frame.data;
+  if (data === null || !HAS_USAGE.test(data)) return NO_USAGE;
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return NO_USAGE;
+  }
+  const usage = readUsage(field(chunk, 'usage'));
+  const choices = field(chunk, 'choices');
+  return { usage, usageOnly: usage !== null && Array.isArray(choices) && choices.length === 0 };
+}

@@ -1,0 +1,66 @@
+// One immutable Gateway per config load: routes, chains, router, keys, upstream pools. Reloads swap the whole object.
+
+import type { ResolvedConfig } from './config/resolved.js';
+import type { ClientFormat } from './formats/format.js';
+import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
+import { KeyRing } from './keys/key-ring.js';
+import type { Logger } from './logging/logger.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { buildChains } from './pipeline/build.js';
+import type { Chain } from './pipeline/chain.js';
+import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
+import { createProviders } from './providers/index.js';
+import { Router } from './routing/router.js';
+import type { Store } from './store/store.js';
+
+/** What outlives a config load: the process's store, usage writer, metrics and log. */
+export interface GatewayDeps {
+  readonly store: Store;
+  readonly usage: UsageSink;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  readonly factories: ReadonlyMap<string, PluginFactory>;
+}
+
+export class Gateway {
+  readonly services: GatewayServices;
+  readonly chains: ReadonlyMap<string, Chain>;
+  /** The format of each client API, also for answering errors before a chain runs. */
+  readonly formats: ReadonlyMap<string, ClientFormat>;
+  private inFlight = 0;
+  private retiring: (() => void) | null = null;
+
+  constructor(
+    readonly config: ResolvedConfig,
+    deps: GatewayDeps,
+  ) {
+    const chat = createOpenAIChatFormat();
+    this.formats = new Map([['/v1/chat/completions', chat]]);
+    this.services = {
+      config,
+      router: new Router(config.channels),
+      providers: createProviders(),
+      keys: new KeyRing(config.keys, deps.store),
+      usage: deps.usage,
+      metrics: deps.metrics,
+      logger: deps.logger,
+    };
+    this.chains = buildChains(config, deps.factories, this.formats, this.services);
+  }
+
+  /** Counts a request in; a retired Gateway closes its upstream pools only when the count drops to zero. */
+  enter(): void {
+    this.inFlight++;
+  }
+
+  leave(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.retiring !== null) this.retiring();
+  }
+
+  /** Called when a newer config took over: waits for this load's requests, then closes its connections. */
+  async retire(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.retiring = resolve));
+    await Promise.all([...this.services.providers.values()].map((p) => p.close()));
+  }
+}

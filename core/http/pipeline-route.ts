@@ -1,0 +1,74 @@
+// A route served by a plugin chain: decode once, wire the client's disconnect to an AbortSignal, run the chain.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { ParsedRequest } from '../formats/format.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { runChain } from '../pipeline/run.js';
+import type { Runtime } from '../runtime.js';
+import { RawSink } from './raw-sink.js';
+import { sendError } from './send.js';
+
+export async function servePipelineRoute(
+  runtime: Runtime,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+): Promise<void> {
+  const receivedAt = Date.now();
+  const startedAt = performance.now();
+  const gateway = runtime.current;
+  const chain = gateway.chains.get(path);
+  const id = `req_${randomUUID().replace(/-/g, '')}`;
+  res.setHeader('x-request-id', id);
+  if (chain === undefined) {
+    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`));
+    return;
+  }
+  let request: ParsedRequest;
+  try {
+    request = chain.format.decodeRequest(body ?? Buffer.alloc(0));
+  } catch (err) {
+    // Bad input never reaches a plugin: no upstream call, no usage record.
+    sendError(res, toGatewayError(err), chain.format);
+    return;
+  }
+
+  const controller = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort();
+  };
+  res.on('close', onClose);
+  const ctx: RequestContext = {
+    id,
+    route: path,
+    format: chain.format,
+    headers: req.headers,
+    signal: controller.signal,
+    receivedAt,
+    startedAt,
+    request,
+    bodyChanged: false,
+    key: null,
+    channel: null,
+    upstreamModel: null,
+    usage: null,
+    status: 0,
+    error: null,
+    firstByteAt: null,
+    stream: request.stream,
+    aborted: false,
+  };
+  const untrack = runtime.track({ controller, res });
+  gateway.enter();
+  try {
+    await runChain(chain, ctx, new RawSink(res), gateway.services.metrics);
+  } finally {
+    gateway.leave();
+    untrack();
+    res.off('close', onClose);
+  }
+}

@@ -1,0 +1,46 @@
+// ResponseSink over Node's ServerResponse: one write per frame, flushed at once, backpressure honoured.
+
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { ResponseSink } from '../pipeline/sink.js';
+
+const SSE_HEADERS = {
+  'cache-control': 'no-cache',
+  // Tells nginx and similar proxies in front of us not to buffer the stream.
+  'x-accel-buffering': 'no',
+} as const;
+
+export class RawSink implements ResponseSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  get started(): boolean {
+    return this.res.headersSent;
+  }
+
+  send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string): void {
+    if (this.res.destroyed) return;
+    this.res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    this.res.end(body);
+  }
+
+  open(status: number, headers: Readonly<Record<string, string>>): void {
+    this.res.socket?.setNoDelay(true);
+    this.res.writeHead(status, { ...headers, ...SSE_HEADERS });
+    this.res.flushHeaders();
+  }
+
+  write(chunk: Uint8Array): Promise<void> | undefined {
+    if (this.res.destroyed) throw new Error('client connection closed');
+    if (this.res.write(chunk)) return undefined;
+    return this.drain();
+  }
+
+  end(): void {
+    if (!this.res.destroyed) this.res.end();
+  }
+
+  private async drain(): Promise<void> {
+    // 'close' also ends the wait, so a client that vanishes while we wait does not hang the stream.
+    await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+  }
+}

@@ -1,0 +1,19 @@
+// Small writers for answers the HTTP layer gives itself (errors, JSON), in the OpenAI shape by default.
+
+import type { ServerResponse } from 'node:http';
+import type { GatewayError } from '../errors.js';
+import { encodeError } from '../formats/openai-chat/errors.js';
+import type { ClientFormat } from '../formats/format.js';
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+export function sendError(res: ServerResponse, err: GatewayError, format?: ClientFormat): void {
+  if (res.headersSent || res.destroyed) return;
+  const rendered = format === undefined ? encodeError(err) : format.encodeError(err);
+  res.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(rendered.body)) });
+  res.end(rendered.body);
+}

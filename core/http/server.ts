@@ -1,0 +1,93 @@
+// The only file that imports fastify: routes to handlers, raw bodies, errors in the OpenAI shape.
+
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { serveAdmin, type AdminAction } from './admin-routes.js';
+import { serveModels } from './models-route.js';
+import { servePipelineRoute } from './pipeline-route.js';
+import { sendError, sendJson } from './send.js';
+import { notFoundError } from './url-hints.js';
+
+export interface HttpServerOptions {
+  /** Fixed at start: fastify enforces it while reading the body, before any handler runs. */
+  readonly bodyLimit: number;
+}
+
+/** Fastify's body errors, mapped to our codes (it answers them before a handler runs). */
+function fromFastifyError(err: FastifyError): GatewayError {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+    return new GatewayError('GW_ERR_REQUEST_TOO_LARGE', 'The request body is larger than this gateway accepts.');
+  }
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `The request could not be read: ${err.message}`);
+  }
+  return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
+}
+
+export function createHttpServer(runtime: Runtime, options: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit,
+    // We answer 503 ourselves, in the caller's error shape, while draining.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    keepAliveTimeout: 65_000,
+  });
+
+  // Bodies stay raw bytes: the client format parses once and the original bytes can be forwarded unchanged.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (runtime.shuttingDown) {
+      reply.hijack();
+      reply.raw.setHeader('connection', 'close');
+      sendError(reply.raw, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
+    }
+    void request;
+  });
+
+  app.setErrorHandler((err: FastifyError, _request, reply) => {
+    reply.hijack();
+    sendError(reply.raw, fromFastifyError(err));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.hijack();
+    sendError(reply.raw, notFoundError(request.method, request.url));
+  });
+
+  app.post('/v1/chat/completions', (request, reply) => {
+    reply.hijack();
+    return servePipelineRoute(runtime, '/v1/chat/completions', request.raw, reply.raw, request.body as Buffer | undefined);
+  });
+
+  app.get('/v1/models', (request, reply) => {
+    reply.hijack();
+    return serveModels(runtime, request.raw, reply.raw);
+  });
+
+  app.get('/healthz', (_request, reply) => {
+    reply.hijack();
+    sendJson(reply.raw, 200, { status: 'ok' });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const registry = runtime.deps.metrics.registry;
+    const text = await registry.metrics();
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': registry.contentType });
+    reply.raw.end(text);
+  });
+
+  const admin = (action: (request: FastifyRequest) => AdminAction) => (request: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack();
+    return serveAdmin(runtime, request.raw, reply.raw, action(request));
+  };
+  app.get('/admin/keys', admin(() => ({ kind: 'list' })));
+  app.post('/admin/keys', admin((request) => ({ kind: 'create', body: request.body as Buffer | undefined })));
+  app.delete('/admin/keys/:id', admin((request) => ({ kind: 'revoke', id: (request.params as { id: string }).id })));
+
+  return app;
+}

@@ -1,0 +1,33 @@
+// A 404 that tells the caller how to fix a base URL: doubled /v1, missing /v1, or wrong method.
+
+import { GatewayError } from '../errors.js';
+
+/** The API paths we serve and their methods, for hints. */
+export const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
+  ['/v1/chat/completions', 'POST'],
+  ['/v1/models', 'GET'],
+]);
+
+export function notFoundError(method: string, rawUrl: string): GatewayError {
+  const path = rawUrl.split('?')[0] ?? rawUrl;
+  const base = `Unknown request URL: ${method} ${path}.`;
+  if (path.startsWith('/v1/v1/')) {
+    return new GatewayError(
+      'GW_ERR_ROUTE_NOT_FOUND',
+      `${base} The path has /v1 twice: your base URL already ends in /v1 and the client adds another. ` +
+        'Remove the trailing /v1 from the base URL (Anthropic clients such as Claude Code take the gateway root).',
+    );
+  }
+  const withV1 = `/v1${path}`;
+  if (KNOWN_PATHS.has(withV1) || /^\/(chat|models|responses|messages|images|embeddings)(\/|$)/.test(path)) {
+    return new GatewayError(
+      'GW_ERR_ROUTE_NOT_FOUND',
+      `${base} Did you mean ${withV1}? Add /v1 to the end of your base URL (OpenAI clients and Codex use http://HOST:PORT/v1).`,
+    );
+  }
+  const expected = KNOWN_PATHS.get(path);
+  if (expected !== undefined && expected !== method) {
+    return new GatewayError('GW_ERR_METHOD_NOT_ALLOWED', `${base} ${path} accepts ${expected} only.`);
+  }
+  return new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `${base} Please check the URL: the gateway serves ${[...KNOWN_PATHS.keys()].join(', ')}.`);
+}

@@ -1,0 +1,15 @@
+// The only import surface for plugins/: everything a plugin may use, nothing else.
+
+export { GatewayError, toGatewayError, type ErrorCode } from './errors.js';
+export type { Usage } from './ir/usage.js';
+export type { ClientFormat, ParsedRequest } from './formats/format.js';
+export type { RequestContext } from './pipeline/context.js';
+export { upstreamBody } from './pipeline/context.js';
+export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } from './pipeline/plugin.js';
+export type { SseFrame } from './sse/frame.js';
+export { parseSseStream } from './sse/frame-parser.js';
+export { compileGlobs, type ModelMatcher } from './routing/glob.js';
+export type { Attempt } from './routing/router.js';
+export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
+export type { UsageRecord } from './store/store.js';
+export type { AuthedKey } from './keys/key-ring.js';

@@ -1,0 +1,2 @@
+export type { Usage } from './usage.js';
+export { ZERO_USAGE } from './usage.js';

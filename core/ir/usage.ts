@@ -1,0 +1,13 @@
+// Token usage in one vocabulary, whatever format reported it.
+
+/** Token counts of one request. `promptTokens` includes cached tokens, as OpenAI counts them. */
+export interface Usage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Prompt tokens served from the provider's cache (a subset of promptTokens). */
+  readonly cachedTokens: number;
+  /** Completion tokens spent on reasoning (a subset of completionTokens). */
+  readonly reasoningTokens: number;
+}
+
+export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };

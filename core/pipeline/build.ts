@@ -1,0 +1,91 @@
+// Builds every route's chain once per config load; every mistake fails here, naming its YAML path and line.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { ConfigError, type ResolvedConfig, type ResolvedRoute } from '../config/resolved.js';
+import { findSchemaDir } from '../config/schema-dir.js';
+import type { ClientFormat } from '../formats/format.js';
+import type { Chain } from './chain.js';
+import { PHASES, type GatewayServices, type Plugin, type PluginFactory } from './plugin.js';
+
+const KNOWN_KEYS = new Set<string>(['name', ...PHASES]);
+
+export function buildChains(
+  config: ResolvedConfig,
+  factories: ReadonlyMap<string, PluginFactory>,
+  formats: ReadonlyMap<string, ClientFormat>,
+  services: GatewayServices,
+): Map<string, Chain> {
+  const issues: string[] = [];
+  const validators = new Map<string, ValidateFunction>();
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const chains = new Map<string, Chain>();
+  for (const route of config.routes) {
+    const chain = buildChain(route);
+    if (chain !== null) chains.set(route.path, chain);
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return chains;
+
+  function validatorFor(name: string): ValidateFunction | null {
+    const cached = validators.get(name);
+    if (cached !== undefined) return cached;
+    const file = join(findSchemaDir(), 'plugins', `${name}.schema.json`);
+    if (!existsSync(file)) return null;
+    const validate = ajv.compile(JSON.parse(readFileSync(file, 'utf8')) as object);
+    validators.set(name, validate);
+    return validate;
+  }
+
+  function buildChain(route: ResolvedRoute): Chain | null {
+    const format = formats.get(route.path);
+    if (format === undefined) {
+      issues.push(`${config.locate(route.at)}: no client format serves ${route.path}`);
+      return null;
+    }
+    const plugins: Plugin[] = [];
+    const seen = new Set<string>();
+    for (const use of route.plugins) {
+      const where = config.locate(use.path);
+      const factory = factories.get(use.use);
+      if (factory === undefined) {
+        issues.push(`${where}: unknown plugin "${use.use}" (known: ${[...factories.keys()].join(', ')})`);
+        continue;
+      }
+      if (seen.has(use.use)) {
+        issues.push(`${where}: plugin "${use.use}" appears twice in this route`);
+        continue;
+      }
+      seen.add(use.use);
+      const options = structuredClone(use.with) as Record<string, unknown>;
+      const validate = validatorFor(use.use);
+      if (validate === null ? Object.keys(options).length > 0 : !validate(options)) {
+        const detail = validate?.errors?.map((e) => `${e.instancePath || 'with'} ${e.message ?? ''}`).join('; ');
+        issues.push(`${where}: invalid "with" for plugin ${use.use}: ${detail ?? 'this plugin takes no options'}`);
+        continue;
+      }
+      const plugin = factory.create(options, services);
+      const unknown = Object.keys(plugin).filter((k) => !KNOWN_KEYS.has(k));
+      if (unknown.length > 0) issues.push(`${where}: plugin ${use.use} has unknown phase(s): ${unknown.join(', ')}`);
+      plugins.push(plugin);
+    }
+    const relays = plugins.filter((p) => p.relay !== undefined);
+    if (relays.length !== 1) {
+      issues.push(`${config.locate(route.at)}: route ${route.path} needs exactly one relay plugin, has ${relays.length}`);
+      return null;
+    }
+    const relay = relays[0] as Plugin & { relay: NonNullable<Plugin['relay']> };
+    const reversed = [...plugins].reverse();
+    return {
+      route: route.path,
+      format,
+      plugins,
+      request: plugins.filter((p) => p.request !== undefined),
+      relay,
+      response: reversed.filter((p) => p.response !== undefined),
+      frame: reversed.filter((p) => p.frame !== undefined),
+      finish: plugins.filter((p) => p.finish !== undefined),
+    };
+  }
+}

@@ -1,0 +1,43 @@
+// The typed per-request context every plugin reads and writes; no untyped bags.
+
+import type { GatewayError } from '../errors.js';
+import type { ClientFormat, ParsedRequest } from '../formats/format.js';
+import type { Usage } from '../ir/usage.js';
+import type { AuthedKey } from '../keys/key-ring.js';
+
+export type HeaderValue = string | string[] | undefined;
+
+/** One request's state from arrival to finish. Plugins keep private per-request state in a WeakMap of it. */
+export interface RequestContext {
+  readonly id: string;
+  /** The route's path, e.g. `/v1/chat/completions`. */
+  readonly route: string;
+  readonly format: ClientFormat;
+  readonly headers: Readonly<Record<string, HeaderValue>>;
+  /** Aborted when the client goes away; passed to the upstream request. */
+  readonly signal: AbortSignal;
+  /** Epoch ms at arrival (for records). */
+  readonly receivedAt: number;
+  /** performance.now() at arrival (for durations). */
+  readonly startedAt: number;
+  readonly request: ParsedRequest;
+  /** Set by a plugin that changed `request.json`; the relay then serializes the body once. */
+  bodyChanged: boolean;
+  key: AuthedKey | null;
+  /** The channel that answered (or was last tried), and the model name sent to it. */
+  channel: string | null;
+  upstreamModel: string | null;
+  usage: Usage | null;
+  /** The HTTP status the client received (200 for a stream that later broke). */
+  status: number;
+  error: GatewayError | null;
+  /** performance.now() when the first body byte was written to the client. */
+  firstByteAt: number | null;
+  stream: boolean;
+  aborted: boolean;
+}
+
+/** The request body to send upstream: the original bytes unless a plugin changed the JSON. */
+export function upstreamBody(ctx: RequestContext): Buffer {
+  return ctx.bodyChanged ? Buffer.from(JSON.stringify(ctx.request.json)) : ctx.request.raw;
+}

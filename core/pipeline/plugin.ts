@@ -1,0 +1,67 @@
+// Plugins: a closed set of phases, factories that build a plugin once per config load.
+
+import type { ResolvedConfig } from '../config/resolved.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import type { Logger } from '../logging/logger.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { Provider } from '../providers/provider.js';
+import type { ChannelType } from '../config/resolved.js';
+import type { Router } from '../routing/router.js';
+import type { SseFrame } from '../sse/frame.js';
+import type { UsageRecord } from '../store/store.js';
+import type { RequestContext } from './context.js';
+
+/** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
+export type RelayResult =
+  | {
+      readonly kind: 'body';
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: Buffer;
+    }
+  | {
+      readonly kind: 'stream';
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly frames: AsyncIterable<SseFrame>;
+    };
+
+/** The phases, in the order a request meets them. A plugin object with any other key fails at load. */
+export const PHASES = ['request', 'relay', 'response', 'frame', 'finish'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface Plugin {
+  readonly name: string;
+  /** Config order, before the upstream call. Throw a GatewayError to answer with it. */
+  request?(ctx: RequestContext): void | Promise<void>;
+  /** Terminal: exactly one plugin of a route has it. Picks the channel and calls the upstream. */
+  relay?(ctx: RequestContext): Promise<RelayResult>;
+  /** Reverse order, once status and headers are known (before anything is written). */
+  response?(ctx: RequestContext, result: RelayResult): void;
+  /** Reverse order, synchronous, per stream frame: return the frame (or a replacement), or null to drop it. */
+  frame?(ctx: RequestContext, frame: SseFrame): SseFrame | null;
+  /** Config order, exactly once per request, also after errors and client aborts. Must not throw. */
+  finish?(ctx: RequestContext): void;
+}
+
+/** Where usage records go (the batched writer); never blocks the request. */
+export interface UsageSink {
+  add(record: UsageRecord): void;
+}
+
+/** What a plugin may use; everything belongs to one config load (one Gateway). */
+export interface GatewayServices {
+  readonly config: ResolvedConfig;
+  readonly router: Router;
+  readonly providers: ReadonlyMap<ChannelType, Provider>;
+  readonly keys: KeyRing;
+  readonly usage: UsageSink;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+}
+
+export interface PluginFactory {
+  /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
+  readonly name: string;
+  create(options: Readonly<Record<string, unknown>>, services: GatewayServices): Plugin;
+}

@@ -1,0 +1,89 @@
+// Runs one request through its chain: request phase, relay, response, frames, finish (always, exactly once).
+
+import { performance } from 'node:perf_hooks';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { SseFrame } from '../sse/frame.js';
+import type { Chain } from './chain.js';
+import type { RequestContext } from './context.js';
+import type { RelayResult } from './plugin.js';
+import type { ResponseSink } from './sink.js';
+
+export async function runChain(
+  chain: Chain,
+  ctx: RequestContext,
+  sink: ResponseSink,
+  metrics: GatewayMetrics,
+): Promise<void> {
+  try {
+    for (const plugin of chain.request) await plugin.request?.(ctx);
+    const result = await chain.relay.relay(ctx);
+    for (const plugin of chain.response) plugin.response?.(ctx, result);
+    ctx.status = result.status;
+    if (result.kind === 'body') {
+      ctx.firstByteAt = performance.now();
+      sink.send(result.status, result.headers, result.body);
+    } else {
+      await relayStream(chain, ctx, sink, result, metrics);
+    }
+  } catch (err) {
+    answerError(chain, ctx, sink, err);
+  } finally {
+    for (const plugin of chain.finish) {
+      try {
+        plugin.finish?.(ctx);
+      } catch {
+        // finish hooks must not throw; one that does must not keep the others from running.
+      }
+    }
+  }
+}
+
+async function relayStream(
+  chain: Chain,
+  ctx: RequestContext,
+  sink: ResponseSink,
+  result: Extract<RelayResult, { kind: 'stream' }>,
+  metrics: GatewayMetrics,
+): Promise<void> {
+  const gauge = metrics.streamsInFlight.labels(chain.route);
+  sink.open(result.status, result.headers);
+  gauge.inc();
+  try {
+    for await (const upstreamFrame of result.frames) {
+      let frame: SseFrame | null = upstreamFrame;
+      for (const plugin of chain.frame) {
+        frame = plugin.frame?.(ctx, frame) ?? null;
+        if (frame === null) break;
+      }
+      if (frame === null) continue;
+      if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
+      const drained = sink.write(frame.raw);
+      if (drained !== undefined) await drained;
+    }
+    sink.end();
+  } finally {
+    gauge.dec();
+  }
+}
+
+function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err: unknown): void {
+  if (ctx.signal.aborted) {
+    // The client is gone: nothing can be written, the record says so.
+    ctx.aborted = true;
+    ctx.error = new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request');
+    if (!sink.started) ctx.status = ctx.error.status;
+    return;
+  }
+  const error = toGatewayError(err);
+  ctx.error = error;
+  if (!sink.started) {
+    const rendered = chain.format.encodeError(error);
+    ctx.status = rendered.status;
+    sink.send(rendered.status, rendered.headers, rendered.body);
+    return;
+  }
+  // The status is already on the wire: the format's in-band error frame, then close.
+  sink.write(chain.format.encodeStreamError(error).raw);
+  sink.end();
+}

@@ -1,0 +1,17 @@
+// Upstream dialects by channel type.
+
+import type { ChannelType } from '../config/resolved.js';
+import { createMockProvider } from './mock/index.js';
+import { createOpenAIProvider } from './openai/index.js';
+import type { Provider } from './provider.js';
+
+export type { Provider, UpstreamRequest, UpstreamResponse, UpstreamFailureReason } from './provider.js';
+export { UpstreamFailure } from './provider.js';
+
+/** One provider instance per channel type, owned by one Gateway (so its pools close with it). */
+export function createProviders(): ReadonlyMap<ChannelType, Provider> {
+  return new Map<ChannelType, Provider>([
+    ['openai', createOpenAIProvider()],
+    ['mock', createMockProvider()],
+  ]);
+}

@@ -1,0 +1,45 @@
+// The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
+
+import type { ResolvedChannel } from '../config/resolved.js';
+
+export interface UpstreamRequest {
+  readonly channel: ResolvedChannel;
+  /** The upstream API key to use (rotated by the router); empty for keyless channels. */
+  readonly key: string;
+  /** API path below the channel's base URL, e.g. `/v1/chat/completions`. */
+  readonly path: string;
+  readonly body: Buffer;
+  readonly stream: boolean;
+  /** Aborts the upstream request; wired to the client's disconnect. */
+  readonly signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  /** Lower-case names, one value each. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Read lazily; an upstream that stalls or breaks makes the iteration throw. */
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Drops the body unread, freeing the connection (used before a failover). */
+  discard(): Promise<void>;
+}
+
+export type UpstreamFailureReason = 'connect' | 'timeout' | 'protocol';
+
+/** A failure before any response arrived: nothing reached the client, so another channel may be tried. */
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly reason: UpstreamFailureReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+export interface Provider {
+  send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /** Closes connections once the requests in flight are done. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,84 @@
+// Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
+
+import type { ResolvedChannel } from '../config/resolved.js';
+import { compileGlobs, isGlob, type ModelMatcher } from './glob.js';
+import { ChannelHealth } from './health.js';
+import { KeyRotation } from './key-rotation.js';
+
+/** One way to serve a request: a channel and the model name to send it. */
+export interface Attempt {
+  readonly channel: ResolvedChannel;
+  readonly upstreamModel: string;
+}
+
+interface Entry {
+  readonly channel: ResolvedChannel;
+  readonly matches: ModelMatcher;
+}
+
+export interface RouterOptions {
+  readonly random?: () => number;
+  readonly now?: () => number;
+}
+
+export class Router {
+  private readonly entries: readonly Entry[];
+  private readonly random: () => number;
+  readonly health: ChannelHealth;
+  readonly keys = new KeyRotation();
+
+  constructor(channels: readonly ResolvedChannel[], options: RouterOptions = {}) {
+    this.entries = channels.map((channel) => ({ channel, matches: compileGlobs(channel.models.patterns) }));
+    this.random = options.random ?? Math.random;
+    this.health = new ChannelHealth(options.now);
+  }
+
+  /** The channels that serve `model`, in the order to try them. Empty when none does. */
+  plan(model: string): Attempt[] {
+    const found: Attempt[] = [];
+    for (const { channel, matches } of this.entries) {
+      const alias = channel.models.aliases.get(model);
+      if (alias !== undefined) found.push({ channel, upstreamModel: alias });
+      else if (matches(model)) found.push({ channel, upstreamModel: model });
+    }
+    if (found.length <= 1) return found;
+    const tiers = new Map<number, Attempt[]>();
+    for (const attempt of found) {
+      const tier = tiers.get(attempt.channel.priority);
+      if (tier === undefined) tiers.set(attempt.channel.priority, [attempt]);
+      else tier.push(attempt);
+    }
+    const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
+    const healthy = ordered.filter((a) => !this.health.isCooling(a.channel.name));
+    return healthy.length === ordered.length
+      ? healthy
+      : [...healthy, ...ordered.filter((a) => this.health.isCooling(a.channel.name))];
+  }
+
+  /** Concrete client-visible model names (globs cannot be listed). */
+  listModels(): string[] {
+    const names = new Set<string>();
+    for (const { channel } of this.entries) {
+      for (const pattern of channel.models.patterns) if (!isGlob(pattern)) names.add(pattern);
+      for (const alias of channel.models.aliases.keys()) names.add(alias);
+    }
+    return [...names].sort();
+  }
+
+  /** Weighted random order without replacement: each pick is proportional to the remaining weights. */
+  private shuffle(tier: Attempt[]): Attempt[] {
+    const pool = [...tier];
+    const out: Attempt[] = [];
+    while (pool.length > 0) {
+      const total = pool.reduce((sum, a) => sum + a.channel.weight, 0);
+      let r = this.random() * total;
+      let i = 0;
+      for (; i < pool.length - 1; i++) {
+        r -= pool[i]?.channel.weight ?? 0;
+        if (r < 0) break;
+      }
+      out.push(...pool.splice(i, 1));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,78 @@
+// The process-wide runtime: the current Gateway (swapped on reload), the store and usage writer, shutdown.
+
+import type { ServerResponse } from 'node:http';
+import type { ResolvedConfig } from './config/resolved.js';
+import { Gateway, type GatewayDeps } from './gateway.js';
+import type { UsageWriter } from './store/usage-writer.js';
+
+interface InFlight {
+  readonly controller: AbortController;
+  readonly res: ServerResponse;
+}
+
+export interface RuntimeDeps extends GatewayDeps {
+  readonly writer: UsageWriter;
+}
+
+export class Runtime {
+  private gateway: Gateway;
+  private readonly inFlight = new Set<InFlight>();
+  private closing = false;
+
+  constructor(
+    readonly deps: RuntimeDeps,
+    config: ResolvedConfig,
+  ) {
+    this.gateway = new Gateway(config, deps);
+  }
+
+  /** The Gateway a new request should use; a request keeps the one it started with. */
+  get current(): Gateway {
+    return this.gateway;
+  }
+
+  get shuttingDown(): boolean {
+    return this.closing;
+  }
+
+  /** Builds a Gateway from a new config and swaps it in; throws (keeping the old one) when it cannot be built. */
+  reload(config: ResolvedConfig): void {
+    const next = new Gateway(config, this.deps);
+    const previous = this.gateway;
+    this.gateway = next;
+    void previous.retire().catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the previous config failed'));
+  }
+
+  track(entry: InFlight): () => void {
+    this.inFlight.add(entry);
+    return () => this.inFlight.delete(entry);
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** From now on new requests get 503; the caller closes the listener and waits for `drained()`. */
+  beginShutdown(): void {
+    this.closing = true;
+  }
+
+  /** Resolves when no request is in flight, or aborts the rest after `graceMs`. */
+  async drained(graceMs: number): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    for (const { controller, res } of this.inFlight) {
+      controller.abort();
+      res.destroy();
+    }
+    // Aborted requests still run their finish hooks (usage records) before they leave the set.
+    while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** Flushes every accepted usage record and closes the store; throws if a record could not be written. */
+  async close(): Promise<void> {
+    await this.gateway.retire();
+    await this.deps.writer.close();
+    await this.deps.store.close();
+  }
+}

@@ -1,0 +1,106 @@
+// Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
+
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { loadConfigFile } from './config/load.js';
+import { ConfigError } from './config/resolved.js';
+import { watchConfigFile } from './config/watch.js';
+import { createHttpServer } from './http/server.js';
+import type { Logger } from './logging/logger.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import type { PluginFactory } from './pipeline/plugin.js';
+import { Runtime } from './runtime.js';
+import { openStore } from './store/open-store.js';
+import { UsageWriter } from './store/usage-writer.js';
+
+export interface StartOptions {
+  readonly configPath: string;
+  readonly factories: ReadonlyMap<string, PluginFactory>;
+  readonly logger: Logger;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Overrides server.port (the PORT variable); 0 picks a free port. */
+  readonly port?: number;
+  /** Reload when the file changes (SIGHUP is wired by the caller through `reload`). */
+  readonly watch?: boolean;
+  readonly usageFlushMs?: number;
+}
+
+export interface RunningGateway {
+  readonly url: string;
+  readonly port: number;
+  readonly runtime: Runtime;
+  /** Re-reads the config file; a valid one swaps in, an invalid one is logged and the old config stays. */
+  reload(): Promise<boolean>;
+  /** Graceful stop: no new requests, in-flight ones finish (or are aborted after the grace), usage flushed. */
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
+  const { logger } = options;
+  const env = options.env ?? process.env;
+  const config = await loadConfigFile(options.configPath, env);
+  const store = await openStore(config.store.url);
+  const writer = new UsageWriter(store, {
+    flushIntervalMs: options.usageFlushMs ?? 200,
+    onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
+  });
+  const metrics = new GatewayMetrics();
+  const runtime = new Runtime({ store, usage: writer, writer, metrics, logger, factories: options.factories }, config);
+  const app = createHttpServer(runtime, { bodyLimit: config.server.bodyLimit });
+  // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
+  await app.listen({ port: options.port ?? config.server.port, host: config.server.host, backlog: 4096 });
+  const port = (app.server.address() as AddressInfo).port;
+  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+
+  let lastDigest = createHash('sha256').update(await readFile(options.configPath)).digest('hex');
+  async function reload(): Promise<boolean> {
+    try {
+      const text = await readFile(options.configPath);
+      const digest = createHash('sha256').update(text).digest('hex');
+      const next = await loadConfigFile(options.configPath, env);
+      runtime.reload(next);
+      lastDigest = digest;
+      metrics.configReloads.labels('ok').inc();
+      logger.info({ channels: next.channels.length }, 'config reloaded');
+      if (next.server.port !== config.server.port || next.store.url !== config.store.url) {
+        logger.warn('server and store settings take effect after a restart');
+      }
+      return true;
+    } catch (err) {
+      metrics.configReloads.labels('rejected').inc();
+      const issues = err instanceof ConfigError ? err.issues : [String((err as Error).message)];
+      logger.error({ issues }, 'config rejected; the previous config stays in force');
+      return false;
+    }
+  }
+  const stopWatching =
+    options.watch === false
+      ? () => undefined
+      : watchConfigFile(options.configPath, () => {
+          void readFile(options.configPath)
+            .then((text) => {
+              if (createHash('sha256').update(text).digest('hex') !== lastDigest) return reload();
+              return undefined;
+            })
+            .catch(() => undefined);
+        });
+
+  let closing: Promise<void> | null = null;
+  async function close(): Promise<void> {
+    stopWatching();
+    runtime.beginShutdown();
+    const listenerClosed = app.close();
+    await runtime.drained(runtime.current.config.server.shutdownGraceMs);
+    await listenerClosed;
+    await runtime.close();
+  }
+
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    runtime,
+    reload,
+    close: () => (closing ??= close()),
+  };
+}

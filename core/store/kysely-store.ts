@@ -1,0 +1,121 @@
+// The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
+import type { Kysely, Transaction } from 'kysely';
+import { migrateToLatest, type StoreDialect } from './migrations.js';
+import { decodeInteger, decodeKeyRow, decodeUsageRow, encodeKeyRow, encodeUsageRow } from './row-codec.js';
+import type { Database } from './schema.js';
+import type { NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+
+/** 500 rows x 19 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
+const INSERT_CHUNK_ROWS = 500;
+const DEFAULT_USAGE_LIMIT = 100;
+
+/** Unique-constraint codes: better-sqlite3 (extended result codes) and PostgreSQL (SQLSTATE). */
+const UNIQUE_VIOLATION_CODES: ReadonlySet<string> = new Set([
+  'SQLITE_CONSTRAINT_UNIQUE',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+  '23505',
+]);
+
+function isUniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
+  return typeof err.code === 'string' && UNIQUE_VIOLATION_CODES.has(err.code);
+}
+
+export class KyselyStore implements Store {
+  readonly #db: Kysely<Database>;
+  readonly #dialect: StoreDialect;
+  #closed = false;
+
+  constructor(db: Kysely<Database>, dialect: StoreDialect) {
+    this.#db = db;
+    this.#dialect = dialect;
+  }
+
+  migrate(): Promise<void> {
+    return migrateToLatest(this.#db, this.#dialect);
+  }
+
+  async insertUsage(records: readonly UsageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const rows = records.map(encodeUsageRow);
+    await this.#db.transaction().execute(async (trx) => {
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+        await trx.insertInto('usage_records').values(rows.slice(start, start + INSERT_CHUNK_ROWS)).execute();
+      }
+    });
+  }
+
+  async listUsage(query: UsageQuery = {}): Promise<UsageRecord[]> {
+    const limit = Math.max(0, Math.floor(query.limit ?? DEFAULT_USAGE_LIMIT));
+    let q = this.#db.selectFrom('usage_records').selectAll();
+    if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
+    const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(decodeUsageRow);
+  }
+
+  async countUsage(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirstOrThrow();
+    return decodeInteger(row.n);
+  }
+
+  async createKey(key: NewKey): Promise<StoredKey> {
+    const row = encodeKeyRow(key);
+    try {
+      await this.#db.insertInto('api_keys').values(row).execute();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // Say which constraint without echoing the hash: name clashes are the ones an operator can fix.
+      const nameTaken = (await this.#findKey(this.#db, 'name', key.name)) !== undefined;
+      const message = nameTaken
+        ? `key name "${key.name}" is already taken`
+        : `key "${key.name}" was not created: a key with the same id or secret already exists`;
+      throw new Error(message, { cause: err });
+    }
+    return decodeKeyRow({ ...row, revoked_at: null });
+  }
+
+  async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+    return row === undefined ? undefined : decodeKeyRow(row);
+  }
+
+  async listKeys(): Promise<StoredKey[]> {
+    const rows = await this.#db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('name').execute();
+    return rows.map(decodeKeyRow);
+  }
+
+  revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      // An exact id wins over a name, so a key named like another key's id cannot be revoked by mistake.
+      const key =
+        (await this.#findKey(trx, 'id', idOrName)) ?? (await this.#findKey(trx, 'name', idOrName));
+      if (key === undefined || key.revokedAt !== null) return key;
+      // `revoked_at is null` keeps the first revocation time even if two revocations race.
+      await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', key.id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return this.#findKey(trx, 'id', key.id);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#db.destroy();
+  }
+
+  async #findKey(
+    db: Kysely<Database> | Transaction<Database>,
+    column: 'id' | 'name',
+    value: string,
+  ): Promise<StoredKey | undefined> {
+    const row = await db.selectFrom('api_keys').selectAll().where(column, '=', value).executeTakeFirst();
+    return row === undefined ? undefined : decodeKeyRow(row);
+  }
+}

@@ -1,0 +1,99 @@
+// Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
+import type { Insertable, Selectable } from 'kysely';
+import type { ApiKeysTable, UsageRecordsTable } from './schema.js';
+import type { NewKey, StoredKey, UsageRecord } from './store.js';
+
+type KeyRow = Selectable<ApiKeysTable>;
+type UsageRow = Selectable<UsageRecordsTable>;
+
+/** PostgreSQL returns BIGINT and COUNT as strings (or bigint); epoch-ms and counts all fit in a double. */
+export function decodeInteger(value: number | string | bigint): number {
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(n)) throw new Error('store returned a non-numeric value where an integer was expected');
+  return n;
+}
+
+function decodeNullableInteger(value: number | string | bigint | null): number | null {
+  return value === null ? null : decodeInteger(value);
+}
+
+function encodeFlag(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+function decodeFlag(value: number | string | bigint): boolean {
+  return decodeInteger(value) !== 0;
+}
+
+export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
+  return {
+    id: key.id,
+    name: key.name,
+    group_name: key.group,
+    prefix: key.prefix,
+    hash: key.hash,
+    created_at: key.createdAt,
+    revoked_at: null,
+  };
+}
+
+export function decodeKeyRow(row: KeyRow): StoredKey {
+  return {
+    id: row.id,
+    name: row.name,
+    group: row.group_name,
+    prefix: row.prefix,
+    hash: row.hash,
+    createdAt: decodeInteger(row.created_at),
+    revokedAt: decodeNullableInteger(row.revoked_at),
+  };
+}
+
+export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTable> {
+  return {
+    request_id: record.requestId,
+    ts: record.ts,
+    key_id: record.keyId,
+    key_name: record.keyName,
+    group_name: record.group,
+    route: record.route,
+    model: record.model,
+    upstream_model: record.upstreamModel,
+    channel: record.channel,
+    status: record.status,
+    error_code: record.errorCode,
+    stream: encodeFlag(record.stream),
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cached_tokens: record.cachedTokens,
+    reasoning_tokens: record.reasoningTokens,
+    // Timings may come from performance.now(); INTEGER columns (strict in PostgreSQL) want whole ms.
+    latency_ms: Math.round(record.latencyMs),
+    ttft_ms: record.ttftMs === null ? null : Math.round(record.ttftMs),
+    aborted: encodeFlag(record.aborted),
+  };
+}
+
+export function decodeUsageRow(row: UsageRow): UsageRecord {
+  return {
+    requestId: row.request_id,
+    ts: decodeInteger(row.ts),
+    keyId: row.key_id,
+    keyName: row.key_name,
+    group: row.group_name,
+    route: row.route,
+    model: row.model,
+    upstreamModel: row.upstream_model,
+    channel: row.channel,
+    status: decodeInteger(row.status),
+    errorCode: row.error_code,
+    stream: decodeFlag(row.stream),
+    promptTokens: decodeInteger(row.prompt_tokens),
+    completionTokens: decodeInteger(row.completion_tokens),
+    cachedTokens: decodeInteger(row.cached_tokens),
+    reasoningTokens: decodeInteger(row.reasoning_tokens),
+    latencyMs: decodeInteger(row.latency_ms),
+    ttftMs: decodeNullableInteger(row.ttft_ms),
+    aborted: decodeFlag(row.aborted),
+  };
+}

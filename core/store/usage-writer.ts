@@ -1,0 +1,141 @@
+// Batches usage records off the request path: add() only queues; a timer or a full batch writes them; none is dropped.
+import type { Store, UsageRecord } from './store.js';
+
+export interface UsageWriterOptions {
+  /** How often queued records are written; default 200 ms. */
+  readonly flushIntervalMs?: number | undefined;
+  /** Most records per insertUsage call; reaching it schedules a write at once. Default 1000. */
+  readonly maxBatch?: number | undefined;
+  /** Called after each failed write, once the batch is back in the queue; `pending` counts what awaits writing. */
+  readonly onError?: ((err: unknown, pending: number) => void) | undefined;
+}
+
+const DEFAULT_FLUSH_INTERVAL_MS = 200;
+const DEFAULT_MAX_BATCH = 1000;
+/** On close the timer is gone, so failed writes are retried here a few times before giving up loudly. */
+const CLOSE_ATTEMPTS = 5;
+const CLOSE_RETRY_DELAY_MS = 100;
+
+function reportToStderr(err: unknown, pending: number): void {
+  console.error(`usage writer: write failed, ${pending} records pending (will retry)`, err);
+}
+
+function noop(): void {}
+
+export class UsageWriter {
+  readonly #store: Store;
+  readonly #maxBatch: number;
+  readonly #onError: (err: unknown, pending: number) => void;
+  readonly #timer: NodeJS.Timeout;
+  #queue: UsageRecord[] = [];
+  /** Records taken from the queue and being written now. */
+  #inFlight = 0;
+  #flushing: Promise<void> | undefined;
+  /** A flush requested while one runs; callers asking meanwhile share it. */
+  #nextFlush: Promise<void> | undefined;
+  #immediate: NodeJS.Immediate | undefined;
+  /** After a failure, full batches wait for the timer instead of retrying on every add(). */
+  #failing = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(store: Store, options: UsageWriterOptions = {}) {
+    this.#store = store;
+    this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
+    this.#onError = options.onError ?? reportToStderr;
+    const interval = Math.max(1, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
+    this.#timer = setInterval(() => this.#flushInBackground(), interval);
+    // The writer must not keep the process alive; shutdown calls close() to write what is left.
+    this.#timer.unref();
+  }
+
+  /** Records queued or being written. */
+  get pending(): number {
+    return this.#queue.length + this.#inFlight;
+  }
+
+  add(record: UsageRecord): void {
+    if (this.#closing !== undefined) throw new Error('usage writer is closed; the record was not accepted');
+    this.#queue.push(record);
+    if (this.#queue.length >= this.#maxBatch && this.#immediate === undefined && !this.#failing) {
+      this.#immediate = setImmediate(() => {
+        this.#immediate = undefined;
+        this.#flushInBackground();
+      });
+    }
+  }
+
+  /** Writes everything queued; rejects (with the batch requeued) if a write fails. */
+  flush(): Promise<void> {
+    if (this.#flushing === undefined) return this.#startDrain();
+    this.#nextFlush ??= this.#flushing.catch(noop).then(() => {
+      this.#nextFlush = undefined;
+      return this.#flushing ?? this.#startDrain();
+    });
+    return this.#nextFlush;
+  }
+
+  /** Stops the timer and writes everything; throws if records remain unwritten after a few attempts. */
+  close(): Promise<void> {
+    this.#closing ??= this.#closeOnce();
+    return this.#closing;
+  }
+
+  async #closeOnce(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
+    this.#immediate = undefined;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= CLOSE_ATTEMPTS; attempt++) {
+      try {
+        await this.flush();
+        if (this.pending === 0) return;
+      } catch (err) {
+        lastError = err;
+      }
+      if (attempt < CLOSE_ATTEMPTS) await new Promise((r) => setTimeout(r, CLOSE_RETRY_DELAY_MS));
+    }
+    throw new Error(`usage writer closed with ${this.pending} usage records unwritten`, { cause: lastError });
+  }
+
+  #flushInBackground(): void {
+    if (this.#queue.length === 0 || this.#flushing !== undefined) return;
+    // Failures were already reported through onError and the records requeued.
+    this.flush().catch(noop);
+  }
+
+  #startDrain(): Promise<void> {
+    const drain: Promise<void> = this.#drain().finally(() => {
+      if (this.#flushing === drain) this.#flushing = undefined;
+    });
+    this.#flushing = drain;
+    return drain;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      this.#inFlight = batch.length;
+      try {
+        await this.#store.insertUsage(batch);
+      } catch (err) {
+        // Back to the front, so order holds and nothing is lost; the next tick (or close) retries.
+        this.#inFlight = 0;
+        this.#queue = batch.concat(this.#queue);
+        this.#failing = true;
+        this.#reportError(err);
+        throw err;
+      } finally {
+        this.#inFlight = 0;
+      }
+      this.#failing = false;
+    }
+  }
+
+  #reportError(err: unknown): void {
+    try {
+      this.#onError(err, this.pending);
+    } catch {
+      // A throwing error handler must not break the retry path.
+    }
+  }
+}

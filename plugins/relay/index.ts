@@ -1,0 +1,136 @@
+// relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
+
+import {
+  GatewayError,
+  UpstreamFailure,
+  parseSseStream,
+  upstreamBody,
+  type Attempt,
+  type GatewayServices,
+  type Plugin,
+  type PluginFactory,
+  type RelayResult,
+  type RequestContext,
+  type SseFrame,
+  type UpstreamResponse,
+} from '../../core/index.js';
+import { reasonOf, toClientError, type Failure } from './last-failure.js';
+
+/** Statuses that say "this channel, not this request": another channel may well succeed. */
+function isChannelFailure(status: number): boolean {
+  return status === 401 || status === 403 || status === 408 || status === 429 || status >= 500;
+}
+
+function retryAfterOf(res: UpstreamResponse): number | null {
+  const value = Number(res.headers['retry-after']);
+  return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
+}
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of body) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+}
+
+export const relayPlugin: PluginFactory = {
+  name: 'relay',
+  create(_options, services): Plugin {
+    return { name: 'relay', relay: (ctx) => relay(ctx, services) };
+  },
+};
+
+async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const { router, providers, metrics } = services;
+  const model = ctx.request.model;
+  const plan = router.plan(model);
+  if (plan.length === 0) {
+    throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${model}" does not exist or you do not have access to it.`, {
+      param: 'model',
+    });
+  }
+  let last: Failure | null = null;
+  for (const attempt of plan) {
+    const { channel } = attempt;
+    const provider = providers.get(channel.type);
+    if (provider === undefined) continue;
+    ctx.channel = channel.name;
+    ctx.upstreamModel = attempt.upstreamModel;
+    let res: UpstreamResponse;
+    try {
+      res = await provider.send({
+        channel,
+        key: router.keys.pick(channel.name, channel.keys),
+        path: ctx.route,
+        body: bodyFor(ctx, attempt),
+        stream: ctx.stream,
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure)) throw err;
+      last = { kind: 'transport', error: err };
+      metrics.upstreamErrors.labels(channel.name, err.reason).inc();
+      router.health.markFailure(channel.name, channel.cooldownMs);
+      continue;
+    }
+    if (isChannelFailure(res.status)) {
+      last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
+      metrics.upstreamErrors.labels(channel.name, reasonOf(last)).inc();
+      router.health.markFailure(channel.name, channel.cooldownMs);
+      await res.discard();
+      continue;
+    }
+    router.health.markSuccess(channel.name);
+    return toResult(ctx, services, attempt, res);
+  }
+  throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
+}
+
+/** The original bytes when nothing changed; one serialization when a plugin or a model alias changed the body. */
+function bodyFor(ctx: RequestContext, attempt: Attempt): Buffer {
+  if (attempt.upstreamModel === ctx.request.model) return upstreamBody(ctx);
+  return Buffer.from(JSON.stringify({ ...ctx.request.json, model: attempt.upstreamModel }));
+}
+
+async function toResult(
+  ctx: RequestContext,
+  services: GatewayServices,
+  attempt: Attempt,
+  res: UpstreamResponse,
+): Promise<RelayResult> {
+  const contentType = res.headers['content-type'] ?? 'application/json';
+  if (ctx.stream && res.status < 300 && contentType.includes('text/event-stream')) {
+    return {
+      kind: 'stream',
+      status: res.status,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+      frames: guardStream(parseSseStream(res.body), ctx, services, attempt),
+    };
+  }
+  const body = await readAll(res.body);
+  if (res.status >= 300 && !contentType.includes('json')) {
+    // A non-JSON error page is not in the caller's format; answer in it instead.
+    throw new GatewayError('GW_ERR_UPSTREAM_ERROR', `The upstream answered HTTP ${res.status}.`, { upstreamStatus: res.status });
+  }
+  return { kind: 'body', status: res.status, headers: { 'content-type': contentType }, body };
+}
+
+/** A stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
+async function* guardStream(
+  frames: AsyncIterable<SseFrame>,
+  ctx: RequestContext,
+  services: GatewayServices,
+  attempt: Attempt,
+): AsyncGenerator<SseFrame> {
+  try {
+    yield* frames;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
+    services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
+    throw new GatewayError('GW_ERR_UPSTREAM_STREAM_BROKEN', 'The upstream stream broke off before it completed.', {
+      cause: err,
+    });
+  }
+}
+
+export default relayPlugin;

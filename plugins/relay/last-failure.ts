@@ -1,0 +1,28 @@
+// What the caller hears when every channel failed: the last failure, as the right gateway error.
+
+import { GatewayError, UpstreamFailure } from '../../core/index.js';
+
+export type Failure =
+  | { readonly kind: 'transport'; readonly error: UpstreamFailure }
+  | { readonly kind: 'status'; readonly status: number; readonly retryAfter: number | null };
+
+export function reasonOf(failure: Failure): string {
+  return failure.kind === 'transport' ? failure.error.reason : `status_${failure.status}`;
+}
+
+export function toClientError(model: string, tried: number, last: Failure): GatewayError {
+  const prefix = `${tried === 1 ? 'The upstream' : `All ${tried} upstreams`} for model "${model}" failed`;
+  if (last.kind === 'transport') {
+    const code = last.error.reason === 'timeout' ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_UPSTREAM_UNAVAILABLE';
+    return new GatewayError(code, `${prefix}: ${last.error.message}.`, { cause: last.error });
+  }
+  if (last.status === 429) {
+    return new GatewayError('GW_ERR_UPSTREAM_RATE_LIMITED', `${prefix}: rate limited upstream; retry later.`, {
+      upstreamStatus: 429,
+      ...(last.retryAfter === null ? {} : { retryAfter: last.retryAfter }),
+    });
+  }
+  return new GatewayError('GW_ERR_UPSTREAM_ERROR', `${prefix}: the upstream answered HTTP ${last.status}.`, {
+    upstreamStatus: last.status,
+  });
+}

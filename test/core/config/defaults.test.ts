@@ -1,0 +1,60 @@
+// defaults.ts and default-routes.ts must agree with the schema they stand in for.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEFAULT_CHAINS, defaultRoutesExcept } from '../../../core/config/default-routes.js';
+import { CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
+import { findSchemaDir } from '../../../core/config/schema-dir.js';
+
+interface SchemaNode {
+  readonly default?: unknown;
+  readonly enum?: readonly unknown[];
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+}
+
+const schema = JSON.parse(readFileSync(join(findSchemaDir(), 'gateway.schema.json'), 'utf8')) as {
+  readonly definitions: Readonly<Record<string, SchemaNode>>;
+};
+
+function defaultOf(definition: string, field: string): unknown {
+  return schema.definitions[definition]?.properties?.[field]?.default;
+}
+
+describe('defaults', () => {
+  it('match the schema defaults', () => {
+    assert.equal(SERVER_DEFAULTS.port, defaultOf('Server', 'port'));
+    assert.equal(SERVER_DEFAULTS.host, defaultOf('Server', 'host'));
+    assert.equal(SERVER_DEFAULTS.bodyLimit, defaultOf('Server', 'body_limit'));
+    assert.equal(SERVER_DEFAULTS.shutdownGraceMs, defaultOf('Server', 'shutdown_grace_ms'));
+    assert.equal(CHANNEL_DEFAULTS.priority, defaultOf('Channel', 'priority'));
+    assert.equal(CHANNEL_DEFAULTS.weight, defaultOf('Channel', 'weight'));
+    assert.equal(CHANNEL_DEFAULTS.timeoutMs, defaultOf('Channel', 'timeout_ms'));
+    assert.equal(CHANNEL_DEFAULTS.idleTimeoutMs, defaultOf('Channel', 'idle_timeout_ms'));
+    assert.equal(CHANNEL_DEFAULTS.cooldownMs, defaultOf('Channel', 'cooldown_ms'));
+    assert.equal(MOCK_DEFAULTS.chunkDelayMs, defaultOf('MockOptions', 'chunk_delay_ms'));
+  });
+});
+
+describe('default routes', () => {
+  it('have a chain for every route path the schema allows', () => {
+    const paths = schema.definitions['Route']?.properties?.['path']?.enum;
+    assert.deepEqual(Object.keys(DEFAULT_CHAINS).sort(), [...(paths ?? [])].sort());
+  });
+
+  it('skip written paths and give each plugin an empty `with`', () => {
+    assert.deepEqual(defaultRoutesExcept(new Set(['/v1/chat/completions'])), []);
+    const [chat] = defaultRoutesExcept(new Set());
+    assert.deepEqual(
+      chat?.plugins.map((p) => [p.use, p.with, p.path]),
+      [
+        ['auth', {}, ['(default)']],
+        ['meter', {}, ['(default)']],
+        ['relay', {}, ['(default)']],
+      ],
+    );
+    // Each call builds fresh objects, so no caller can alter another's chain.
+    assert.notEqual(defaultRoutesExcept(new Set())[0]?.plugins[0]?.with, chat?.plugins[0]?.with);
+  });
+});

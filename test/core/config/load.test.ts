@@ -1,0 +1,205 @@
+// parseConfig / loadConfigFile on valid configs: resolution, defaults, routes and locate().
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { loadConfigFile, parseConfig } from '../../../core/config/load.js';
+import { ConfigError } from '../../../core/config/resolved.js';
+import { ISSUE_ENV, ISSUE_EXAMPLE, parse, validator, yaml } from './config-helpers.js';
+
+const MINIMAL = yaml('channels:', '  - name: demo', '    type: mock', '    models: ["demo-*"]');
+
+describe('the issue example', () => {
+  it('loads from its file with its env vars set', async () => {
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    assert.equal(config.file, fileURLToPath(ISSUE_EXAMPLE));
+    assert.deepEqual(config.server, {
+      port: 8080,
+      host: '0.0.0.0',
+      bodyLimit: 33554432,
+      adminToken: null,
+      shutdownGraceMs: 30000,
+    });
+    assert.deepEqual(config.store, { url: 'sqlite:./data/gateway.db' });
+    assert.deepEqual(
+      config.channels.map((c) => [c.name, c.type, c.baseUrl, c.keys, c.priority, c.weight]),
+      [
+        ['openai', 'openai', 'https://api.openai.com', ['sk-openai-upstream'], 0, 1],
+        ['backup', 'openai', 'https://backup.example.com', ['sk-backup-1', 'sk-backup-2'], 0, 1],
+        ['deepseek', 'openai', 'https://api.deepseek.com', ['sk-deepseek'], 0, 1],
+        ['demo', 'mock', null, [], 0, 1],
+      ],
+    );
+  });
+
+  it('splits model lists into patterns and aliases', async () => {
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    const models = new Map(config.channels.map((c) => [c.name, c.models]));
+    assert.deepEqual(models.get('openai'), { patterns: ['gpt-*', 'o*'], aliases: new Map() });
+    assert.deepEqual(models.get('backup'), { patterns: ['gpt-*'], aliases: new Map() });
+    assert.deepEqual(models.get('demo'), { patterns: ['demo-*'], aliases: new Map() });
+    assert.deepEqual(models.get('deepseek'), {
+      patterns: [],
+      aliases: new Map([
+        ['deepseek-chat', 'deepseek-chat'],
+        ['deepseek-r1', 'deepseek-reasoner'],
+      ]),
+    });
+  });
+
+  it('resolves groups and declared keys', async () => {
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    assert.deepEqual(
+      config.groups,
+      new Map([
+        ['default', { name: 'default', models: ['demo-*', 'deepseek-*'] }],
+        ['pro', { name: 'pro', models: ['*'] }],
+      ]),
+    );
+    assert.deepEqual(config.keys, [{ name: 'laptop', key: 'sk-laptop-0123456789abcdef', group: 'pro' }]);
+  });
+
+  it('locates paths with the line they are on', async () => {
+    const text = await readFile(ISSUE_EXAMPLE, 'utf8');
+    const config = parseConfig(text, { file: '/etc/gw/gateway.yaml', env: ISSUE_ENV, validator });
+    assert.equal(config.locate(['channels', 2, 'base_url']), 'channels[2].base_url (gateway.yaml:20)');
+    assert.equal(config.locate(['channels', 2, 'models', 'deepseek-r1']), 'channels[2].models["deepseek-r1"] (gateway.yaml:24)');
+    assert.equal(config.locate(['keys', 0]), 'keys[0] (gateway.yaml:34)');
+    // Absent nodes borrow the line of their nearest ancestor.
+    assert.equal(config.locate(['channels', 3, 'weight']), 'channels[3].weight (gateway.yaml:25)');
+    assert.equal(config.locate(['routes', 0]), 'routes[0] (gateway.yaml:1)');
+    assert.equal(config.locate(['(default)']), '(default)');
+  });
+});
+
+describe('defaults', () => {
+  it('fills server, store, channel and mock defaults', () => {
+    const config = parse(MINIMAL);
+    assert.equal(config.file, '/somewhere/x.yaml');
+    assert.deepEqual(config.server, {
+      port: 8080,
+      host: '0.0.0.0',
+      bodyLimit: 33554432,
+      adminToken: null,
+      shutdownGraceMs: 30000,
+    });
+    assert.equal(config.store.url, 'sqlite:./data/gateway.db');
+    assert.deepEqual(config.groups, new Map());
+    assert.deepEqual(config.keys, []);
+    const [demo] = config.channels;
+    assert.deepEqual(demo, {
+      name: 'demo',
+      type: 'mock',
+      baseUrl: null,
+      keys: [],
+      models: { patterns: ['demo-*'], aliases: new Map() },
+      priority: 0,
+      weight: 1,
+      timeoutMs: 60000,
+      idleTimeoutMs: 300000,
+      cooldownMs: 30000,
+      headers: {},
+      mock: { chunkDelayMs: 0, reply: null },
+    });
+  });
+
+  it('keeps written values and trims trailing slashes from base_url', () => {
+    const config = parse(
+      yaml(
+        'server: {port: 9000, host: 127.0.0.1, body_limit: 2048, admin_token: admin-token-123456, shutdown_grace_ms: 5}',
+        'store: {url: "sqlite::memory:"}',
+        'channels:',
+        '  - name: up',
+        '    type: openai',
+        '    base_url: https://example.com/proxy//',
+        '    keys: [a, b]',
+        '    models: [m]',
+        '    priority: 2',
+        '    weight: 0.5',
+        '    timeout_ms: 10',
+        '    idle_timeout_ms: 20',
+        '    cooldown_ms: 0',
+        '    headers: {x-team: core}',
+        '  - name: fake',
+        '    type: mock',
+        '    base_url: https://ignored.example.com',
+        '    models: [m]',
+        '    mock: {chunk_delay_ms: 3, reply: hello}',
+      ),
+    );
+    assert.deepEqual(config.server, {
+      port: 9000,
+      host: '127.0.0.1',
+      bodyLimit: 2048,
+      adminToken: 'admin-token-123456',
+      shutdownGraceMs: 5,
+    });
+    assert.equal(config.store.url, 'sqlite::memory:');
+    const [up, fake] = config.channels;
+    assert.equal(up?.baseUrl, 'https://example.com/proxy');
+    assert.deepEqual([up?.priority, up?.weight, up?.timeoutMs, up?.idleTimeoutMs, up?.cooldownMs], [2, 0.5, 10, 20, 0]);
+    assert.deepEqual(up?.headers, { 'x-team': 'core' });
+    assert.equal(fake?.baseUrl, null);
+    assert.deepEqual(fake?.mock, { chunkDelayMs: 3, reply: 'hello' });
+  });
+});
+
+describe('routes', () => {
+  it('adds the default chain for an unwritten route', () => {
+    const config = parse(MINIMAL);
+    assert.deepEqual(config.routes, [
+      {
+        path: '/v1/chat/completions',
+        at: ['(default)'],
+        plugins: [
+          { use: 'auth', with: {}, path: ['(default)'] },
+          { use: 'meter', with: {}, path: ['(default)'] },
+          { use: 'relay', with: {}, path: ['(default)'] },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps a written route as written, without adding the default', () => {
+    const config = parse(
+      yaml(
+        MINIMAL.trimEnd(),
+        'routes:',
+        '  - path: /v1/chat/completions',
+        '    plugins:',
+        '      - use: auth',
+        '      - use: relay',
+        '        with: {retries: 2}',
+      ),
+    );
+    assert.deepEqual(config.routes, [
+      {
+        path: '/v1/chat/completions',
+        at: ['routes', 0],
+        plugins: [
+          { use: 'auth', with: {}, path: ['routes', 0, 'plugins', 0] },
+          { use: 'relay', with: { retries: 2 }, path: ['routes', 0, 'plugins', 1] },
+        ],
+      },
+    ]);
+    assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');
+  });
+});
+
+describe('loadConfigFile', () => {
+  it('names the file when it cannot be read', async () => {
+    await assert.rejects(loadConfigFile('/nonexistent/gateway.yaml', {}), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.issues[0] ?? '', /^\/nonexistent\/gateway\.yaml: cannot read the config file: .*ENOENT/);
+      return true;
+    });
+  });
+
+  it('labels text without a file as <config>', () => {
+    assert.throws(
+      () => parseConfig('channels: 3\n', { file: null, env: {}, validator }),
+      (error: unknown) => error instanceof ConfigError && error.issues[0] === 'channels: must be a list (<config>:1)',
+    );
+  });
+});

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { openStore } from '../../../core/store/open-store.js';
+import type { Store, UsageRecord } from '../../../core/store/store.js';
+import { UsageWriter } from '../../../core/store/usage-writer.js';
+import { makeTempDir, makeUsage } from './store-fixtures.js';
+
+/** A Store that counts insertUsage calls, can fail the first `failures` of them, and records what was written. */
+class ObservedStore implements Store {
+  calls = 0;
+  concurrent = 0;
+  maxConcurrent = 0;
+  written: UsageRecord[] = [];
+
+  constructor(
+    private readonly inner: Store,
+    private failures = 0,
+  ) {}
+
+  async insertUsage(records: readonly UsageRecord[]): Promise<void> {
+    this.calls++;
+    this.concurrent++;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
+    try {
+      await new Promise((r) => setImmediate(r));
+      if (this.failures > 0) {
+        this.failures--;
+        throw new Error('disk on fire');
+      }
+      await this.inner.insertUsage(records);
+      this.written.push(...records);
+    } finally {
+      this.concurrent--;
+    }
+  }
+
+  failForever(): void {
+    this.failures = Number.POSITIVE_INFINITY;
+  }
+
+  migrate = (): Promise<void> => this.inner.migrate();
+  listUsage: Store['listUsage'] = (q) => this.inner.listUsage(q);
+  countUsage = (): Promise<number> => this.inner.countUsage();
+  createKey: Store['createKey'] = (k) => this.inner.createKey(k);
+  findKeyByHash: Store['findKeyByHash'] = (h) => this.inner.findKeyByHash(h);
+  listKeys: Store['listKeys'] = () => this.inner.listKeys();
+  revokeKey: Store['revokeKey'] = (k, at) => this.inner.revokeKey(k, at);
+  close = (): Promise<void> => this.inner.close();
+}
+
+/** Polls without asserting how long it takes; the deadline only keeps a broken test from hanging. */
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function records(count: number, from = 0): UsageRecord[] {
+  return Array.from({ length: count }, (_, i) => makeUsage({ requestId: `r${from + i}`, ts: from + i }));
+}
+
+const NEVER = 3_600_000;
+
+describe('UsageWriter', () => {
+  let inner: Store;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    const tmp = await makeTempDir();
+    cleanup = tmp.cleanup;
+    inner = await openStore(`sqlite:${join(tmp.dir, 'writer.db')}`);
+  });
+  afterEach(async () => {
+    await inner.close();
+    await cleanup();
+  });
+
+  it('writes a burst in full batches without an explicit flush', async () => {
+    const store = new ObservedStore(inner);
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, maxBatch: 1000 });
+    for (const r of records(2500)) writer.add(r);
+    assert.equal(store.calls, 0, 'add() must not write synchronously');
+    assert.equal(writer.pending, 2500);
+
+    await waitFor(() => store.written.length >= 2000, 'the full batches');
+    await writer.close();
+    assert.equal(await inner.countUsage(), 2500);
+    assert.ok(store.calls <= 3, `expected at most 3 inserts, got ${store.calls}`);
+    assert.equal(writer.pending, 0);
+  });
+
+  it('flushes on the timer', async () => {
+    const store = new ObservedStore(inner);
+    const writer = new UsageWriter(store, { flushIntervalMs: 10 });
+    for (const r of records(3)) writer.add(r);
+    await waitFor(() => store.written.length === 3, 'the timer flush');
+    assert.equal(await inner.countUsage(), 3);
+    await writer.close();
+  });
+
+  it('requeues a failed batch in order, reports it, and retries on the next tick', async () => {
+    const store = new ObservedStore(inner, 2);
+    const errors: number[] = [];
+    const writer = new UsageWriter(store, {
+      flushIntervalMs: 10,
+      maxBatch: 4,
+      onError: (_err, pending) => errors.push(pending),
+    });
+    const all = records(10);
+    for (const r of all.slice(0, 6)) writer.add(r);
+    await waitFor(() => errors.length >= 1, 'the first failure');
+    for (const r of all.slice(6)) writer.add(r);
+
+    await waitFor(() => writer.pending === 0, 'the retries');
+    assert.equal(errors.length, 2);
+    assert.ok(errors.every((pending) => pending >= 6));
+    assert.deepEqual(
+      store.written.map((r) => r.requestId),
+      all.map((r) => r.requestId),
+    );
+    assert.equal(await inner.countUsage(), 10);
+    await writer.close();
+  });
+
+  it('rejects an explicit flush that fails, keeping the records', async () => {
+    const store = new ObservedStore(inner, 1);
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: () => {} });
+    for (const r of records(5)) writer.add(r);
+    await assert.rejects(writer.flush(), /disk on fire/);
+    assert.equal(writer.pending, 5);
+    await writer.flush();
+    assert.equal(writer.pending, 0);
+    assert.equal(await inner.countUsage(), 5);
+    await writer.close();
+  });
+
+  it('runs one flush at a time and flushes what arrived meanwhile', async () => {
+    const store = new ObservedStore(inner);
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, maxBatch: 2 });
+    for (const r of records(3)) writer.add(r);
+    const first = writer.flush();
+    for (const r of records(3, 3)) writer.add(r);
+    const second = writer.flush();
+    const third = writer.flush();
+    await Promise.all([first, second, third]);
+    assert.equal(store.maxConcurrent, 1);
+    assert.equal(writer.pending, 0);
+    assert.deepEqual(
+      store.written.map((r) => r.ts),
+      [0, 1, 2, 3, 4, 5],
+    );
+    await writer.close();
+  });
+
+  it('close() writes everything queued, and add() afterwards throws', async () => {
+    const store = new ObservedStore(inner);
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER });
+    for (const r of records(10)) writer.add(r);
+    await writer.close();
+    assert.equal(await inner.countUsage(), 10);
+    assert.throws(() => writer.add(makeUsage()), /closed/);
+    await writer.close();
+  });
+
+  it('close() retries a failing store before giving up', async () => {
+    const store = new ObservedStore(inner, 2);
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: () => {} });
+    for (const r of records(4)) writer.add(r);
+    await writer.close();
+    assert.equal(await inner.countUsage(), 4);
+  });
+
+  it('close() throws when the store keeps failing, and keeps the records', async () => {
+    const store = new ObservedStore(inner);
+    store.failForever();
+    const errors: unknown[] = [];
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: (err) => errors.push(err) });
+    for (const r of records(7)) writer.add(r);
+    await assert.rejects(writer.close(), (err: unknown) => {
+      assert.ok(err instanceof Error);
+      assert.match(err.message, /7 usage records unwritten/);
+      assert.ok(err.cause instanceof Error);
+      return true;
+    });
+    assert.equal(writer.pending, 7);
+    assert.ok(errors.length >= 2);
+    assert.equal(await inner.countUsage(), 0);
+  });
+});
