@@ -49,10 +49,10 @@ export class Router {
       else tier.push(attempt);
     }
     const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
-    const healthy = ordered.filter((a) => !this.health.isCooling(a.channel.name));
-    return healthy.length === ordered.length
-      ? healthy
-      : [...healthy, ...ordered.filter((a) => this.health.isCooling(a.channel.name))];
+    // Asked once per channel: a cool-down expiring between two passes would otherwise drop the channel from both.
+    const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));
+    const healthy = ordered.filter((_, i) => cooling[i] !== true);
+    return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
   }
 
   /** Concrete client-visible model names (globs cannot be listed). */

@@ -9,7 +9,8 @@ export interface SseFrame {
   readonly data: string | null;
 }
 
-const FIELD = /^([^:]*)(?::(.*))?$/;
+// `s`: without it `.` stops at U+2028/U+2029, which JSON may carry raw, and the whole data line would be lost.
+const FIELD = /^([^:]*)(?::(.*))?$/s;
 
 /** Parses the fields of one frame's text; unknown fields and comments are kept only in `raw`. */
 export function readFields(text: string): { event: string | null; data: string | null } {

@@ -1,0 +1,88 @@
+// The README's promises: `npm start` serves the shipped gateway.yaml, and every curl example in it works.
+
+import assert from 'node:assert/strict';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+let child: ChildProcess;
+let port = 0;
+let output = '';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: p } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return p;
+}
+
+/** The sh code blocks of the README whose command is curl. */
+function curlExamples(): string[] {
+  const readme = readFileSync(new URL('README.md', `file://${ROOT}`), 'utf8');
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => (m[1] ?? '').trim())
+    .filter((block) => block.startsWith('curl '));
+}
+
+before(async () => {
+  port = await freePort();
+  // `npm start` is the README's run command (after `npm ci`); detached so the whole group can be stopped.
+  child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+});
+
+after(async () => {
+  if (child.pid !== undefined && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+});
+
+test('the README has the plain, streaming and models curl examples', () => {
+  const examples = curlExamples();
+  assert.equal(examples.length, 3, examples.join('\n---\n'));
+});
+
+test('every README curl example works against `npm start` with the shipped config', async () => {
+  for (const example of curlExamples()) {
+    const command = example.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+    const { stdout } = await run('sh', ['-c', `${command} --fail-with-body`], { cwd: ROOT });
+    if (command.includes('"stream":true')) {
+      assert.match(stdout, /^data: \{/, command);
+      assert.ok(stdout.trimEnd().endsWith('data: [DONE]'), stdout);
+      assert.match(stdout, /"usage":\{"prompt_tokens":\d+/);
+      const text = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => (JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '')
+        .join('');
+      assert.equal(text, 'Hello from the mock channel! You said: "Hello!"');
+    } else if (command.includes('/v1/models')) {
+      const body = JSON.parse(stdout) as { object: string; data: { id: string }[] };
+      assert.equal(body.object, 'list');
+      assert.ok(body.data.some((m) => m.id === 'demo-chat'), stdout);
+    } else {
+      const body = JSON.parse(stdout) as { choices: { message: { content: string } }[]; usage: { total_tokens: number } };
+      assert.equal(body.choices[0]?.message.content, 'Hello from the mock channel! You said: "Hello!"');
+      assert.ok(body.usage.total_tokens > 0);
+    }
+  }
+});

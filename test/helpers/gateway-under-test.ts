@@ -1,0 +1,106 @@
+// Starts the real gateway in-process on a free loopback port, with a config written to a temp dir.
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSilentLogger } from '../../core/logging/logger.js';
+import { startGateway, type RunningGateway } from '../../core/serve.js';
+import { openStore } from '../../core/store/open-store.js';
+import type { UsageRecord } from '../../core/store/store.js';
+import { builtinPlugins } from '../../plugins/index.js';
+
+export const TEST_KEY = 'sk-test-0123456789abcdefghij';
+export const LIMITED_KEY = 'sk-limited-0123456789abcdefgh';
+
+export interface GatewayUnderTest {
+  readonly gateway: RunningGateway;
+  readonly url: string;
+  readonly dir: string;
+  readonly configPath: string;
+  /** Writes a new config file (the caller reloads or waits for the watcher). */
+  writeConfig(yaml: string): Promise<void>;
+  /** Flushes the usage writer and reads every record from the store. */
+  usage(): Promise<UsageRecord[]>;
+  stop(): Promise<void>;
+}
+
+/** A config with the two test keys and the given channels block (YAML, indented as a list under channels:). */
+export function configWith(channels: string, extra = ''): string {
+  return `server:
+  port: 0
+  host: 127.0.0.1
+  body_limit: 65536
+  admin_token: test-admin-token-0123456789
+  shutdown_grace_ms: 5000
+store:
+  url: sqlite:./gateway.db
+channels:
+${channels}
+groups:
+  pro:
+    models: ["*"]
+  limited:
+    models: ["demo-*"]
+keys:
+  - name: tester
+    key: ${TEST_KEY}
+    group: pro
+  - name: limited
+    key: ${LIMITED_KEY}
+    group: limited
+${extra}`;
+}
+
+export async function startGatewayUnderTest(yaml: string, options: { watch?: boolean } = {}): Promise<GatewayUnderTest> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
+  const configPath = join(dir, 'gateway.yaml');
+  // The store URL is relative to the working directory; tests use absolute paths instead.
+  const text = yaml.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`);
+  await writeFile(configPath, text);
+  const gateway = await startGateway({
+    configPath,
+    factories: builtinPlugins(),
+    logger: createSilentLogger(),
+    port: 0,
+    watch: options.watch ?? false,
+    usageFlushMs: 20,
+  });
+  let stopped = false;
+  return {
+    gateway,
+    url: gateway.url,
+    dir,
+    configPath,
+    writeConfig: (next) => writeFile(configPath, next.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`)),
+    async usage() {
+      await gateway.runtime.deps.writer.flush();
+      return gateway.runtime.deps.store.listUsage({ limit: 10_000 });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await gateway.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads usage records from a store file after the gateway is gone. */
+export async function readUsageFile(dbPath: string): Promise<UsageRecord[]> {
+  const store = await openStore(`sqlite:${dbPath}`);
+  try {
+    return await store.listUsage({ limit: 100_000 });
+  } finally {
+    await store.close();
+  }
+}
+
+export function channel(name: string, url: string, extra = ''): string {
+  return `  - name: ${name}
+    type: openai
+    base_url: ${url}
+    keys: ["sk-upstream-${name}"]
+    models: ["gpt-*"]
+    cooldown_ms: 0
+${extra}`;
+}
