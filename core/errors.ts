@@ -41,6 +41,7 @@ export const ERRORS = {
   GW_ERR_UPSTREAM_TIMEOUT: { status: 504, kind: 'timeout', wireCode: 'upstream_timeout' },
   GW_ERR_UPSTREAM_STREAM_BROKEN: { status: 502, kind: 'upstream', wireCode: 'upstream_stream_error' },
   GW_ERR_CLIENT_CLOSED: { status: 499, kind: 'invalid_request', wireCode: 'client_closed_request' },
+  GW_ERR_USAGE_BACKLOG: { status: 503, kind: 'overloaded', wireCode: 'usage_backlog' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;

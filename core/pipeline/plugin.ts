@@ -47,6 +47,8 @@ export interface Plugin {
 /** Where usage records go (the batched writer); never blocks the request. */
 export interface UsageSink {
   add(record: UsageRecord): void;
+  /** True while the backlog is too large: new billable requests must be refused (backpressure, not loss). */
+  readonly saturated: boolean;
 }
 
 /** What a plugin may use; everything belongs to one config load (one Gateway). */

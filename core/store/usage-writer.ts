@@ -6,12 +6,15 @@ export interface UsageWriterOptions {
   readonly flushIntervalMs?: number | undefined;
   /** Most records per insertUsage call; reaching it schedules a write at once. Default 1000. */
   readonly maxBatch?: number | undefined;
+  /** Pending records at which `saturated` turns true and new billable requests are refused. Default 50,000. */
+  readonly highWaterMark?: number | undefined;
   /** Called after each failed write, once the batch is back in the queue; `pending` counts what awaits writing. */
   readonly onError?: ((err: unknown, pending: number) => void) | undefined;
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 200;
 const DEFAULT_MAX_BATCH = 1000;
+const DEFAULT_HIGH_WATER_MARK = 50_000;
 /** On close the timer is gone, so failed writes are retried here a few times before giving up loudly. */
 const CLOSE_ATTEMPTS = 5;
 const CLOSE_RETRY_DELAY_MS = 100;
@@ -25,6 +28,7 @@ function noop(): void {}
 export class UsageWriter {
   readonly #store: Store;
   readonly #maxBatch: number;
+  readonly #highWaterMark: number;
   readonly #onError: (err: unknown, pending: number) => void;
   readonly #timer: NodeJS.Timeout;
   #queue: UsageRecord[] = [];
@@ -42,6 +46,7 @@ export class UsageWriter {
     this.#store = store;
     this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
     this.#onError = options.onError ?? reportToStderr;
+    this.#highWaterMark = Math.max(1, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     const interval = Math.max(1, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.#timer = setInterval(() => this.#flushInBackground(), interval);
     // The writer must not keep the process alive; shutdown calls close() to write what is left.
@@ -51,6 +56,14 @@ export class UsageWriter {
   /** Records queued or being written. */
   get pending(): number {
     return this.#queue.length + this.#inFlight;
+  }
+
+  /**
+   * The store is not keeping up (or is down): callers stop accepting new billable work instead of growing the
+   * queue without bound. Records already accepted are still never dropped.
+   */
+  get saturated(): boolean {
+    return this.pending >= this.#highWaterMark;
   }
 
   add(record: UsageRecord): void {

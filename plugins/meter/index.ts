@@ -1,7 +1,7 @@
 // meter: usage from the upstream's own usage object, one record per request, metrics; nothing slow on the way.
 
 import { performance } from 'node:perf_hooks';
-import type { AuthedKey, Plugin, PluginFactory, RequestContext, UsageRecord } from '../../core/index.js';
+import { GatewayError, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
 
 interface MeterState {
   /** We turned include_usage on; the client did not ask for the usage-only chunk, so it is dropped. */
@@ -41,6 +41,12 @@ export const meterPlugin: PluginFactory = {
     return {
       name: 'meter',
       request(ctx) {
+        if (services.usage.saturated) {
+          // Usage cannot be recorded right now; serving anyway would give the work away unbilled.
+          throw new GatewayError('GW_ERR_USAGE_BACKLOG', 'The gateway cannot record usage right now; retry shortly.', {
+            retryAfter: 1,
+          });
+        }
         const state: MeterState = { dropUsageChunk: false };
         metered.set(ctx, state);
         if (!ctx.stream) return;
