@@ -61,7 +61,13 @@ export function buildChains(
       const options = structuredClone(use.with) as Record<string, unknown>;
       const validate = validatorFor(use.use);
       if (validate === null ? Object.keys(options).length > 0 : !validate(options)) {
-        const detail = validate?.errors?.map((e) => `${e.instancePath || 'with'} ${e.message ?? ''}`).join('; ');
+        const detail = validate?.errors
+          ?.map((e) =>
+            e.keyword === 'additionalProperties'
+              ? `unknown option "${String(e.params['additionalProperty'])}"`
+              : `${e.instancePath || 'with'} ${e.message ?? 'is invalid'}`,
+          )
+          .join('; ');
         issues.push(`${where}: invalid "with" for plugin ${use.use}: ${detail ?? 'this plugin takes no options'}`);
         continue;
       }

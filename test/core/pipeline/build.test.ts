@@ -1,0 +1,111 @@
+// Chains are built once per config load; every plugin mistake fails the load with its YAML path and line.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseConfig } from '../../../core/config/load.js';
+import { ConfigError } from '../../../core/config/resolved.js';
+import { Gateway } from '../../../core/gateway.js';
+import { createSilentLogger } from '../../../core/logging/logger.js';
+import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
+import type { PluginFactory } from '../../../core/pipeline/plugin.js';
+import type { Store } from '../../../core/store/store.js';
+import { builtinPlugins } from '../../../plugins/index.js';
+
+const HEAD = `channels:
+  - name: demo
+    type: mock
+    models: ["demo-*"]
+`;
+
+function build(text: string, factories: ReadonlyMap<string, PluginFactory> = builtinPlugins()): Gateway {
+  const config = parseConfig(text, { file: '/x/gw.yaml', env: {} });
+  return new Gateway(config, {
+    store: {} as Store,
+    usage: { add: () => undefined, saturated: false },
+    metrics: new GatewayMetrics({ defaultMetrics: false }),
+    logger: createSilentLogger(),
+    factories,
+  });
+}
+
+function issuesOf(text: string, factories?: ReadonlyMap<string, PluginFactory>): readonly string[] {
+  try {
+    build(text, factories);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.issues;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+test('without routes:, /v1/chat/completions gets the default chain auth, meter, relay', () => {
+  const gateway = build(HEAD);
+  const chain = gateway.chains.get('/v1/chat/completions');
+  assert.deepEqual(chain?.plugins.map((p) => p.name), ['auth', 'meter', 'relay']);
+  assert.equal(chain?.relay.name, 'relay');
+  assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'meter']);
+  assert.deepEqual(chain?.frame.map((p) => p.name), ['meter'], 'frame hooks in reverse order');
+  assert.deepEqual(chain?.finish.map((p) => p.name), ['meter']);
+});
+
+test('a written route keeps its own chain', () => {
+  const gateway = build(`${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: auth
+      - use: relay
+`);
+  assert.deepEqual(gateway.chains.get('/v1/chat/completions')?.plugins.map((p) => p.name), ['auth', 'relay']);
+});
+
+test('an unknown plugin, a duplicate, a bad with: block and a missing relay name their line', () => {
+  assert.deepEqual(
+    issuesOf(`${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: auth
+      - use: auht
+      - use: auth
+      - use: meter
+        with: { colour: red }
+`),
+    [
+      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, meter, relay)',
+      'routes[0].plugins[2] (gw.yaml:10): plugin "auth" appears twice in this route',
+      'routes[0].plugins[3] (gw.yaml:11): invalid "with" for plugin meter: unknown option "colour"',
+      'routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 0',
+    ],
+  );
+});
+
+test('a plugin object with a hook outside the closed set of phases fails the load', () => {
+  const sloppy: PluginFactory = {
+    name: 'sloppy',
+    create: () => ({ name: 'sloppy', onRequest: () => undefined }) as never,
+  };
+  const factories = new Map([...builtinPlugins(), ['sloppy', sloppy]]);
+  const issues = issuesOf(
+    `${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: sloppy
+      - use: relay
+`,
+    factories,
+  );
+  assert.deepEqual(issues, ['routes[0].plugins[0] (gw.yaml:8): plugin sloppy has unknown phase(s): onRequest']);
+});
+
+test('two relays in one route are refused', () => {
+  const second: PluginFactory = { name: 'relay2', create: () => ({ name: 'relay2', relay: async () => ({ kind: 'body', status: 200, headers: {}, body: Buffer.alloc(0) }) }) };
+  const issues = issuesOf(
+    `${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: relay
+      - use: relay2
+`,
+    new Map([...builtinPlugins(), ['relay2', second]]),
+  );
+  assert.deepEqual(issues, ['routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 2']);
+});
