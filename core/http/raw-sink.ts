@@ -40,7 +40,13 @@ export class RawSink implements ResponseSink {
   }
 
   private async drain(): Promise<void> {
-    // 'close' also ends the wait, so a client that vanishes while we wait does not hang the stream.
-    await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+    // 'close' also ends the wait, so a client that vanishes while we wait does not hang the stream; the
+    // listener of the event that did not fire is removed, or they would pile up over a long stream.
+    const done = new AbortController();
+    try {
+      await Promise.race([once(this.res, 'drain', { signal: done.signal }), once(this.res, 'close', { signal: done.signal })]);
+    } finally {
+      done.abort();
+    }
   }
 }
