@@ -1,0 +1,256 @@
+// SSE framing over recorded fixtures: identical frames however the bytes are chunked, and byte-exact pass-through.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parseSseStream, SseFrameParser } from '../../../core/sse/frame-parser.js';
+import { encodeFrame } from '../../../core/sse/frame-writer.js';
+import { readFields, type SseFrame } from '../../../core/sse/frame.js';
+
+const FIXTURES = new URL('../../fixtures/sse/', import.meta.url);
+
+function fixture(name: string): Buffer {
+  return readFileSync(new URL(name, FIXTURES));
+}
+
+/** What a frame is, as plain comparable data (raw copied, so later pushes cannot alias it). */
+interface FrameView {
+  readonly raw: Buffer;
+  readonly event: string | null;
+  readonly data: string | null;
+}
+
+function view(frames: readonly SseFrame[]): FrameView[] {
+  return frames.map((f) => ({ raw: Buffer.from(f.raw), event: f.event, data: f.data }));
+}
+
+/** Feeds the chunks through one parser, end() included; chunks are plain Uint8Arrays, not Buffers. */
+function feed(chunks: readonly Uint8Array[]): FrameView[] {
+  const parser = new SseFrameParser();
+  const out: FrameView[] = [];
+  for (const chunk of chunks) out.push(...view(parser.push(chunk)));
+  out.push(...view(parser.end()));
+  return out;
+}
+
+function copy(bytes: Buffer, from: number, to: number): Uint8Array {
+  return new Uint8Array(bytes.subarray(from, to));
+}
+
+function fields(frames: readonly FrameView[]): [string | null, string | null][] {
+  return frames.map((f) => [f.event, f.data]);
+}
+
+/** Every chunking must give the whole-input frames, and the raw bytes must rebuild the input exactly. */
+function assertChunkingInvariant(input: Buffer): FrameView[] {
+  const whole = feed([input]);
+  assert.deepEqual(Buffer.concat(whole.map((f) => f.raw)), input, 'raw bytes of the frames must rebuild the input');
+  for (let cut = 0; cut <= input.length; cut++) {
+    const split = feed([copy(input, 0, cut), copy(input, cut, input.length)]);
+    assert.deepEqual(split, whole, `split at byte ${cut}`);
+  }
+  const bytewise = feed([...input].map((_, i) => copy(input, i, i + 1)));
+  assert.deepEqual(bytewise, whole, 'byte-by-byte');
+  return whole;
+}
+
+const JSON_DATA = (frames: readonly FrameView[]): unknown[] =>
+  frames.filter((f) => f.data !== null && f.data !== '[DONE]').map((f) => JSON.parse(f.data ?? '') as unknown);
+
+describe('SseFrameParser over recorded fixtures', () => {
+  it('openai-chat-tool-call.sse: tool call deltas, a usage chunk and [DONE]', () => {
+    const frames = assertChunkingInvariant(fixture('openai-chat-tool-call.sse'));
+    assert.equal(frames.length, 6);
+    assert.ok(frames.every((f) => f.event === null));
+    assert.equal(frames.at(-1)?.data, '[DONE]');
+    const chunks = JSON_DATA(frames) as {
+      choices: { delta: { tool_calls?: { function: { name?: string; arguments: string } }[] }; finish_reason: string | null }[];
+      usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+    }[];
+    assert.equal(chunks.length, 5);
+    assert.equal(chunks[0]?.choices[0]?.delta.tool_calls?.[0]?.function.name, 'get_weather');
+    const args = chunks.map((c) => c.choices[0]?.delta.tool_calls?.[0]?.function.arguments ?? '').join('');
+    assert.deepEqual(JSON.parse(args), { city: 'Paris' });
+    assert.equal(chunks[3]?.choices[0]?.finish_reason, 'tool_calls');
+    assert.deepEqual(chunks[4]?.choices, []);
+    assert.deepEqual(
+      { p: chunks[4]?.usage?.prompt_tokens, c: chunks[4]?.usage?.completion_tokens, t: chunks[4]?.usage?.total_tokens },
+      { p: 82, c: 17, t: 99 },
+    );
+  });
+
+  it('anthropic-messages.sse: event names, a ping, and the text deltas', () => {
+    const frames = assertChunkingInvariant(fixture('anthropic-messages.sse'));
+    assert.deepEqual(
+      frames.map((f) => f.event),
+      [
+        'message_start',
+        'content_block_start',
+        'ping',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
+    assert.equal(frames[2]?.data, '{"type": "ping"}');
+    const payloads = JSON_DATA(frames) as { type: string; delta?: { text?: string } }[];
+    assert.deepEqual(
+      payloads.map((p) => p.type),
+      frames.map((f) => f.event),
+      'each data type names its event',
+    );
+    assert.equal(payloads.map((p) => p.delta?.text ?? '').join(''), 'Hello, world!');
+  });
+
+  it('crlf.sse: CRLF line endings, split anywhere including between CR and LF', () => {
+    const input = fixture('crlf.sse');
+    assert.ok(input.includes('\r\n\r\n'), 'fixture must keep its CRLF endings (check git line-ending conversion)');
+    const frames = assertChunkingInvariant(input);
+    assert.deepEqual(fields(frames), [
+      ['message', '{"n":1}'],
+      [null, null],
+      [null, 'line one\nline two'],
+      [null, '[DONE]'],
+    ]);
+    assert.equal(frames[0]?.raw.toString('latin1'), 'event: message\r\ndata: {"n":1}\r\n\r\n');
+  });
+
+  it('lone-cr.sse: CR-only line endings; the last frame only closes at end()', () => {
+    const input = fixture('lone-cr.sse');
+    assert.ok(!input.includes('\n'), 'fixture must have no LF at all');
+    const frames = assertChunkingInvariant(input);
+    assert.deepEqual(fields(frames), [
+      ['message', '{"n":1}'],
+      [null, null],
+      [null, 'line one\nline two'],
+      [null, '[DONE]'],
+    ]);
+    // A lone CR may still be the first half of a CRLF, so the final frame waits for the next byte or end().
+    const parser = new SseFrameParser();
+    assert.equal(parser.push(input).length, 3);
+    assert.deepEqual(view(parser.end()), [frames[3]]);
+  });
+
+  it('keepalive-comments.sse: comments and retry-only frames have data null', () => {
+    const frames = assertChunkingInvariant(fixture('keepalive-comments.sse'));
+    assert.deepEqual(fields(frames), [
+      [null, null],
+      [null, null],
+      [null, '{"a":1}'],
+      [null, null],
+      [null, '{"b":2}'],
+      [null, null],
+    ]);
+    assert.equal(frames[1]?.raw.toString('utf8'), ': OPENROUTER PROCESSING\n\n');
+  });
+
+  it('multiline-data.sse: data lines joined with \\n, exactly one space stripped after the colon', () => {
+    const frames = assertChunkingInvariant(fixture('multiline-data.sse'));
+    assert.deepEqual(fields(frames), [
+      ['note', 'first line\nsecond line\n indented'],
+      [null, '\nafter empty'],
+      [null, '{\n  "k": "v"\n}'],
+      ['final', 'x'],
+    ]);
+    assert.deepEqual(JSON.parse(frames[2]?.data ?? ''), { k: 'v' });
+  });
+
+  it('utf8-multibyte.sse: characters split across chunks come out whole, U+2028 included', () => {
+    const input = fixture('utf8-multibyte.sse');
+    const frames = assertChunkingInvariant(input);
+    assert.deepEqual(fields(frames), [
+      ['message', '{"text":"héllo — 你好 🎉"}'],
+      [null, '🎉🎉'],
+      [null, '{"text":"a\u2028b\u2029c"}'],
+      [null, 'ünïcödé\n✓'],
+    ]);
+    assert.deepEqual(JSON.parse(frames[0]?.data ?? ''), { text: 'héllo — 你好 🎉' });
+    assert.ok(frames.every((f) => !(f.data ?? '').includes('\uFFFD')), 'no replacement characters');
+  });
+});
+
+describe('SseFrameParser edge cases', () => {
+  it('gives the remainder of a stream that ends without its blank line from end()', () => {
+    const input = Buffer.from('data: one\n\ndata: two\ndata: tail', 'utf8');
+    const parser = new SseFrameParser();
+    assert.deepEqual(fields(view(parser.push(input))), [[null, 'one']]);
+    const rest = view(parser.end());
+    assert.deepEqual(fields(rest), [[null, 'two\ntail']]);
+    assert.equal(rest[0]?.raw.toString('utf8'), 'data: two\ndata: tail');
+    assert.deepEqual(parser.end(), [], 'end() twice yields nothing more');
+    assertChunkingInvariant(input);
+  });
+
+  it('holds a frame until its blank line arrives, and end() of an empty parser is empty', () => {
+    const parser = new SseFrameParser();
+    assert.deepEqual(parser.end(), []);
+    assert.deepEqual(parser.push(new Uint8Array(0)), []);
+    assert.deepEqual(parser.push(Buffer.from('data: a\n')), []);
+    assert.deepEqual(fields(view(parser.push(Buffer.from('\n')))), [[null, 'a']]);
+    assert.deepEqual(parser.end(), []);
+  });
+
+  it('keeps mixed line endings and a leading blank line byte-exact', () => {
+    assertChunkingInvariant(Buffer.from('\ndata: a\r\n\ndata: b\r\rdata: c\n\r\n: x\r\n\r', 'utf8'));
+  });
+});
+
+describe('readFields', () => {
+  it('strips one space after the colon, keeps a value without a colon empty, ignores unknown fields', () => {
+    assert.deepEqual(readFields('data:no-space\n\n'), { event: null, data: 'no-space' });
+    assert.deepEqual(readFields('data:  two\n\n'), { event: null, data: ' two' });
+    assert.deepEqual(readFields('data\n\n'), { event: null, data: '' });
+    assert.deepEqual(readFields('data: a:b: c\n\n'), { event: null, data: 'a:b: c' });
+    assert.deepEqual(readFields('id: 1\nretry: 10\nfoo: bar\n\n'), { event: null, data: null });
+    assert.deepEqual(readFields(': comment\n\n'), { event: null, data: null });
+    assert.deepEqual(readFields('event: a\nevent: b\ndata: x\n\n'), { event: 'b', data: 'x' });
+  });
+});
+
+describe('parseSseStream', () => {
+  it('yields the same frames as the parser, end() remainder included', async () => {
+    const input = fixture('lone-cr.sse');
+    async function* body(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < input.length; i += 7) yield copy(input, i, Math.min(i + 7, input.length));
+    }
+    const frames: SseFrame[] = [];
+    for await (const frame of parseSseStream(body())) frames.push(frame);
+    assert.deepEqual(view(frames), feed([input]));
+  });
+
+  it('reads the upstream lazily, one chunk per pull', async () => {
+    let pulls = 0;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      for (const text of ['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n']) {
+        pulls++;
+        yield Buffer.from(text);
+      }
+    }
+    const stream = parseSseStream(body());
+    const first = await stream.next();
+    assert.equal(first.done, false);
+    assert.equal(pulls, 1);
+    await stream.return(undefined);
+    assert.equal(pulls, 1, 'closing the frame stream must not drain the upstream');
+  });
+});
+
+describe('encodeFrame', () => {
+  it('writes an event line and one data: line per line of data', () => {
+    const frame = encodeFrame('first\nsecond\r\nthird', 'error');
+    assert.equal(Buffer.from(frame.raw).toString('utf8'), 'event: error\ndata: first\ndata: second\ndata: third\n\n');
+    assert.equal(frame.event, 'error');
+    assert.equal(frame.data, 'first\nsecond\r\nthird');
+  });
+
+  it('omits the event line when there is no event, and round-trips through the parser', () => {
+    const frame = encodeFrame('{"text":"héllo — 你好 🎉"}');
+    assert.equal(Buffer.from(frame.raw).toString('utf8'), 'data: {"text":"héllo — 你好 🎉"}\n\n');
+    assert.equal(frame.event, null);
+    const parsed = feed([frame.raw]);
+    assert.deepEqual(fields(parsed), [[null, '{"text":"héllo — 你好 🎉"}']]);
+    assert.deepEqual(fields(feed([encodeFrame('a\nb', 'note').raw])), [['note', 'a\nb']]);
+  });
+});
