@@ -129,6 +129,8 @@ export class FakeOpenAI {
     res.flushHeaders();
     for (let i = 0; i < frames.length; i++) {
       if (reply.breakAfter !== undefined && i === reply.breakAfter) {
+        // Node sends a response's writes on the next tick; destroying in this tick would discard them.
+        await new Promise((r) => setImmediate(r));
         res.socket?.destroy();
         return;
       }
