@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { GatewayError, toGatewayError } from '../errors.js';
-import type { ParsedRequest } from '../formats/format.js';
+import { GatewayError } from '../errors.js';
 import type { RequestContext } from '../pipeline/context.js';
+import { lazyRequest } from '../pipeline/lazy-request.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';
 import { RawSink } from './raw-sink.js';
@@ -28,15 +28,7 @@ export async function servePipelineRoute(
     sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`));
     return;
   }
-  let request: ParsedRequest;
-  try {
-    request = chain.format.decodeRequest(body ?? Buffer.alloc(0));
-  } catch (err) {
-    // Bad input never reaches a plugin: no upstream call, no usage record.
-    sendError(res, toGatewayError(err), chain.format);
-    return;
-  }
-
+  const readRequest = lazyRequest(chain.format, body ?? Buffer.alloc(0));
   const controller = new AbortController();
   const onClose = (): void => {
     if (!res.writableFinished) controller.abort();
@@ -50,7 +42,12 @@ export async function servePipelineRoute(
     signal: controller.signal,
     receivedAt,
     startedAt,
-    request,
+    get request() {
+      return readRequest();
+    },
+    get stream() {
+      return readRequest().stream;
+    },
     bodyChanged: false,
     key: null,
     channel: null,
@@ -59,7 +56,6 @@ export async function servePipelineRoute(
     status: 0,
     error: null,
     firstByteAt: null,
-    stream: request.stream,
     aborted: false,
   };
   const untrack = runtime.track({ controller, res });
@@ -70,5 +66,8 @@ export async function servePipelineRoute(
     gateway.leave();
     untrack();
     res.off('close', onClose);
+    // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
+    // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
+    if (runtime.shuttingDown) req.socket.end();
   }
 }

@@ -20,6 +20,7 @@ export interface RequestContext {
   readonly receivedAt: number;
   /** performance.now() at arrival (for durations). */
   readonly startedAt: number;
+  /** Decoded on first read; a bad body throws its 400 GatewayError from here (see lazy-request.ts). */
   readonly request: ParsedRequest;
   /** Set by a plugin that changed `request.json`; the relay then serializes the body once. */
   bodyChanged: boolean;
@@ -33,7 +34,7 @@ export interface RequestContext {
   error: GatewayError | null;
   /** performance.now() when the first body byte was written to the client. */
   firstByteAt: number | null;
-  stream: boolean;
+  readonly stream: boolean;
   aborted: boolean;
 }
 

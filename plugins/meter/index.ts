@@ -41,6 +41,8 @@ export const meterPlugin: PluginFactory = {
     return {
       name: 'meter',
       request(ctx) {
+        // Reading the body first: a bad one answers 400 here, before anything is metered.
+        const { stream, json } = ctx.request;
         if (services.usage.saturated) {
           // Usage cannot be recorded right now; serving anyway would give the work away unbilled.
           throw new GatewayError('GW_ERR_USAGE_BACKLOG', 'The gateway cannot record usage right now; retry shortly.', {
@@ -49,8 +51,7 @@ export const meterPlugin: PluginFactory = {
         }
         const state: MeterState = { dropUsageChunk: false };
         metered.set(ctx, state);
-        if (!ctx.stream) return;
-        const json = ctx.request.json;
+        if (!stream) return;
         const options = json['stream_options'];
         const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
         if (current['include_usage'] !== true) {

@@ -311,3 +311,16 @@ test('a body of exactly body_limit bytes is accepted and reaches the upstream wh
   assert.equal(upstream.requests.length, requests + 1);
   assert.equal(upstream.requests[requests]?.raw.length, 65_536);
 });
+
+test('the key is checked before the body: a bad key with a bad body gets 401, a good key gets the 400', async () => {
+  const before = upstream.requests.length;
+  const bad = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-nope-0000000000000000' }, body: '{not json' });
+  assert.equal(bad.status, 401);
+  assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
+  const none = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', body: '{"messages":"x"}' });
+  assert.equal(none.status, 401);
+  const good = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: '{not json' });
+  assert.equal(good.status, 400);
+  assert.equal(((await good.json()) as { error: { code: string } }).error.code, 'invalid_json');
+  assert.equal(upstream.requests.length, before);
+});
