@@ -42,14 +42,8 @@ export interface StoredKey {
   readonly revokedAt: number | null;
 }
 
-export interface NewKey {
-  readonly id: string;
-  readonly name: string;
-  readonly group: string;
-  readonly prefix: string;
-  readonly hash: string;
-  readonly createdAt: number;
-}
+/** A key as created: not revoked yet. */
+export type NewKey = Omit<StoredKey, 'revokedAt'>;
 
 export interface UsageQuery {
   readonly requestId?: string;
