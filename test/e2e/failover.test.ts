@@ -132,7 +132,7 @@ test('every channel unreachable: 502 upstream_unavailable in the OpenAI shape', 
     assert.equal(res.status, 502);
     const error = await openAIError(res);
     assert.equal(error.code, 'upstream_unavailable');
-    assert.equal(error.type, 'api_error');
+    assert.equal(error.type, 'server_error');
     assert.equal(error.param, null);
     assert.match(error.message, /All 2 upstreams for model "gpt-4o" failed/);
     const record = await recordOf(local, res);
@@ -188,6 +188,7 @@ test('both answer 429: the client gets 429 rate_limit_exceeded with the upstream
   assert.equal(res.headers.get('retry-after'), '7', 'the last failure decides');
   const error = await openAIError(res);
   assert.equal(error.code, 'rate_limit_exceeded');
+  assert.equal(error.type, 'requests', "OpenAI's 429s name the limit: requests or tokens");
   assert.equal(error.param, null);
   assert.match(error.message, /rate limited/);
   assert.deepEqual(counts(), [a0 + 1, b0 + 1]);
@@ -204,7 +205,7 @@ test('both answer 500: 502 upstream_error, without the upstream body', async () 
   assert.equal(res.status, 502);
   const error = await openAIError(res);
   assert.equal(error.code, 'upstream_error');
-  assert.equal(error.type, 'api_error');
+  assert.equal(error.type, 'server_error');
   assert.match(error.message, /HTTP 500/);
   assert.doesNotMatch(error.message, /fake/, 'the upstream error body is not shown to the caller');
   assert.deepEqual(counts(), [a0 + 1, b0 + 1]);
@@ -242,7 +243,7 @@ test('a stream that breaks after it began: first frames, then an in-band error f
   const error = (JSON.parse(last.slice('data: '.length)) as { error: OpenAIError }).error;
   assert.deepEqual(Object.keys(error), ['message', 'type', 'param', 'code']);
   assert.equal(error.code, 'upstream_stream_error');
-  assert.equal(error.type, 'api_error');
+  assert.equal(error.type, 'server_error');
   // What did arrive is the upstream's own frames, unchanged, in order.
   for (const frame of frames.slice(0, -1)) {
     const chunk = JSON.parse(frame.slice('data: '.length)) as { object: string };
@@ -274,7 +275,7 @@ test('the openai SDK raises an APIError when the stream breaks, after the text t
     (err: unknown) => {
       assert.ok(err instanceof OpenAI.APIError, `expected an APIError, got ${String(err)}`);
       assert.equal(err.code, 'upstream_stream_error');
-      assert.equal(err.type, 'api_error');
+      assert.equal(err.type, 'server_error');
       return true;
     },
   );

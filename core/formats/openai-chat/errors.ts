@@ -11,10 +11,11 @@ const TYPES: Record<ErrorKind, string> = {
   permission: 'invalid_request_error',
   not_found: 'invalid_request_error',
   request_too_large: 'invalid_request_error',
-  rate_limit: 'rate_limit_exceeded',
-  upstream: 'api_error',
-  timeout: 'api_error',
-  overloaded: 'api_error',
+  // OpenAI's own 429s say which limit was hit ("requests" or "tokens"); a gateway-level limit is about requests.
+  rate_limit: 'requests',
+  upstream: 'server_error',
+  timeout: 'server_error',
+  overloaded: 'server_error',
   internal: 'server_error',
 };
 
