@@ -1,0 +1,257 @@
+// Config reloads: reload() swaps channels without touching in-flight streams, rejects bad configs, the file
+// watcher and SIGHUP trigger it; `config check` names the bad field, file and line.
+
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const PIECES = ['al', 'pha ', 'is ', 'still ', 'stream', 'ing ', 'to ', 'the ', 'end', '.'];
+
+let a: FakeOpenAI;
+let b: FakeOpenAI;
+let dir: string;
+const gateways: GatewayUnderTest[] = [];
+const children: ChildProcess[] = [];
+
+before(async () => {
+  a = await new FakeOpenAI('a').start();
+  b = await new FakeOpenAI('b').start();
+  a.reply = (req) => (req.body['stream'] === true ? { kind: 'stream', pieces: PIECES, delayMs: 120 } : { kind: 'completion' });
+  dir = await mkdtemp(join(tmpdir(), 'gw-reload-'));
+});
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const gw of gateways) await gw.stop();
+  await a.close();
+  await b.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function start(yaml: string, options: { watch?: boolean } = {}): Promise<GatewayUnderTest> {
+  const gw = await startGatewayUnderTest(yaml, options);
+  gateways.push(gw);
+  return gw;
+}
+
+function chat(url: string, stream = false): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+}
+
+async function replyText(url: string): Promise<string> {
+  const res = await chat(url);
+  const body = (await res.json()) as { choices?: { message: { content: string } }[]; error?: unknown };
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body.choices?.[0]?.message.content ?? '';
+}
+
+function contentOf(sse: string): string {
+  let text = '';
+  for (const line of sse.split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const chunk = JSON.parse(line.slice('data: '.length)) as { choices: { delta?: { content?: string } }[] };
+    text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  return text;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('in-process reload', () => {
+  test('a stream started before a reload finishes on the old channel; new requests use the new one', async () => {
+    const gw = await start(configWith(channel('main', a.url)));
+    const aBefore = a.requests.length;
+    const bBefore = b.requests.length;
+    const closedEarly = a.closedEarly;
+
+    const res = await chat(gw.url, true); // resolves once the stream's headers are here: it is in flight
+    assert.equal(res.status, 200);
+    const streamed = res.text();
+    assert.equal(a.requests.length, aBefore + 1);
+
+    // Same channel name and model, another upstream.
+    await gw.writeConfig(configWith(channel('main', b.url)));
+    assert.equal(await gw.gateway.reload(), true);
+    assert.equal(await replyText(gw.url), 'reply from b');
+    assert.equal(b.requests.length, bBefore + 1);
+
+    const text = await streamed;
+    assert.equal(contentOf(text), PIECES.join(''), 'the old channel streamed its full content');
+    assert.ok(text.endsWith('data: [DONE]\n\n'));
+    assert.equal(a.requests.length, aBefore + 1, 'nothing else went to the old upstream');
+    assert.equal(a.closedEarly, closedEarly, 'the reload did not cut the old stream');
+
+    const records = await gw.usage();
+    assert.deepEqual(records.map((r) => [r.stream, r.status, r.aborted]).sort(), [[false, 200, false], [true, 200, false]]);
+  });
+
+  test('an invalid config is rejected and the old channels stay in force', async () => {
+    const gw = await start(configWith(channel('main', a.url)));
+    assert.equal(await replyText(gw.url), 'reply from a');
+
+    await gw.writeConfig(configWith(channel('main', 'not a url')));
+    assert.equal(await gw.gateway.reload(), false);
+    await gw.writeConfig(configWith(channel('main', b.url)).replace('group: pro', 'group: no-such-group'));
+    assert.equal(await gw.gateway.reload(), false);
+
+    const bBefore = b.requests.length;
+    assert.equal(await replyText(gw.url), 'reply from a');
+    assert.equal(b.requests.length, bBefore);
+
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    assert.match(metrics, /^gateway_config_reloads_total\{result="rejected"\} 2$/m);
+    assert.doesNotMatch(metrics, /result="ok"\} [1-9]/);
+  });
+
+  test('the file watcher reloads a changed config', async () => {
+    const gw = await start(configWith(channel('main', a.url)), { watch: true });
+    assert.equal(await replyText(gw.url), 'reply from a');
+
+    await gw.writeConfig(configWith(channel('main', b.url)));
+    await until('requests to reach upstream b', async () => ((await replyText(gw.url)) === 'reply from b' ? true : undefined));
+
+    // A broken edit, saved the way editors do (write a temp file, rename it over): the last good config stays.
+    const rejected = async (): Promise<number> => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      return Number(/^gateway_config_reloads_total\{result="rejected"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const baseline = await rejected();
+    const tmp = join(gw.dir, 'gateway.yaml.tmp');
+    await writeFile(tmp, configWith(channel('main', 'not a url')).replace('sqlite:./gateway.db', `sqlite:${join(gw.dir, 'gateway.db')}`));
+    await rename(tmp, gw.configPath);
+    await until('the watcher to reject the edit', async () => ((await rejected()) > baseline ? true : undefined));
+    assert.equal(await replyText(gw.url), 'reply from b');
+  });
+});
+
+// ---- the CLI process ----
+
+interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env['NODE_TEST_CONTEXT'];
+  delete env['GATEWAY_CONFIG'];
+  return env;
+}
+
+function spawnCli(args: readonly string[], env = cliEnv()): { proc: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(proc);
+  const output = { stdout: '', stderr: '' };
+  proc.stdout?.setEncoding('utf8').on('data', (s: string) => (output.stdout += s));
+  proc.stderr?.setEncoding('utf8').on('data', (s: string) => (output.stderr += s));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { proc, output, exited };
+}
+
+async function runCli(args: readonly string[], env = cliEnv()): Promise<CliResult> {
+  const { output, exited } = spawnCli(args, env);
+  const code = await exited;
+  return { code, ...output };
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const BAD_URL = `server:
+  host: 127.0.0.1
+channels:
+  - name: main
+    type: openai
+    base_url: "htp:/nowhere"
+    keys: ["sk-upstream-main"]
+    models: ["gpt-*"]
+`;
+
+describe('the CLI', () => {
+  test('config check names the bad field with its file and line, and exits 1', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, BAD_URL);
+    const result = await runCli(['config', 'check', '--config', file]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^ {2}channels\[0\]\.base_url: must be a URL \(bad\.yaml:6\)$/m);
+    assert.equal(result.stdout, '');
+  });
+
+  test('config check names a missing environment variable', async () => {
+    const file = join(dir, 'env.yaml');
+    await writeFile(
+      file,
+      `channels:
+  - name: main
+    type: openai
+    base_url: https://api.example.com
+    keys: ["\${GW_RELOAD_TEST_UNSET_VAR}"]
+    models: ["gpt-*"]
+`,
+    );
+    const result = await runCli(['config', 'check', '--config', file]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /channels\[0\]\.keys\[0\]: environment variable GW_RELOAD_TEST_UNSET_VAR is not set \(env\.yaml:5\)/);
+
+    const ok = await runCli(['config', 'check', '--config', file], cliEnv({ GW_RELOAD_TEST_UNSET_VAR: 'sk-from-env-0123456789' }));
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /env\.yaml: ok \(1 channels, 0 groups, 0 keys\)/);
+    assert.ok(!ok.stdout.includes('sk-from-env') && !ok.stderr.includes('sk-from-env'));
+  });
+
+  test('SIGHUP reloads the config of a running gateway; a bad file is rejected', async () => {
+    const port = await freePort();
+    const configPath = join(dir, 'hup.yaml');
+    const write = (url: string): Promise<void> =>
+      writeFile(configPath, configWith(channel('main', url)).replace('sqlite:./gateway.db', `sqlite:${join(dir, 'hup.db')}`));
+    await write(a.url);
+    const { proc, output, exited } = spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
+    // The signal handlers are installed right after this line is logged.
+    await until('the gateway to listen', () => {
+      if (proc.exitCode !== null) throw new Error(`the gateway exited early:\n${output.stderr}`);
+      return output.stderr.includes('"msg":"gateway listening"') ? true : undefined;
+    }, 30_000);
+    const url = `http://127.0.0.1:${port}`;
+    assert.equal(await replyText(url), 'reply from a');
+
+    await write(b.url);
+    assert.ok(proc.kill('SIGHUP'));
+    await until('the reload to apply', async () => ((await replyText(url)) === 'reply from b' ? true : undefined));
+    assert.match(output.stderr, /"msg":"config reloaded"/);
+
+    await write('not a url');
+    assert.ok(proc.kill('SIGHUP'));
+    await until('the rejection to be logged', () => (output.stderr.includes('"msg":"config rejected; the previous config stays in force"') ? true : undefined));
+    assert.match(output.stderr, /channels\[0\]\.base_url: must be a URL \(hup\.yaml:\d+\)/);
+    assert.equal(await replyText(url), 'reply from b');
+    assert.equal(proc.exitCode, null, 'SIGHUP does not stop the gateway');
+
+    assert.ok(proc.kill('SIGTERM'));
+    assert.equal(await exited, 0, output.stderr);
+  });
+});
