@@ -3,18 +3,19 @@
 
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../helpers/fake-openai.js';
+import { postChat } from '../helpers/chat-requests.js';
+import { FakeOpenAI, defaultReply } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until, withDeadline } from '../helpers/poll.js';
 import type { UsageRecord } from '../../core/store/store.js';
 
 const WAIT_MS = 5_000;
+const POLL = { timeoutMs: WAIT_MS, intervalMs: 20 };
 
 let a: FakeOpenAI;
 let b: FakeOpenAI;
 /** a (priority 10) is tried first; b is there to prove an abort neither fails over nor cools a down. */
 let gw: GatewayUnderTest;
-
-const defaultReply = (req: RecordedRequest): FakeReply => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
 
 before(async () => {
   a = await new FakeOpenAI('a').start();
@@ -43,36 +44,7 @@ after(async () => {
 });
 
 function chat(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
-  return fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal,
-  });
-}
-
-/** Fails the test (instead of hanging it) when `promise` has not settled within `ms`. */
-async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting until ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until `check` returns a value, or fails after `ms`. */
-async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return postChat(gw.url, body, { signal });
 }
 
 /** After an abort, a is not cooled down: the next request still goes to a. */
@@ -89,7 +61,37 @@ async function assertAStillFirst(): Promise<void> {
 }
 
 function recordFor(id: string): Promise<UsageRecord> {
-  return eventually(async () => (await gw.usage()).find((r) => r.requestId === id), WAIT_MS, `a usage record for ${id} exists`);
+  return until(`a usage record for ${id}`, async () => (await gw.usage()).find((r) => r.requestId === id), POLL);
+}
+
+/** Once there are more than `records0` usage records: the one that `matches`. */
+function newRecord(records0: number, what: string, matches: (r: UsageRecord) => boolean): Promise<UsageRecord> {
+  return until(
+    what,
+    async () => {
+      const all = await gw.usage();
+      return all.length > records0 ? all.find(matches) : undefined;
+    },
+    POLL,
+  );
+}
+
+/** Sends `body`, aborts it once the (hanging) upstream a received it, and waits for the gateway to close that upstream request. */
+async function abortWhileUpstreamWaits(body: Record<string, unknown>): Promise<void> {
+  const a0 = a.requests.length;
+  const upstreamClosed = a.nextEarlyClose();
+
+  const controller = new AbortController();
+  const settled = chat(body, controller.signal).then(
+    () => 'answered',
+    (err: unknown) => (err instanceof Error ? err.name : 'rejected'),
+  );
+  // Abort only once the request is really waiting on the upstream.
+  await until('the upstream to receive the request', () => (a.requests.length > a0 ? true : undefined), POLL);
+  controller.abort();
+  assert.equal(await settled, 'AbortError');
+
+  await withDeadline(upstreamClosed, WAIT_MS, 'the fake upstream saw its response closed early');
 }
 
 test('a client that aborts a slow stream: the upstream sees the close and the record says aborted', async () => {
@@ -147,29 +149,10 @@ test('a client that aborts a non-stream request while the upstream hangs: the up
   a.reply = () => ({ kind: 'hang' });
   const [a0, b0] = [a.requests.length, b.requests.length];
   const records0 = (await gw.usage()).length;
-  const upstreamClosed = a.nextEarlyClose();
 
-  const controller = new AbortController();
-  const pending = chat({ model: 'gpt-4o', messages: [{ role: 'user', content: 'wait' }] }, controller.signal);
-  const settled = pending.then(
-    () => 'answered',
-    (err: unknown) => (err instanceof Error ? err.name : 'rejected'),
-  );
-  // Abort only once the request is really waiting on the upstream.
-  await eventually(() => (a.requests.length > a0 ? true : undefined), WAIT_MS, 'the upstream received the request');
-  controller.abort();
-  assert.equal(await settled, 'AbortError');
+  await abortWhileUpstreamWaits({ model: 'gpt-4o', messages: [{ role: 'user', content: 'wait' }] });
 
-  await withDeadline(upstreamClosed, WAIT_MS, 'the fake upstream saw its response closed early');
-
-  const record = await eventually(
-    async () => {
-      const all = await gw.usage();
-      return all.length > records0 ? all.find((r) => r.aborted && !r.stream && r.channel === 'a') : undefined;
-    },
-    WAIT_MS,
-    'the aborted request was recorded',
-  );
+  const record = await newRecord(records0, 'the aborted request to be recorded', (r) => r.aborted && !r.stream && r.channel === 'a');
   assert.equal(record.aborted, true);
   assert.equal(record.stream, false);
   assert.equal(record.status, 499);
@@ -183,28 +166,12 @@ test('a client that aborts a non-stream request while the upstream hangs: the up
 
 test('a client that aborts a stream request before the upstream sent its headers', async () => {
   a.reply = () => ({ kind: 'hang' });
-  const [a0, b0] = [a.requests.length, b.requests.length];
+  const b0 = b.requests.length;
   const records0 = (await gw.usage()).length;
-  const upstreamClosed = a.nextEarlyClose();
 
-  const controller = new AbortController();
-  const settled = chat({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'wait' }] }, controller.signal).then(
-    () => 'answered',
-    (err: unknown) => (err instanceof Error ? err.name : 'rejected'),
-  );
-  await eventually(() => (a.requests.length > a0 ? true : undefined), WAIT_MS, 'the upstream received the request');
-  controller.abort();
-  assert.equal(await settled, 'AbortError');
-  await withDeadline(upstreamClosed, WAIT_MS, 'the fake upstream saw its response closed early');
+  await abortWhileUpstreamWaits({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'wait' }] });
 
-  const record = await eventually(
-    async () => {
-      const all = await gw.usage();
-      return all.length > records0 ? all.find((r) => r.aborted && r.stream && r.status === 499) : undefined;
-    },
-    WAIT_MS,
-    'the aborted stream request was recorded',
-  );
+  const record = await newRecord(records0, 'the aborted stream request to be recorded', (r) => r.aborted && r.stream && r.status === 499);
   assert.equal(record.errorCode, 'GW_ERR_CLIENT_CLOSED');
   assert.equal(record.ttftMs, null);
   assert.equal(b.requests.length, b0);

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { parseOpenAIError, type OpenAIError } from '../helpers/chat-requests.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -23,28 +24,21 @@ after(async () => {
   await upstream.close();
 });
 
-interface OpenAIErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
-
 function post(path: string, body: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_KEY}` }): Promise<Response> {
   return fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
 /** Reads the body and checks it has exactly the four keys of an OpenAI error, with the right types. */
-async function openAIError(res: Response, status: number): Promise<OpenAIErrorBody['error']> {
+async function openAIError(res: Response, status: number): Promise<OpenAIError> {
   const text = await res.text();
   assert.equal(res.status, status, `expected HTTP ${status}, got ${res.status}: ${text}`);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-  const json = JSON.parse(text) as OpenAIErrorBody;
-  assert.deepEqual(Object.keys(json), ['error']);
-  assert.deepEqual(Object.keys(json.error), ['message', 'type', 'param', 'code']);
-  assert.equal(typeof json.error.message, 'string');
-  assert.ok(json.error.message.length > 0);
-  assert.equal(typeof json.error.type, 'string');
-  assert.ok(json.error.param === null || typeof json.error.param === 'string');
-  assert.ok(json.error.code === null || typeof json.error.code === 'string');
-  return json.error;
+  const error = parseOpenAIError(text);
+  assert.ok(error.message.length > 0);
+  assert.equal(typeof error.type, 'string');
+  assert.ok(error.param === null || typeof error.param === 'string');
+  assert.ok(error.code === null || typeof error.code === 'string');
+  return error;
 }
 
 /** Runs `fn` and checks that it reached no upstream and (unless `recordsAllowed`) wrote no usage record. */

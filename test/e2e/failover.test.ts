@@ -2,12 +2,13 @@
 // once a stream has begun, a break becomes an in-band error frame and no other channel is tried.
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import OpenAI from 'openai';
-import { FakeOpenAI, type FakeReply, type RecordedRequest } from '../helpers/fake-openai.js';
+import { parseOpenAIError, postChat, type OpenAIError } from '../helpers/chat-requests.js';
+import { freePort } from '../helpers/cli-process.js';
+import { FakeOpenAI, defaultReply, type FakeReply } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { withDeadline } from '../helpers/poll.js';
 
 const FIRST = '    priority: 10\n';
 const CHAT_BODY = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
@@ -21,8 +22,6 @@ let gw: GatewayUnderTest;
 // delayMs matters: without it the fake destroys its socket in the same tick as its (corked) writes, so the two
 // frames never leave it and the break looks like a stream that broke before its first frame.
 const BREAKS_AFTER_TWO_FRAMES: FakeReply = { kind: 'stream', breakAfter: 2, delayMs: 10 };
-
-const defaultReply = (req: RecordedRequest): FakeReply => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
 
 before(async () => {
   a = await new FakeOpenAI('a').start();
@@ -42,20 +41,12 @@ after(async () => {
 });
 
 function chat(target: GatewayUnderTest, body: string = CHAT_BODY): Promise<Response> {
-  return fetch(`${target.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body,
-  });
+  return postChat(target.url, body);
 }
 
 /** A loopback URL where nothing listens: a port that was just bound and released. */
 async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** The usage record of the request answered with this x-request-id. */
@@ -67,19 +58,8 @@ async function recordOf(target: GatewayUnderTest, res: Response) {
   return record;
 }
 
-interface OpenAIError {
-  message: string;
-  type: string;
-  param: string | null;
-  code: string | null;
-}
-
 async function openAIError(res: Response): Promise<OpenAIError> {
-  const json = (await res.json()) as { error: OpenAIError };
-  assert.deepEqual(Object.keys(json), ['error']);
-  assert.deepEqual(Object.keys(json.error), ['message', 'type', 'param', 'code']);
-  assert.equal(typeof json.error.message, 'string');
-  return json.error;
+  return parseOpenAIError(await res.text());
 }
 
 function counts(): [number, number] {
@@ -323,15 +303,3 @@ test('the only channel times out: 504 upstream_timeout', async () => {
     await slow.close();
   }
 });
-
-async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting until ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -2,16 +2,17 @@
 // Keys are shown once; the store and every listing hold only digests and display prefixes.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { postChat } from '../helpers/chat-requests.js';
+import { runCli } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until } from '../helpers/poll.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 let upstream: FakeOpenAI;
@@ -41,11 +42,7 @@ function admin(method: string, path: string, options: { token?: string | null; b
 }
 
 async function chatStatus(key: string, url = gw.url): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const res = await postChat(url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { key });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -61,16 +58,6 @@ function assertNoSecrets(text: string, keys: readonly string[]): void {
     assert.ok(!text.includes(sha256(key)), 'a key hash is in the output');
   }
   assert.doesNotMatch(text, /"hash"/);
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs: number): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('admin API', () => {
@@ -176,30 +163,6 @@ describe('admin API', () => {
 
 // ---- the CLI, on the store of the running gateway ----
 
-interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runCli(args: readonly string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['NODE_TEST_CONTEXT'];
-  delete env['GATEWAY_CONFIG'];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  proc.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const killer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    proc.once('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
-
 describe('keys CLI', () => {
   let cliKey = '';
   let cliId = '';
@@ -261,7 +224,7 @@ describe('keys CLI', () => {
         if (outcome.status === 200) return undefined;
         return outcome;
       },
-      8_000,
+      { timeoutMs: 8_000, intervalMs: 100 },
     );
     assert.equal(refused.status, 401);
     assert.match(JSON.stringify(refused.body), /revoked/);

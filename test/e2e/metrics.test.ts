@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { postChat } from '../helpers/chat-requests.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until } from '../helpers/poll.js';
 
 const ROUTE = '/v1/chat/completions';
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -97,21 +99,7 @@ async function scrape(): Promise<{ text: string; samples: Sample[] }> {
 }
 
 function chat(body: Record<string, unknown>, key = TEST_KEY): Promise<Response> {
-  return fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...body }),
-  });
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 10_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return postChat(gw.url, { messages: [{ role: 'user', content: 'hi' }], ...body }, { key });
 }
 
 /** Cumulative buckets: non-decreasing in `le`, the +Inf bucket equal to _count. */
@@ -182,10 +170,14 @@ test('gateway_streams_in_flight is 1 while a slow stream is open and 0 after it 
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
   assert.ok(text.endsWith('data: [DONE]\n\n'));
 
-  await until('the gauge to drop to 0', async () => {
-    const { samples } = await scrape();
-    return valueOf(samples, 'gateway_streams_in_flight', { route: ROUTE }) === 0 ? true : undefined;
-  });
+  await until(
+    'the gauge to drop to 0',
+    async () => {
+      const { samples } = await scrape();
+      return valueOf(samples, 'gateway_streams_in_flight', { route: ROUTE }) === 0 ? true : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 20 },
+  );
   const { samples } = await scrape();
   assert.equal(valueOf(samples, 'gateway_requests_total', { route: ROUTE, model: 'gpt-slow', channel: 'a', status: '200' }), 1);
   assertHistogram(samples, 'gateway_time_to_first_token_seconds', { route: ROUTE, model: 'gpt-slow', channel: 'a' }, 1);

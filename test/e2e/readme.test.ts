@@ -3,23 +3,15 @@
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { freePort } from '../helpers/cli-process.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
 let child: ChildProcess;
 let port = 0;
 let output = '';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
 
 /** The sh code blocks of the README whose command is curl. */
 function curlExamples(): string[] {

@@ -2,17 +2,19 @@
 // watcher and SIGHUP trigger it; `config check` names the bad field, file and line.
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { postChat, streamedContent } from '../helpers/chat-requests.js';
+import { cliEnv, freePort, killIfRunning, runCli, spawnCli, waitForLog } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until } from '../helpers/poll.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const PIECES = ['al', 'pha ', 'is ', 'still ', 'stream', 'ing ', 'to ', 'the ', 'end', '.'];
+const POLL = { timeoutMs: 15_000, intervalMs: 50 };
 
 let a: FakeOpenAI;
 let b: FakeOpenAI;
@@ -28,7 +30,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children) killIfRunning(child);
   for (const gw of gateways) await gw.stop();
   await a.close();
   await b.close();
@@ -42,11 +44,7 @@ async function start(yaml: string, options: { watch?: boolean } = {}): Promise<G
 }
 
 function chat(url: string, stream = false): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  return postChat(url, { model: 'gpt-4o', stream, messages: [{ role: 'user', content: 'hi' }] });
 }
 
 async function replyText(url: string): Promise<string> {
@@ -54,26 +52,6 @@ async function replyText(url: string): Promise<string> {
   const body = (await res.json()) as { choices?: { message: { content: string } }[]; error?: unknown };
   assert.equal(res.status, 200, JSON.stringify(body));
   return body.choices?.[0]?.message.content ?? '';
-}
-
-function contentOf(sse: string): string {
-  let text = '';
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data: {')) continue;
-    const chunk = JSON.parse(line.slice('data: '.length)) as { choices: { delta?: { content?: string } }[] };
-    text += chunk.choices[0]?.delta?.content ?? '';
-  }
-  return text;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 15_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('in-process reload', () => {
@@ -95,7 +73,7 @@ describe('in-process reload', () => {
     assert.equal(b.requests.length, bBefore + 1);
 
     const text = await streamed;
-    assert.equal(contentOf(text), PIECES.join(''), 'the old channel streamed its full content');
+    assert.equal(streamedContent(text), PIECES.join(''), 'the old channel streamed its full content');
     assert.ok(text.endsWith('data: [DONE]\n\n'));
     assert.equal(a.requests.length, aBefore + 1, 'nothing else went to the old upstream');
     assert.equal(a.closedEarly, closedEarly, 'the reload did not cut the old stream');
@@ -127,7 +105,7 @@ describe('in-process reload', () => {
     assert.equal(await replyText(gw.url), 'reply from a');
 
     await gw.writeConfig(configWith(channel('main', b.url)));
-    await until('requests to reach upstream b', async () => ((await replyText(gw.url)) === 'reply from b' ? true : undefined));
+    await until('requests to reach upstream b', async () => ((await replyText(gw.url)) === 'reply from b' ? true : undefined), POLL);
 
     // A broken edit, saved the way editors do (write a temp file, rename it over): the last good config stays.
     const rejected = async (): Promise<number> => {
@@ -138,49 +116,12 @@ describe('in-process reload', () => {
     const tmp = join(gw.dir, 'gateway.yaml.tmp');
     await writeFile(tmp, configWith(channel('main', 'not a url')).replace('sqlite:./gateway.db', `sqlite:${join(gw.dir, 'gateway.db')}`));
     await rename(tmp, gw.configPath);
-    await until('the watcher to reject the edit', async () => ((await rejected()) > baseline ? true : undefined));
+    await until('the watcher to reject the edit', async () => ((await rejected()) > baseline ? true : undefined), POLL);
     assert.equal(await replyText(gw.url), 'reply from b');
   });
 });
 
 // ---- the CLI process ----
-
-interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env['NODE_TEST_CONTEXT'];
-  delete env['GATEWAY_CONFIG'];
-  return env;
-}
-
-function spawnCli(args: readonly string[], env = cliEnv()): { proc: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(proc);
-  const output = { stdout: '', stderr: '' };
-  proc.stdout?.setEncoding('utf8').on('data', (s: string) => (output.stdout += s));
-  proc.stderr?.setEncoding('utf8').on('data', (s: string) => (output.stderr += s));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, output, exited };
-}
-
-async function runCli(args: readonly string[], env = cliEnv()): Promise<CliResult> {
-  const { output, exited } = spawnCli(args, env);
-  const code = await exited;
-  return { code, ...output };
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const BAD_URL = `server:
   host: 127.0.0.1
@@ -230,28 +171,27 @@ describe('the CLI', () => {
     const write = (url: string): Promise<void> =>
       writeFile(configPath, configWith(channel('main', url)).replace('sqlite:./gateway.db', `sqlite:${join(dir, 'hup.db')}`));
     await write(a.url);
-    const { proc, output, exited } = spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
+    const cli = spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
+    const { proc, output, exited } = cli;
+    children.push(proc);
     // The signal handlers are installed right after this line is logged.
-    await until('the gateway to listen', () => {
-      if (proc.exitCode !== null) throw new Error(`the gateway exited early:\n${output.stderr}`);
-      return output.stderr.includes('"msg":"gateway listening"') ? true : undefined;
-    }, 30_000);
+    await waitForLog(cli, 'gateway listening', { ...POLL, timeoutMs: 30_000 });
     const url = `http://127.0.0.1:${port}`;
     assert.equal(await replyText(url), 'reply from a');
 
     await write(b.url);
     assert.ok(proc.kill('SIGHUP'));
-    await until('the reload to apply', async () => ((await replyText(url)) === 'reply from b' ? true : undefined));
+    await until('the reload to apply', async () => ((await replyText(url)) === 'reply from b' ? true : undefined), POLL);
     assert.match(output.stderr, /"msg":"config reloaded"/);
 
     await write('not a url');
     assert.ok(proc.kill('SIGHUP'));
-    await until('the rejection to be logged', () => (output.stderr.includes('"msg":"config rejected; the previous config stays in force"') ? true : undefined));
+    await waitForLog(cli, 'config rejected; the previous config stays in force', POLL);
     assert.match(output.stderr, /channels\[0\]\.base_url: must be a URL \(hup\.yaml:\d+\)/);
     assert.equal(await replyText(url), 'reply from b');
     assert.equal(proc.exitCode, null, 'SIGHUP does not stop the gateway');
 
     assert.ok(proc.kill('SIGTERM'));
-    assert.equal(await exited, 0, output.stderr);
+    assert.equal((await exited).code, 0, output.stderr);
   });
 });

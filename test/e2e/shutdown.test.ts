@@ -2,72 +2,46 @@
 // writes every usage record to SQLite and exits 0.
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { postChat, streamedContent } from '../helpers/chat-requests.js';
+import { cliEnv, freePort, killIfRunning, spawnCli, waitForLog } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, readUsageFile } from '../helpers/gateway-under-test.js';
+import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
+import { until } from '../helpers/poll.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const N = 12;
 const PIECES = ['one ', 'two ', 'three ', 'four ', 'five ', 'six ', 'seven ', 'eight ', 'nine ', 'ten'];
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 20_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const POLL = { timeoutMs: 20_000, intervalMs: 25 };
 
 /**
  * Sits between the gateway and the fake upstream: counts arrivals and holds every request until `release()`,
  * so all of them are provably in flight in the gateway when SIGTERM arrives.
  */
-class HoldingProxy {
+class HoldingProxy extends LoopbackHttpServer {
   arrivals = 0;
   private releaseAll!: () => void;
   private readonly released = new Promise<void>((resolve) => (this.releaseAll = resolve));
-  private readonly server: Server;
 
   constructor(private readonly target: string) {
-    this.server = createServer((req, res) => void this.handle(req, res));
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    super();
   }
 
   release(): void {
     this.releaseAll();
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     this.release();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await super.close();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     this.arrivals++;
@@ -85,7 +59,6 @@ let dir: string;
 let upstream: FakeOpenAI;
 let proxy: HoldingProxy;
 let child: ChildProcess | undefined;
-let stderr = '';
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gw-shutdown-'));
@@ -96,7 +69,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killIfRunning(child);
   await proxy.close();
   await upstream.close();
   await rm(dir, { recursive: true, force: true });
@@ -105,16 +78,6 @@ after(async () => {
 interface Outcome {
   readonly status: number;
   readonly text: string;
-}
-
-function contentOf(sse: string): string {
-  let text = '';
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data: {')) continue;
-    const chunk = JSON.parse(line.slice('data: '.length)) as { choices: { delta?: { content?: string } }[] };
-    text += chunk.choices[0]?.delta?.content ?? '';
-  }
-  return text;
 }
 
 /** One request on a fresh connection (no pooled socket the server may be closing): a status, or the socket error. */
@@ -162,50 +125,42 @@ keys:
     group: pro
 `,
   );
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOG_LEVEL: 'info' };
-  delete env['NODE_TEST_CONTEXT'];
-  delete env['GATEWAY_CONFIG'];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', 'serve', '--config', configPath], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const cli = spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
+  const { proc, output, exited } = cli;
   child = proc;
-  proc.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  proc.stdout.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
   const url = `http://127.0.0.1:${port}`;
 
-  await until('GET /healthz', async () => {
-    if (proc.exitCode !== null) throw new Error(`the gateway exited early (${proc.exitCode}):\n${stderr}`);
-    const res = await fetch(`${url}/healthz`).catch(() => null);
-    return res?.status === 200 ? true : undefined;
-  });
+  await until(
+    'GET /healthz',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`the gateway exited early (${proc.exitCode}):\n${output.stderr}`);
+      const res = await fetch(`${url}/healthz`).catch(() => null);
+      return res?.status === 200 ? true : undefined;
+    },
+    POLL,
+  );
   // The SIGTERM handler is installed right after this line is logged.
-  await until('the "gateway listening" log line', () => (stderr.includes('"msg":"gateway listening"') ? true : undefined));
+  await waitForLog(cli, 'gateway listening', POLL);
 
   // N requests, alternating stream and non-stream, all held at the upstream until after SIGTERM.
   const requests: Promise<Outcome>[] = [];
   for (let i = 0; i < N; i++) {
     const stream = i % 2 === 0;
     requests.push(
-      fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o', stream, user: `u${i}`, messages: [{ role: 'user', content: `request ${i}` }] }),
-      }).then(async (res) => ({ status: res.status, text: await res.text() })),
+      postChat(url, { model: 'gpt-4o', stream, user: `u${i}`, messages: [{ role: 'user', content: `request ${i}` }] }).then(async (res) => ({
+        status: res.status,
+        text: await res.text(),
+      })),
     );
   }
   // Keep unhandled rejections from ending the run before the assertions below report them.
   for (const r of requests) r.catch(() => undefined);
-  await until(`${N} requests at the upstream`, () => (proxy.arrivals === N ? true : undefined));
+  await until(`${N} requests at the upstream`, () => (proxy.arrivals === N ? true : undefined), POLL);
 
   assert.ok(proc.kill('SIGTERM'));
   // The log line is written synchronously right before the gateway stops accepting: after it, nothing new gets in.
-  await until('the "shutting down" log line', () => (stderr.includes('"msg":"shutting down"') ? true : undefined));
-  assert.match(stderr, new RegExp(`"inFlight":${N}\\b`), 'every request is in flight at SIGTERM');
+  await waitForLog(cli, 'shutting down', POLL);
+  assert.match(output.stderr, new RegExp(`"inFlight":${N}\\b`), 'every request is in flight at SIGTERM');
 
   const late = await probe(url);
   if ('status' in late) {
@@ -223,7 +178,7 @@ keys:
     assert.equal(outcome.status, 200, `request ${i}: ${outcome.text}`);
     if (i % 2 === 0) {
       assert.ok(outcome.text.endsWith('data: [DONE]\n\n'), `stream ${i} ends with [DONE]`);
-      assert.equal(contentOf(outcome.text), PIECES.join(''));
+      assert.equal(streamedContent(outcome.text), PIECES.join(''));
     } else {
       const body = JSON.parse(outcome.text) as { choices: { message: { content: string } }[] };
       assert.equal(body.choices[0]?.message.content, `done u${i}`);
@@ -232,9 +187,9 @@ keys:
 
   const exit = await Promise.race([
     exited,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the gateway did not exit:\n${stderr}`)), 30_000).unref()),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the gateway did not exit:\n${output.stderr}`)), 30_000).unref()),
   ]);
-  assert.deepEqual(exit, { code: 0, signal: null }, stderr);
+  assert.deepEqual(exit, { code: 0, signal: null }, output.stderr);
 
   const records = await readUsageFile(dbPath);
   assert.equal(records.length, N);

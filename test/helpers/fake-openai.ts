@@ -1,7 +1,7 @@
 // A fake OpenAI upstream on loopback: real HTTP, real SSE framing, usage like the real API, scriptable failures.
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopbackHttpServer } from './loopback-http-server.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -36,30 +36,18 @@ function usageJson(u: FakeUsage): Record<string, unknown> {
   };
 }
 
-export class FakeOpenAI {
+/** What a fake answers unless told otherwise: a stream to a stream request, else a completion. */
+export const defaultReply = (req: RecordedRequest): FakeReply => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+
+export class FakeOpenAI extends LoopbackHttpServer {
   readonly requests: RecordedRequest[] = [];
   /** Responses whose client (the gateway) closed the connection before the response ended. */
   closedEarly = 0;
-  private readonly server: Server;
   private readonly closeWaiters: (() => void)[] = [];
-  reply: (req: RecordedRequest) => FakeReply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+  reply: (req: RecordedRequest) => FakeReply = defaultReply;
 
   constructor(readonly name = 'fake') {
-    this.server = createServer((req, res) => void this.handle(req, res));
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    super();
   }
 
   /** Resolves once a response was closed early by the gateway. */
@@ -67,7 +55,7 @@ export class FakeOpenAI {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);

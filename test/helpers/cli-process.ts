@@ -1,0 +1,84 @@
+// The real `gateway` CLI as a child process (bin/gateway.ts through tsx), and the loopback port it is told to use.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { until, type PollOptions } from './poll.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+/** A `gateway` run that has not ended by then is killed, so a hung CLI fails its test instead of stalling it. */
+const RUN_KILL_MS = 60_000;
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface CliProcess {
+  readonly proc: ChildProcess;
+  /** Everything the process wrote so far, growing as it writes. */
+  readonly output: { stdout: string; stderr: string };
+  readonly exited: Promise<CliExit>;
+}
+
+/** This process's environment plus `extra`, without what would make the child a test runner or pick another config. */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env['NODE_TEST_CONTEXT'];
+  delete env['GATEWAY_CONFIG'];
+  return env;
+}
+
+/** Starts `gateway <args>` from the repository root and collects its output. */
+export function spawnCli(args: readonly string[], env = cliEnv()): CliProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  proc.stdout.setEncoding('utf8').on('data', (s: string) => (output.stdout += s));
+  proc.stderr.setEncoding('utf8').on('data', (s: string) => (output.stderr += s));
+  const exited = new Promise<CliExit>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  return { proc, output, exited };
+}
+
+/** Runs `gateway <args>` to its end (all output read); killed after a minute. */
+export function runCli(args: readonly string[], env = cliEnv()): Promise<CliResult> {
+  const { proc, output } = spawnCli(args, env);
+  const killer = setTimeout(() => proc.kill('SIGKILL'), RUN_KILL_MS);
+  return new Promise((resolve) =>
+    proc.once('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, ...output });
+    }),
+  );
+}
+
+/** Waits until the process logged a line with this `msg`; fails at once if it exits without having logged it. */
+export function waitForLog(cli: CliProcess, msg: string, poll: PollOptions): Promise<true> {
+  return until(
+    `the "${msg}" log line`,
+    () => {
+      if (cli.output.stderr.includes(`"msg":"${msg}"`)) return true;
+      if (cli.proc.exitCode !== null) throw new Error(`the gateway exited early (${cli.proc.exitCode}):\n${cli.output.stderr}`);
+      return undefined;
+    },
+    poll,
+  );
+}
+
+/** SIGKILL for a process that is still running; nothing for one that is gone (or was never started). */
+export function killIfRunning(proc: ChildProcess | undefined): void {
+  if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+}
+
+/** A loopback port nothing listens on: bound to port 0, read, and released. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
