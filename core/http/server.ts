@@ -39,13 +39,12 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
     if (runtime.shuttingDown) {
       reply.hijack();
       reply.raw.setHeader('connection', 'close');
       sendError(reply.raw, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
     }
-    void request;
   });
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
