@@ -3,6 +3,7 @@
 import type { ResolvedConfig } from './config/resolved.js';
 import type { ClientFormat } from './formats/format.js';
 import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
+import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -41,6 +42,7 @@ export class Gateway {
       router: new Router(config.channels),
       providers: createProviders(),
       keys: new KeyRing(config.keys, deps.store),
+      access: new GroupAccess(config.groups),
       usage: deps.usage,
       metrics: deps.metrics,
       logger: deps.logger,

@@ -8,7 +8,6 @@ export { upstreamBody } from './pipeline/context.js';
 export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } from './pipeline/plugin.js';
 export type { SseFrame } from './sse/frame.js';
 export { parseSseStream } from './sse/frame-parser.js';
-export { compileGlobs, type ModelMatcher } from './routing/glob.js';
 export type { Attempt } from './routing/router.js';
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
 export type { UsageRecord } from './store/store.js';

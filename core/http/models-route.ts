@@ -2,7 +2,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toGatewayError } from '../errors.js';
-import { compileGlobs } from '../routing/glob.js';
 import type { Runtime } from '../runtime.js';
 import { sendError, sendJson } from './send.js';
 
@@ -13,11 +12,10 @@ export async function serveModels(runtime: Runtime, req: IncomingMessage, res: S
   const gateway = runtime.current;
   try {
     const key = await gateway.services.keys.identify(req.headers);
-    const group = gateway.config.groups.get(key.group);
-    const allowed = compileGlobs(group?.models ?? []);
+    const { access } = gateway.services;
     const data = gateway.services.router
       .listModels()
-      .filter(allowed)
+      .filter((model) => access.allows(key.group, model))
       .map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'llm-gateway' }));
     sendJson(res, 200, { object: 'list', data });
   } catch (err) {

@@ -1,6 +1,7 @@
 // Plugins: a closed set of phases, factories that build a plugin once per config load.
 
 import type { ResolvedConfig } from '../config/resolved.js';
+import type { GroupAccess } from '../keys/group-access.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { Logger } from '../logging/logger.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
@@ -57,6 +58,7 @@ export interface GatewayServices {
   readonly router: Router;
   readonly providers: ReadonlyMap<ChannelType, Provider>;
   readonly keys: KeyRing;
+  readonly access: GroupAccess;
   readonly usage: UsageSink;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
