@@ -1,9 +1,8 @@
 // Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
 
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { loadConfigFile } from './config/load.js';
+import { parseConfig, readConfigText } from './config/load.js';
 import { ConfigError } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
 import { createHttpServer } from './http/server.js';
@@ -39,7 +38,8 @@ export interface RunningGateway {
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const { logger } = options;
   const env = options.env ?? process.env;
-  const config = await loadConfigFile(options.configPath, env);
+  const initial = await readConfigText(options.configPath);
+  const config = parseConfig(initial.text, { file: initial.file, env });
   const store = await openStore(config.store.url);
   const writer = new UsageWriter(store, {
     flushIntervalMs: options.usageFlushMs ?? 200,
@@ -53,12 +53,18 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const port = (app.server.address() as AddressInfo).port;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
 
-  let lastDigest = createHash('sha256').update(await readFile(options.configPath)).digest('hex');
-  async function reload(): Promise<boolean> {
+  const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+  let lastDigest = digestOf(initial.text);
+  /**
+   * Reads the file once and parses those very bytes, so the digest always matches what was loaded.
+   * `onlyIfChanged`: the watcher fires for touches and duplicate events; those are not reloads.
+   */
+  async function reload(onlyIfChanged = false): Promise<boolean> {
     try {
-      const text = await readFile(options.configPath);
-      const digest = createHash('sha256').update(text).digest('hex');
-      const next = await loadConfigFile(options.configPath, env);
+      const { file, text } = await readConfigText(options.configPath);
+      const digest = digestOf(text);
+      if (onlyIfChanged && digest === lastDigest) return true;
+      const next = parseConfig(text, { file, env });
       runtime.reload(next);
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
@@ -75,16 +81,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     }
   }
   const stopWatching =
-    options.watch === false
-      ? () => undefined
-      : watchConfigFile(options.configPath, () => {
-          void readFile(options.configPath)
-            .then((text) => {
-              if (createHash('sha256').update(text).digest('hex') !== lastDigest) return reload();
-              return undefined;
-            })
-            .catch(() => undefined);
-        });
+    options.watch === false ? () => undefined : watchConfigFile(options.configPath, () => void reload(true));
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
@@ -100,7 +97,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     runtime,
-    reload,
+    reload: () => reload(),
     close: () => (closing ??= close()),
   };
 }

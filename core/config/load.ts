@@ -50,16 +50,20 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
   return resolveConfig(result.config, options.file, (path) => lines.locate(path));
 }
 
-/** Reads and parses a config file; `file` in the result is its absolute path. */
-export async function loadConfigFile(path: string, env: Env = process.env): Promise<ResolvedConfig> {
+/** The file's absolute path and text; an unreadable file is a ConfigError like any other config problem. */
+export async function readConfigText(path: string): Promise<{ file: string; text: string }> {
   const file = resolve(path);
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    return { file, text: await readFile(file, 'utf8') };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError([`${file}: cannot read the config file: ${reason}`]);
   }
+}
+
+/** Reads and parses a config file; `file` in the result is its absolute path. */
+export async function loadConfigFile(path: string, env: Env = process.env): Promise<ResolvedConfig> {
+  const { file, text } = await readConfigText(path);
   return parseConfig(text, { file, env });
 }
 
