@@ -2,16 +2,14 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ResolvedDeclaredKey } from '../../../core/config/resolved.js';
 import { GatewayError, type ErrorCode } from '../../../core/errors.js';
 import { KeyRing } from '../../../core/keys/key-ring.js';
 import { digestKey, generateKey, keyPrefix, newKeyId } from '../../../core/keys/key-material.js';
 import { presentedKey } from '../../../core/keys/presented-key.js';
-import { openStore } from '../../../core/store/open-store.js';
 import type { Store, StoredKey } from '../../../core/store/store.js';
-import { makeTempDir } from '../store/store-fixtures.js';
+import { useTempStore } from '../store/store-fixtures.js';
 
 const KEY_FORMAT = /^sk-[A-Za-z0-9]{40}$/;
 
@@ -74,22 +72,10 @@ describe('KeyRing', () => {
     { name: 'alice', key: 'sk-declared-alice-0000000000000000000000000', group: 'team' },
     { name: 'bob', key: 'sk-declared-bob-000000000000000000000000000', group: 'default' },
   ];
-  let store: Store;
-  let cleanup: () => Promise<void>;
-
-  beforeEach(async () => {
-    const tmp = await makeTempDir();
-    cleanup = tmp.cleanup;
-    store = await openStore(`sqlite:${join(tmp.dir, 'keys.db')}`);
-  });
-
-  afterEach(async () => {
-    await store.close();
-    await cleanup();
-  });
+  const temp = useTempStore('keys.db');
 
   it('authenticates declared keys as config:<name> with their group', async () => {
-    const ring = new KeyRing(declared, store);
+    const ring = new KeyRing(declared, temp.get());
     assert.deepEqual(await ring.authenticate(declared[0]?.key ?? ''), {
       kind: 'ok',
       key: { id: 'config:alice', name: 'alice', group: 'team' },
@@ -100,27 +86,27 @@ describe('KeyRing', () => {
     });
   });
 
-  it('authenticates a store key by its digest', async () => {
-    const { key, record } = await addStoreKey(store, 'ci-bot', 'team');
-    const ring = new KeyRing(declared, store);
+  it('authenticates a temp.get() key by its digest', async () => {
+    const { key, record } = await addStoreKey(temp.get(), 'ci-bot', 'team');
+    const ring = new KeyRing(declared, temp.get());
     assert.deepEqual(await ring.authenticate(key), { kind: 'ok', key: { id: record.id, name: 'ci-bot', group: 'team' } });
   });
 
-  it('answers revoked for a revoked store key and unknown for anything else', async () => {
-    const { key, record } = await addStoreKey(store, 'old');
-    await store.revokeKey(record.id, 1_700_000_001_000);
-    const ring = new KeyRing(declared, store);
+  it('answers revoked for a revoked temp.get() key and unknown for anything else', async () => {
+    const { key, record } = await addStoreKey(temp.get(), 'old');
+    await temp.get().revokeKey(record.id, 1_700_000_001_000);
+    const ring = new KeyRing(declared, temp.get());
     assert.deepEqual(await ring.authenticate(key), { kind: 'revoked' });
     assert.deepEqual(await ring.authenticate(generateKey()), { kind: 'unknown' });
     assert.deepEqual(await ring.authenticate(''), { kind: 'unknown' });
     assert.deepEqual(await ring.authenticate(`${declared[0]?.key ?? ''} `), { kind: 'unknown' }, 'no trimming here');
   });
 
-  it('caches store lookups until forget(), which makes a revocation visible at once', async () => {
-    const { key, record } = await addStoreKey(store, 'cached');
-    const ring = new KeyRing([], store, { cacheTtlMs: 60_000 });
+  it('caches temp.get() lookups until forget(), which makes a revocation visible at once', async () => {
+    const { key, record } = await addStoreKey(temp.get(), 'cached');
+    const ring = new KeyRing([], temp.get(), { cacheTtlMs: 60_000 });
     assert.equal((await ring.authenticate(key)).kind, 'ok');
-    await store.revokeKey('cached', 1_700_000_002_000);
+    await temp.get().revokeKey('cached', 1_700_000_002_000);
     assert.equal((await ring.authenticate(key)).kind, 'ok', 'the cached hit is still trusted');
     ring.forget();
     assert.deepEqual(await ring.authenticate(key), { kind: 'revoked' });
@@ -128,10 +114,10 @@ describe('KeyRing', () => {
   });
 
   it('caches misses too, until forget()', async () => {
-    const ring = new KeyRing([], store, { cacheTtlMs: 60_000 });
+    const ring = new KeyRing([], temp.get(), { cacheTtlMs: 60_000 });
     const key = generateKey();
     assert.equal((await ring.authenticate(key)).kind, 'unknown');
-    await store.createKey({
+    await temp.get().createKey({
       id: newKeyId(),
       name: 'late',
       group: 'default',
@@ -145,9 +131,9 @@ describe('KeyRing', () => {
   });
 
   it('identify() maps outcomes to 401 error codes', async () => {
-    const { key, record } = await addStoreKey(store, 'gone');
-    await store.revokeKey(record.id, 2);
-    const ring = new KeyRing(declared, store);
+    const { key, record } = await addStoreKey(temp.get(), 'gone');
+    await temp.get().revokeKey(record.id, 2);
+    const ring = new KeyRing(declared, temp.get());
     assert.deepEqual(await ring.identify({ authorization: `Bearer ${declared[0]?.key ?? ''}` }), {
       id: 'config:alice',
       name: 'alice',

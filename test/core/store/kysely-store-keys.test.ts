@@ -1,36 +1,24 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openStore } from '../../../core/store/open-store.js';
-import type { NewKey, Store } from '../../../core/store/store.js';
-import { makeTempDir } from './store-fixtures.js';
+import { describe, it } from 'node:test';
+import type { NewKey } from '../../../core/store/store.js';
+import { useTempStore } from './store-fixtures.js';
 
 function newKey(name: string, n: number): NewKey {
   return { id: `id-${n}`, name, group: 'default', prefix: `sk-${n}`, hash: `hash-${n}`, createdAt: 1000 + n };
 }
 
 describe('store keys', () => {
-  let store: Store;
-  let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    const tmp = await makeTempDir();
-    cleanup = tmp.cleanup;
-    store = await openStore(`sqlite:${join(tmp.dir, 'keys.db')}`);
-  });
-  afterEach(async () => {
-    await store.close();
-    await cleanup();
-  });
+  const temp = useTempStore('keys.db');
 
   it('creates, finds by hash and lists keys', async () => {
-    const created = await store.createKey(newKey('alice', 1));
+    const created = await temp.get().createKey(newKey('alice', 1));
     assert.deepEqual(created, { ...newKey('alice', 1), revokedAt: null });
-    await store.createKey({ ...newKey('bob', 2), group: 'vip' });
+    await temp.get().createKey({ ...newKey('bob', 2), group: 'vip' });
 
-    assert.deepEqual(await store.findKeyByHash('hash-1'), created);
-    assert.equal(await store.findKeyByHash('hash-none'), undefined);
+    assert.deepEqual(await temp.get().findKeyByHash('hash-1'), created);
+    assert.equal(await temp.get().findKeyByHash('hash-none'), undefined);
 
-    const keys = await store.listKeys();
+    const keys = await temp.get().listKeys();
     assert.deepEqual(
       keys.map((k) => [k.name, k.group]),
       [
@@ -41,14 +29,14 @@ describe('store keys', () => {
   });
 
   it('rejects a duplicate name, saying the name is taken', async () => {
-    await store.createKey(newKey('alice', 1));
-    await assert.rejects(store.createKey({ ...newKey('alice', 2) }), /name "alice" is already taken/);
-    assert.equal((await store.listKeys()).length, 1);
+    await temp.get().createKey(newKey('alice', 1));
+    await assert.rejects(temp.get().createKey({ ...newKey('alice', 2) }), /name "alice" is already taken/);
+    assert.equal((await temp.get().listKeys()).length, 1);
   });
 
   it('rejects a duplicate hash without printing it', async () => {
-    await store.createKey(newKey('alice', 1));
-    await assert.rejects(store.createKey({ ...newKey('bob', 2), hash: 'hash-1' }), (err: unknown) => {
+    await temp.get().createKey(newKey('alice', 1));
+    await assert.rejects(temp.get().createKey({ ...newKey('bob', 2), hash: 'hash-1' }), (err: unknown) => {
       assert.ok(err instanceof Error);
       assert.match(err.message, /"bob"/);
       assert.doesNotMatch(err.message, /hash-1/);
@@ -57,32 +45,32 @@ describe('store keys', () => {
   });
 
   it('revokes by id and keeps the first revocation time', async () => {
-    await store.createKey(newKey('alice', 1));
-    const revoked = await store.revokeKey('id-1', 5000);
+    await temp.get().createKey(newKey('alice', 1));
+    const revoked = await temp.get().revokeKey('id-1', 5000);
     assert.equal(revoked?.revokedAt, 5000);
-    const again = await store.revokeKey('id-1', 9000);
+    const again = await temp.get().revokeKey('id-1', 9000);
     assert.equal(again?.revokedAt, 5000);
-    assert.equal((await store.findKeyByHash('hash-1'))?.revokedAt, 5000);
+    assert.equal((await temp.get().findKeyByHash('hash-1'))?.revokedAt, 5000);
   });
 
   it('revokes by name', async () => {
-    await store.createKey(newKey('alice', 1));
-    await store.createKey(newKey('bob', 2));
-    const revoked = await store.revokeKey('bob', 7000);
+    await temp.get().createKey(newKey('alice', 1));
+    await temp.get().createKey(newKey('bob', 2));
+    const revoked = await temp.get().revokeKey('bob', 7000);
     assert.equal(revoked?.id, 'id-2');
     assert.equal(revoked?.revokedAt, 7000);
-    assert.equal((await store.findKeyByHash('hash-1'))?.revokedAt, null);
+    assert.equal((await temp.get().findKeyByHash('hash-1'))?.revokedAt, null);
   });
 
   it('prefers an id match over a name match', async () => {
-    await store.createKey(newKey('alice', 1));
-    await store.createKey(newKey('id-1', 2));
-    const revoked = await store.revokeKey('id-1', 7000);
+    await temp.get().createKey(newKey('alice', 1));
+    await temp.get().createKey(newKey('id-1', 2));
+    const revoked = await temp.get().revokeKey('id-1', 7000);
     assert.equal(revoked?.name, 'alice');
-    assert.equal((await store.findKeyByHash('hash-2'))?.revokedAt, null);
+    assert.equal((await temp.get().findKeyByHash('hash-2'))?.revokedAt, null);
   });
 
   it('returns undefined when no key matches', async () => {
-    assert.equal(await store.revokeKey('nobody', 1), undefined);
+    assert.equal(await temp.get().revokeKey('nobody', 1), undefined);
   });
 });

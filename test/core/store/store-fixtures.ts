@@ -2,7 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { UsageRecord } from '../../../core/store/store.js';
+import { afterEach, beforeEach } from 'node:test';
+import { openStore } from '../../../core/store/open-store.js';
+import type { Store, UsageRecord } from '../../../core/store/store.js';
 
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
@@ -31,5 +33,26 @@ export function makeUsage(overrides: Partial<UsageRecord> = {}): UsageRecord {
     ttftMs: 120,
     aborted: false,
     ...overrides,
+  };
+}
+
+/** A migrated SQLite store in a fresh temp dir per test: `get()` inside tests, hooks registered on the suite. */
+export function useTempStore(file = 'store.db'): { get(): Store } {
+  let store: Store | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    const tmp = await makeTempDir();
+    cleanup = tmp.cleanup;
+    store = await openStore(`sqlite:${join(tmp.dir, file)}`);
+  });
+  afterEach(async () => {
+    await store?.close();
+    await cleanup?.();
+  });
+  return {
+    get(): Store {
+      if (store === undefined) throw new Error('useTempStore: no store outside a test');
+      return store;
+    },
   };
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openStore } from '../../../core/store/open-store.js';
+import { describe, it } from 'node:test';
 import type { Store, UsageRecord } from '../../../core/store/store.js';
 import { UsageWriter } from '../../../core/store/usage-writer.js';
-import { makeTempDir, makeUsage } from './store-fixtures.js';
+import { makeUsage, useTempStore } from './store-fixtures.js';
 
 /** A Store that counts insertUsage calls, can fail the first `failures` of them, and records what was written. */
 class ObservedStore implements Store {
@@ -65,20 +63,10 @@ function records(count: number, from = 0): UsageRecord[] {
 const NEVER = 3_600_000;
 
 describe('UsageWriter', () => {
-  let inner: Store;
-  let cleanup: () => Promise<void>;
-  beforeEach(async () => {
-    const tmp = await makeTempDir();
-    cleanup = tmp.cleanup;
-    inner = await openStore(`sqlite:${join(tmp.dir, 'writer.db')}`);
-  });
-  afterEach(async () => {
-    await inner.close();
-    await cleanup();
-  });
+  const temp = useTempStore('writer.db');
 
   it('writes a burst in full batches without an explicit flush', async () => {
-    const store = new ObservedStore(inner);
+    const store = new ObservedStore(temp.get());
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, maxBatch: 1000 });
     for (const r of records(2500)) writer.add(r);
     assert.equal(store.calls, 0, 'add() must not write synchronously');
@@ -86,22 +74,22 @@ describe('UsageWriter', () => {
 
     await waitFor(() => store.written.length >= 2000, 'the full batches');
     await writer.close();
-    assert.equal(await inner.countUsage(), 2500);
+    assert.equal(await temp.get().countUsage(), 2500);
     assert.ok(store.calls <= 3, `expected at most 3 inserts, got ${store.calls}`);
     assert.equal(writer.pending, 0);
   });
 
   it('flushes on the timer', async () => {
-    const store = new ObservedStore(inner);
+    const store = new ObservedStore(temp.get());
     const writer = new UsageWriter(store, { flushIntervalMs: 10 });
     for (const r of records(3)) writer.add(r);
     await waitFor(() => store.written.length === 3, 'the timer flush');
-    assert.equal(await inner.countUsage(), 3);
+    assert.equal(await temp.get().countUsage(), 3);
     await writer.close();
   });
 
   it('requeues a failed batch in order, reports it, and retries on the next tick', async () => {
-    const store = new ObservedStore(inner, 2);
+    const store = new ObservedStore(temp.get(), 2);
     const errors: number[] = [];
     const writer = new UsageWriter(store, {
       flushIntervalMs: 10,
@@ -120,24 +108,24 @@ describe('UsageWriter', () => {
       store.written.map((r) => r.requestId),
       all.map((r) => r.requestId),
     );
-    assert.equal(await inner.countUsage(), 10);
+    assert.equal(await temp.get().countUsage(), 10);
     await writer.close();
   });
 
   it('rejects an explicit flush that fails, keeping the records', async () => {
-    const store = new ObservedStore(inner, 1);
+    const store = new ObservedStore(temp.get(), 1);
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: () => {} });
     for (const r of records(5)) writer.add(r);
     await assert.rejects(writer.flush(), /disk on fire/);
     assert.equal(writer.pending, 5);
     await writer.flush();
     assert.equal(writer.pending, 0);
-    assert.equal(await inner.countUsage(), 5);
+    assert.equal(await temp.get().countUsage(), 5);
     await writer.close();
   });
 
   it('runs one flush at a time and flushes what arrived meanwhile', async () => {
-    const store = new ObservedStore(inner);
+    const store = new ObservedStore(temp.get());
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, maxBatch: 2 });
     for (const r of records(3)) writer.add(r);
     const first = writer.flush();
@@ -155,25 +143,25 @@ describe('UsageWriter', () => {
   });
 
   it('close() writes everything queued, and add() afterwards throws', async () => {
-    const store = new ObservedStore(inner);
+    const store = new ObservedStore(temp.get());
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER });
     for (const r of records(10)) writer.add(r);
     await writer.close();
-    assert.equal(await inner.countUsage(), 10);
+    assert.equal(await temp.get().countUsage(), 10);
     assert.throws(() => writer.add(makeUsage()), /closed/);
     await writer.close();
   });
 
   it('close() retries a failing store before giving up', async () => {
-    const store = new ObservedStore(inner, 2);
+    const store = new ObservedStore(temp.get(), 2);
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: () => {} });
     for (const r of records(4)) writer.add(r);
     await writer.close();
-    assert.equal(await inner.countUsage(), 4);
+    assert.equal(await temp.get().countUsage(), 4);
   });
 
   it('close() throws when the store keeps failing, and keeps the records', async () => {
-    const store = new ObservedStore(inner);
+    const store = new ObservedStore(temp.get());
     store.failForever();
     const errors: unknown[] = [];
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: (err) => errors.push(err) });
@@ -186,6 +174,6 @@ describe('UsageWriter', () => {
     });
     assert.equal(writer.pending, 7);
     assert.ok(errors.length >= 2);
-    assert.equal(await inner.countUsage(), 0);
+    assert.equal(await temp.get().countUsage(), 0);
   });
 });
