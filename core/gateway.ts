@@ -2,6 +2,7 @@
 
 import type { ResolvedConfig } from './config/resolved.js';
 import type { ClientFormat } from './formats/format.js';
+import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from './formats/anthropic-messages/index.js';
 import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
@@ -11,12 +12,14 @@ import { buildChains } from './pipeline/build.js';
 import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
 import { createProviders } from './providers/index.js';
+import type { AffinityStore } from './routing/affinity.js';
 import { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
 
-/** What outlives a config load: the process's store, usage writer, metrics and log. */
+/** What outlives a config load: the process's store, usage writer, affinity bindings, metrics and log. */
 export interface GatewayDeps {
   readonly store: Store;
+  readonly affinity: AffinityStore;
   readonly usage: UsageSink;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
@@ -35,8 +38,11 @@ export class Gateway {
     readonly config: ResolvedConfig,
     deps: GatewayDeps,
   ) {
-    const chat = createOpenAIChatFormat();
-    this.formats = new Map([['/v1/chat/completions', chat]]);
+    this.formats = new Map([
+      ['/v1/chat/completions', createOpenAIChatFormat()],
+      ['/v1/messages', createAnthropicMessagesFormat()],
+      ['/v1/messages/count_tokens', createAnthropicCountTokensFormat()],
+    ]);
     this.services = {
       config,
       router: new Router(config.channels),
@@ -44,6 +50,7 @@ export class Gateway {
       keys: new KeyRing(config.keys, deps.store),
       access: new GroupAccess(config.groups),
       usage: deps.usage,
+      affinity: deps.affinity,
       metrics: deps.metrics,
       logger: deps.logger,
     };

@@ -9,6 +9,7 @@ export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } f
 export type { SseFrame } from './sse/frame.js';
 export { parseSseStream } from './sse/frame-parser.js';
 export type { Attempt } from './routing/router.js';
+export { affinityKey, type AffinityBinding, type AffinityOutcome } from './routing/affinity.js';
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
 export type { UsageRecord } from './store/store.js';
 export type { AuthedKey } from './keys/key-ring.js';

@@ -74,5 +74,6 @@ export class Runtime {
     await this.gateway.retire();
     await this.deps.writer.close();
     await this.deps.store.close();
+    await this.deps.affinity.close();
   }
 }

@@ -9,6 +9,7 @@ import { createHttpServer } from './http/server.js';
 import type { Logger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { PluginFactory } from './pipeline/plugin.js';
+import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { Runtime } from './runtime.js';
 import { openStore } from './store/open-store.js';
 import { UsageWriter } from './store/usage-writer.js';
@@ -46,7 +47,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
   });
   const metrics = new GatewayMetrics();
-  const runtime = new Runtime({ store, usage: writer, writer, metrics, logger, factories: options.factories }, config);
+  const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
+  const runtime = new Runtime({ store, usage: writer, writer, affinity, metrics, logger, factories: options.factories }, config);
   const app = createHttpServer(runtime, { bodyLimit: config.server.bodyLimit });
   // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
   await app.listen({ port: options.port ?? config.server.port, host: config.server.host, backlog: 4096 });
@@ -69,8 +71,12 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
       logger.info({ channels: next.channels.length }, 'config reloaded');
-      if (next.server.port !== config.server.port || next.store.url !== config.store.url) {
-        logger.warn('server and store settings take effect after a restart');
+      if (
+        next.server.port !== config.server.port ||
+        next.store.url !== config.store.url ||
+        next.affinity.maxEntries !== config.affinity.maxEntries
+      ) {
+        logger.warn('server, store and affinity.max_entries settings take effect after a restart');
       }
       return true;
     } catch (err) {

@@ -1,7 +1,10 @@
 // Generated from schemas/gateway.schema.json by `npm run gen`; do not edit. Change the schema and regenerate.
 
 export type Name = string;
-export type ChannelType = "openai" | "mock";
+/**
+ * The upstream's dialect. openai: OpenAI Chat Completions (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in both.
+ */
+export type ChannelType = "openai" | "anthropic" | "mock";
 /**
  * Client-visible model names: globs ("gpt-*"), or a map of client name to upstream name.
  */
@@ -35,6 +38,7 @@ export interface GatewayConfig {
    * Routes and their plugin chains. Omitted routes get the default chain.
    */
   routes?: Route[];
+  affinity?: Affinity;
 }
 export interface Server {
   port?: number;
@@ -117,7 +121,7 @@ export interface DeclaredKey {
   group: Name;
 }
 export interface Route {
-  path: "/v1/chat/completions";
+  path: "/v1/chat/completions" | "/v1/messages" | "/v1/messages/count_tokens";
   /**
    * @minItems 1
    */
@@ -128,4 +132,17 @@ export interface PluginUse {
   with?: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * Sticky conversations: a conversation key (Anthropic metadata.user_id) stays on the channel and upstream key that served it.
+ */
+export interface Affinity {
+  /**
+   * How long an unused binding lives; each request renews it. 0 turns affinity off.
+   */
+  ttl_ms?: number;
+  /**
+   * Bindings kept in memory; the least recently used go first.
+   */
+  max_entries?: number;
 }

@@ -1,6 +1,6 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split.
 
-import { CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
 import type {
@@ -38,6 +38,10 @@ export function resolveConfig(
     ),
     keys: (raw.keys ?? []).map((k) => ({ name: k.name, key: k.key, group: k.group })),
     routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)))],
+    affinity: {
+      ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,
+      maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,
+    },
     locate,
   };
 }
@@ -46,7 +50,8 @@ function resolveChannel(channel: Channel): ResolvedChannel {
   return {
     name: channel.name,
     type: channel.type,
-    // The schema requires base_url for openai; a mock never calls out, whatever the file says.
+    formats: NATIVE_FORMATS[channel.type],
+    // The schema requires base_url for openai and anthropic; a mock never calls out, whatever the file says.
     baseUrl: channel.type === 'mock' || channel.base_url === undefined ? null : channel.base_url.replace(/\/+$/, ''),
     keys: [...(channel.keys ?? [])],
     models: resolveModels(channel.models),

@@ -1,6 +1,11 @@
 // The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
 
-export type ChannelType = 'openai' | 'mock';
+import type { ChannelType } from './gateway.gen.js';
+
+export type { ChannelType };
+
+/** A wire format: what a client speaks on a route, and what a channel's upstream speaks natively. */
+export type WireFormat = 'openai-chat' | 'anthropic-messages';
 
 /** A YAML path such as ['channels', 2, 'base_url']. */
 export type ConfigPath = readonly (string | number)[];
@@ -28,6 +33,8 @@ export interface ResolvedMock {
 export interface ResolvedChannel {
   readonly name: string;
   readonly type: ChannelType;
+  /** The client formats this channel serves natively (bytes pass through); set by its type. */
+  readonly formats: readonly WireFormat[];
   /** Without a trailing slash; null for the mock type. */
   readonly baseUrl: string | null;
   readonly keys: readonly string[];
@@ -39,6 +46,12 @@ export interface ResolvedChannel {
   readonly cooldownMs: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly mock: ResolvedMock;
+}
+
+export interface ResolvedAffinity {
+  /** 0: affinity is off. */
+  readonly ttlMs: number;
+  readonly maxEntries: number;
 }
 
 export interface ResolvedGroup {
@@ -74,6 +87,7 @@ export interface ResolvedConfig {
   readonly groups: ReadonlyMap<string, ResolvedGroup>;
   readonly keys: readonly ResolvedDeclaredKey[];
   readonly routes: readonly ResolvedRoute[];
+  readonly affinity: ResolvedAffinity;
   /** `channels[2].base_url (gateway.yaml:14)`: names a config path and its line, for later-stage errors. */
   locate(path: ConfigPath): string;
 }

@@ -1,5 +1,6 @@
 // The contract of a client format: how requests are read and how answers and errors are written back.
 
+import type { WireFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
 import type { SseFrame } from '../sse/frame.js';
@@ -10,6 +11,8 @@ export interface ParsedRequest {
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;
+  /** The conversation this request continues, for affinity (Anthropic `metadata.user_id`); null when none. */
+  readonly conversation: string | null;
 }
 
 export interface RenderedError {
@@ -20,18 +23,25 @@ export interface RenderedError {
 
 /** What the meter learns from one stream frame. */
 export interface FrameUsage {
+  /** The usage known after this frame (merged with what earlier frames said), or null when it said nothing. */
   readonly usage: Usage | null;
   /** The frame carries nothing but usage (the include_usage chunk) and may be dropped. */
   readonly usageOnly: boolean;
 }
 
 export interface ClientFormat {
-  readonly name: string;
+  readonly name: WireFormat;
   /** Throws a GatewayError naming the offending field. */
   decodeRequest(raw: Buffer): ParsedRequest;
   encodeError(err: GatewayError): RenderedError;
   /** The in-band error frame written when a stream already began. */
   encodeStreamError(err: GatewayError): SseFrame;
+  /**
+   * Makes a stream request ask the upstream for usage, where the format needs asking (OpenAI's
+   * stream_options.include_usage). True when it changed `json`: the client did not ask for usage frames.
+   */
+  requestStreamUsage(json: Record<string, unknown>): boolean;
   decodeUsage(body: Buffer): Usage | null;
-  decodeFrameUsage(frame: SseFrame): FrameUsage;
+  /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
+  decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;
 }

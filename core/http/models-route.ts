@@ -1,24 +1,96 @@
-// GET /v1/models: the models the caller's group may use, in the OpenAI list shape.
+// GET /v1/models and /v1/models/{id}: the models the caller's group may use, in the OpenAI list shape, or in
+// Anthropic's (paged, with display names) when the caller is an Anthropic client.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toGatewayError } from '../errors.js';
+import type { WireFormat } from '../config/resolved.js';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { Gateway } from '../gateway.js';
 import type { Runtime } from '../runtime.js';
+import { errorFormatFor, looksAnthropic } from './error-format.js';
 import { sendError, sendJson } from './send.js';
 
 /** Models have no creation date of their own here; a fixed one keeps the answer stable across restarts. */
 const CREATED = 1_700_000_000;
+const CREATED_AT = new Date(CREATED * 1000).toISOString().replace('.000Z', 'Z');
+
+/** Anthropic's page size bounds (limit defaults to 20, at most 1000). */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+function openAIModel(id: string): Record<string, unknown> {
+  return { id, object: 'model', created: CREATED, owned_by: 'llm-gateway' };
+}
+
+function anthropicModel(id: string): Record<string, unknown> {
+  return { type: 'model', id, display_name: id, created_at: CREATED_AT };
+}
+
+/** The caller's models in the format their client speaks: an Anthropic client sees what it can call on /v1/messages. */
+async function visibleModels(gateway: Gateway, req: IncomingMessage, format: WireFormat): Promise<string[]> {
+  const key = await gateway.services.keys.identify(req.headers);
+  const { access, router } = gateway.services;
+  return router.listModels(format).filter((model) => access.allows(key.group, model));
+}
 
 export async function serveModels(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const gateway = runtime.current;
+  const url = req.url ?? '/v1/models';
+  const anthropic = looksAnthropic('/v1/models', req.headers);
   try {
-    const key = await gateway.services.keys.identify(req.headers);
-    const { access } = gateway.services;
-    const data = gateway.services.router
-      .listModels()
-      .filter((model) => access.allows(key.group, model))
-      .map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'llm-gateway' }));
-    sendJson(res, 200, { object: 'list', data });
+    const models = await visibleModels(gateway, req, anthropic ? 'anthropic-messages' : 'openai-chat');
+    if (!anthropic) {
+      sendJson(res, 200, { object: 'list', data: models.map(openAIModel) });
+      return;
+    }
+    sendJson(res, 200, anthropicPage(models, new URL(url, 'http://gateway.invalid').searchParams));
   } catch (err) {
-    sendError(res, toGatewayError(err));
+    sendError(res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
   }
+}
+
+export async function serveModel(runtime: Runtime, req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  const gateway = runtime.current;
+  const url = req.url ?? '/v1/models';
+  const anthropic = looksAnthropic('/v1/models', req.headers);
+  try {
+    const models = await visibleModels(gateway, req, anthropic ? 'anthropic-messages' : 'openai-chat');
+    if (!models.includes(id)) {
+      throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${id}" does not exist or you do not have access to it.`);
+    }
+    sendJson(res, 200, anthropic ? anthropicModel(id) : openAIModel(id));
+  } catch (err) {
+    sendError(res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
+  }
+}
+
+/** Anthropic's cursor paging: `after_id` / `before_id` name an id of the list, `limit` the page size. */
+function anthropicPage(models: readonly string[], query: URLSearchParams): Record<string, unknown> {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limit: Input should be an integer from 1 to ${MAX_LIMIT}`, {
+      param: 'limit',
+    });
+  }
+  const afterId = query.get('after_id');
+  const beforeId = query.get('before_id');
+  let page: readonly string[];
+  let hasMore: boolean;
+  if (beforeId !== null) {
+    const end = models.indexOf(beforeId);
+    const before = end < 0 ? [] : models.slice(0, end);
+    page = before.slice(Math.max(0, before.length - limit));
+    hasMore = before.length > limit;
+  } else {
+    const start = afterId === null ? 0 : models.indexOf(afterId) + 1;
+    const after = afterId !== null && start === 0 ? [] : models.slice(start);
+    page = after.slice(0, limit);
+    hasMore = after.length > limit;
+  }
+  return {
+    data: page.map(anthropicModel),
+    has_more: hasMore,
+    first_id: page[0] ?? null,
+    last_id: page[page.length - 1] ?? null,
+  };
 }

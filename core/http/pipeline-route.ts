@@ -25,7 +25,7 @@ export async function servePipelineRoute(
   const id = `req_${randomUUID().replace(/-/g, '')}`;
   res.setHeader('x-request-id', id);
   if (chain === undefined) {
-    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`));
+    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
     return;
   }
   const readRequest = lazyRequest(chain.format, body ?? Buffer.alloc(0));
@@ -37,6 +37,7 @@ export async function servePipelineRoute(
   const ctx: RequestContext = {
     id,
     route: path,
+    query: queryOf(req.url),
     format: chain.format,
     headers: req.headers,
     signal: controller.signal,
@@ -70,4 +71,9 @@ export async function servePipelineRoute(
     // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
     if (runtime.shuttingDown) req.socket.end();
   }
+}
+
+function queryOf(url: string | undefined): string {
+  const at = url?.indexOf('?') ?? -1;
+  return at < 0 || url === undefined ? '' : url.slice(at);
 }

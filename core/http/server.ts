@@ -4,7 +4,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { GatewayError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { serveAdmin, type AdminAction } from './admin-routes.js';
-import { serveModels } from './models-route.js';
+import { errorFormatFor } from './error-format.js';
+import { serveModel, serveModels } from './models-route.js';
 import { servePipelineRoute } from './pipeline-route.js';
 import { sendError, sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
@@ -39,32 +40,45 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
+  /** Errors answered outside a chain, in the shape the caller's client understands. */
+  const answerError = (request: FastifyRequest, reply: FastifyReply, err: GatewayError): void => {
+    reply.hijack();
+    sendError(reply.raw, err, errorFormatFor(runtime.current, request.url, request.headers));
+  };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (runtime.shuttingDown) {
-      reply.hijack();
       reply.raw.setHeader('connection', 'close');
-      sendError(reply.raw, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
+      answerError(request, reply, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
     }
   });
 
-  app.setErrorHandler((err: FastifyError, _request, reply) => {
-    reply.hijack();
-    sendError(reply.raw, fromFastifyError(err));
-  });
+  app.setErrorHandler((err: FastifyError, request, reply) => answerError(request, reply, fromFastifyError(err)));
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.hijack();
-    sendError(reply.raw, notFoundError(request.method, request.url));
-  });
+  app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url)));
 
-  app.post('/v1/chat/completions', (request, reply) => {
-    reply.hijack();
-    return servePipelineRoute(runtime, '/v1/chat/completions', request.raw, reply.raw, request.body as Buffer | undefined);
-  });
+  for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens']) {
+    app.post(path, (request, reply) => {
+      reply.hijack();
+      return servePipelineRoute(runtime, path, request.raw, reply.raw, request.body as Buffer | undefined);
+    });
+  }
 
   app.get('/v1/models', (request, reply) => {
     reply.hijack();
     return serveModels(runtime, request.raw, reply.raw);
+  });
+
+  app.get('/v1/models/:id', (request, reply) => {
+    reply.hijack();
+    return serveModel(runtime, request.raw, reply.raw, (request.params as { id: string }).id);
+  });
+
+  // Claude Code sends HEAD / when it starts, to open a connection early.
+  app.head('/', (_request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-length': '0' });
+    reply.raw.end();
   });
 
   app.get('/healthz', (_request, reply) => {

@@ -5,6 +5,8 @@ import { GatewayError } from '../errors.js';
 /** The API paths we serve and their methods, for hints. */
 export const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
   ['/v1/chat/completions', 'POST'],
+  ['/v1/messages', 'POST'],
+  ['/v1/messages/count_tokens', 'POST'],
   ['/v1/models', 'GET'],
 ]);
 

@@ -4,10 +4,12 @@
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
-  /** Prompt tokens served from the provider's cache (a subset of promptTokens). */
+  /** Prompt tokens served from the provider's cache (cache reads; a subset of promptTokens). */
   readonly cachedTokens: number;
+  /** Prompt tokens written to the provider's cache (Anthropic's cache_creation_input_tokens; a subset of promptTokens). */
+  readonly cacheWriteTokens: number;
   /** Completion tokens spent on reasoning (a subset of completionTokens). */
   readonly reasoningTokens: number;
 }
 
-export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };

@@ -13,6 +13,7 @@ export class GatewayMetrics {
   readonly upstreamErrors: Counter<'channel' | 'reason'>;
   readonly streamsInFlight: Gauge<'route'>;
   readonly configReloads: Counter<'result'>;
+  readonly affinity: Counter<'route' | 'outcome'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -38,7 +39,7 @@ export class GatewayMetrics {
     });
     this.tokens = new Counter({
       name: 'gateway_tokens_total',
-      help: 'Tokens reported by upstreams, by kind: prompt, completion, cached, reasoning.',
+      help: 'Tokens reported by upstreams, by kind: prompt, completion, cached (cache reads), cache_write, reasoning.',
       labelNames: ['model', 'channel', 'kind'],
       registers,
     });
@@ -58,6 +59,14 @@ export class GatewayMetrics {
       name: 'gateway_config_reloads_total',
       help: 'Config reloads, by result (ok, rejected).',
       labelNames: ['result'],
+      registers,
+    });
+    this.affinity = new Counter({
+      name: 'gateway_affinity_total',
+      help:
+        'Requests with a conversation key, by outcome: hit (served where the conversation was bound), miss (no ' +
+        'binding yet), break (bound elsewhere, moved because that channel failed or was cooling down).',
+      labelNames: ['route', 'outcome'],
       registers,
     });
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });

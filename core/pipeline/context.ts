@@ -12,6 +12,8 @@ export interface RequestContext {
   readonly id: string;
   /** The route's path, e.g. `/v1/chat/completions`. */
   readonly route: string;
+  /** The request's query string with its `?` (`?beta=true`), or ''; forwarded to the upstream unchanged. */
+  readonly query: string;
   readonly format: ClientFormat;
   readonly headers: Readonly<Record<string, HeaderValue>>;
   /** Aborted when the client goes away; passed to the upstream request. */

@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
+import type { AffinityStore } from '../routing/affinity.js';
 import type { Router } from '../routing/router.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { UsageRecord } from '../store/store.js';
@@ -60,6 +61,8 @@ export interface GatewayServices {
   readonly keys: KeyRing;
   readonly access: GroupAccess;
   readonly usage: UsageSink;
+  /** Conversation bindings; shared across config loads (and, with a shared store, across instances). */
+  readonly affinity: AffinityStore;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
 }

@@ -1,6 +1,7 @@
 // Upstream dialects by channel type.
 
 import type { ChannelType } from '../config/resolved.js';
+import { createAnthropicProvider } from './anthropic/index.js';
 import { createMockProvider } from './mock/index.js';
 import { createOpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
@@ -12,6 +13,7 @@ export { UpstreamFailure } from './provider.js';
 export function createProviders(): ReadonlyMap<ChannelType, Provider> {
   return new Map<ChannelType, Provider>([
     ['openai', createOpenAIProvider()],
+    ['anthropic', createAnthropicProvider()],
     ['mock', createMockProvider()],
   ]);
 }

@@ -8,6 +8,10 @@ export interface UpstreamRequest {
   readonly key: string;
   /** API path below the channel's base URL, e.g. `/v1/chat/completions`. */
   readonly path: string;
+  /** The client's query string with its `?`, or ''. */
+  readonly query: string;
+  /** The client's request headers; each dialect forwards the ones its API defines (never the client's key). */
+  readonly clientHeaders: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
   readonly stream: boolean;
   /** Aborts the upstream request; wired to the client's disconnect. */

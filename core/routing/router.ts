@@ -1,6 +1,6 @@
 // Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
 
-import type { ResolvedChannel } from '../config/resolved.js';
+import type { ResolvedChannel, WireFormat } from '../config/resolved.js';
 import { compileGlobs, isGlob, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
@@ -33,10 +33,14 @@ export class Router {
     this.health = new ChannelHealth(options.now);
   }
 
-  /** The channels that serve `model`, in the order to try them. Empty when none does. */
-  plan(model: string): Attempt[] {
+  /**
+   * The channels that serve `model`, in the order to try them; empty when none does. With `format`, only
+   * channels whose upstream speaks it natively.
+   */
+  plan(model: string, format?: WireFormat): Attempt[] {
     const found: Attempt[] = [];
     for (const { channel, matches } of this.entries) {
+      if (format !== undefined && !channel.formats.includes(format)) continue;
       const alias = channel.models.aliases.get(model);
       if (alias !== undefined) found.push({ channel, upstreamModel: alias });
       else if (matches(model)) found.push({ channel, upstreamModel: model });
@@ -55,10 +59,11 @@ export class Router {
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
   }
 
-  /** Concrete client-visible model names (globs cannot be listed). */
-  listModels(): string[] {
+  /** Concrete client-visible model names (globs cannot be listed); with `format`, of channels that speak it. */
+  listModels(format?: WireFormat): string[] {
     const names = new Set<string>();
     for (const { channel } of this.entries) {
+      if (format !== undefined && !channel.formats.includes(format)) continue;
       for (const pattern of channel.models.patterns) if (!isGlob(pattern)) names.add(pattern);
       for (const alias of channel.models.aliases.keys()) names.add(alias);
     }

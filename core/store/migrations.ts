@@ -53,6 +53,15 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.createIndex('usage_records_request_id_idx').on('usage_records').column('request_id').execute();
       },
     },
+    '0002_cache_write_tokens': {
+      // Anthropic bills prompt-cache writes apart from reads; records before this migration had none.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .alterTable('usage_records')
+          .addColumn('cache_write_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

@@ -66,6 +66,7 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
     prompt_tokens: record.promptTokens,
     completion_tokens: record.completionTokens,
     cached_tokens: record.cachedTokens,
+    cache_write_tokens: record.cacheWriteTokens,
     reasoning_tokens: record.reasoningTokens,
     // Timings may come from performance.now(); INTEGER columns (strict in PostgreSQL) want whole ms.
     latency_ms: Math.round(record.latencyMs),
@@ -91,6 +92,7 @@ export function decodeUsageRow(row: UsageRow): UsageRecord {
     promptTokens: decodeInteger(row.prompt_tokens),
     completionTokens: decodeInteger(row.completion_tokens),
     cachedTokens: decodeInteger(row.cached_tokens),
+    cacheWriteTokens: decodeInteger(row.cache_write_tokens),
     reasoningTokens: decodeInteger(row.reasoning_tokens),
     latencyMs: decodeInteger(row.latency_ms),
     ttftMs: decodeNullableInteger(row.ttft_ms),

@@ -38,6 +38,7 @@ export interface UsageRecordsTable {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
   reasoning_tokens: number;
   latency_ms: number;
   ttft_ms: number | null;

@@ -22,6 +22,7 @@ export interface UsageRecord {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
   readonly reasoningTokens: number;
   readonly latencyMs: number;
   /** Time to the first byte of the response body; null when none was sent. */

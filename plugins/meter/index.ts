@@ -26,6 +26,7 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
     promptTokens: usage?.promptTokens ?? 0,
     completionTokens: usage?.completionTokens ?? 0,
     cachedTokens: usage?.cachedTokens ?? 0,
+    cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
     reasoningTokens: usage?.reasoningTokens ?? 0,
     latencyMs: Math.round(end - ctx.startedAt),
     ttftMs: ctx.firstByteAt === null ? null : Math.round(ctx.firstByteAt - ctx.startedAt),
@@ -51,11 +52,7 @@ export const meterPlugin: PluginFactory = {
         }
         const state: MeterState = { dropUsageChunk: false };
         metered.set(ctx, state);
-        if (!stream) return;
-        const options = json['stream_options'];
-        const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
-        if (current['include_usage'] !== true) {
-          json['stream_options'] = { ...current, include_usage: true };
+        if (stream && ctx.format.requestStreamUsage(json)) {
           ctx.bodyChanged = true;
           state.dropUsageChunk = true;
         }
@@ -64,7 +61,7 @@ export const meterPlugin: PluginFactory = {
         if (result.kind === 'body' && result.status < 300) ctx.usage = ctx.format.decodeUsage(result.body);
       },
       frame(ctx, frame) {
-        const found = ctx.format.decodeFrameUsage(frame);
+        const found = ctx.format.decodeFrameUsage(frame, ctx.usage);
         if (found.usage === null) return frame;
         ctx.usage = found.usage;
         return found.usageOnly && metered.get(ctx)?.dropUsageChunk === true ? null : frame;
@@ -87,6 +84,7 @@ export const meterPlugin: PluginFactory = {
           metrics.tokens.labels(model, channel, 'prompt').inc(usage.promptTokens);
           metrics.tokens.labels(model, channel, 'completion').inc(usage.completionTokens);
           metrics.tokens.labels(model, channel, 'cached').inc(usage.cachedTokens);
+          metrics.tokens.labels(model, channel, 'cache_write').inc(usage.cacheWriteTokens);
           metrics.tokens.labels(model, channel, 'reasoning').inc(usage.reasoningTokens);
         }
       },

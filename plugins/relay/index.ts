@@ -15,6 +15,7 @@ import {
   type UpstreamResponse,
 } from '../../core/index.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
+import { stick } from './sticky.js';
 
 /** Statuses that say "this channel, not this request": another channel may well succeed. */
 function isChannelFailure(status: number): boolean {
@@ -42,12 +43,10 @@ export const relayPlugin: PluginFactory = {
 async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const { router, providers, metrics } = services;
   const model = ctx.request.model;
-  const plan = router.plan(model);
-  if (plan.length === 0) {
-    throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${model}" does not exist or you do not have access to it.`, {
-      param: 'model',
-    });
-  }
+  const found = router.plan(model, ctx.format.name);
+  if (found.length === 0) throw modelNotFound(ctx, services);
+  const sticky = await stick(ctx, services, found);
+  const plan = sticky?.plan ?? found;
   let last: Failure | null = null;
   for (const attempt of plan) {
     const { channel } = attempt;
@@ -55,12 +54,15 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     if (provider === undefined) continue;
     ctx.channel = channel.name;
     ctx.upstreamModel = attempt.upstreamModel;
+    const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     let res: UpstreamResponse;
     try {
       res = await provider.send({
         channel,
-        key: router.keys.pick(channel.name, channel.keys),
+        key: channel.keys[keyIndex] ?? '',
         path: ctx.route,
+        query: ctx.query,
+        clientHeaders: ctx.headers,
         body: bodyFor(ctx, attempt),
         stream: ctx.stream,
         signal: ctx.signal,
@@ -80,9 +82,27 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       continue;
     }
     router.health.markSuccess(channel.name);
+    sticky?.served(attempt, keyIndex);
     return toResult(ctx, services, attempt, res);
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
+}
+
+/** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
+function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayError {
+  const model = ctx.request.model;
+  const elsewhere = services.router.plan(model);
+  if (elsewhere.length > 0) {
+    const formats = [...new Set(elsewhere.flatMap((a) => a.channel.formats))].join(', ');
+    return new GatewayError(
+      'GW_ERR_MODEL_NOT_FOUND',
+      `The model "${model}" is not available on ${ctx.route}: its channels speak ${formats}. Call it through the matching API.`,
+      { param: 'model' },
+    );
+  }
+  return new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${model}" does not exist or you do not have access to it.`, {
+    param: 'model',
+  });
 }
 
 /** The original bytes when nothing changed; one serialization when a plugin or a model alias changed the body. */

@@ -3,7 +3,7 @@
 import type { ClientFormat } from '../format.js';
 import { encodeError, encodeStreamError } from './errors.js';
 import { createRequestDecoder } from './request.js';
-import { decodeFrameUsage, decodeUsage } from './usage.js';
+import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
 export function createOpenAIChatFormat(): ClientFormat {
   return {
@@ -11,6 +11,7 @@ export function createOpenAIChatFormat(): ClientFormat {
     decodeRequest: createRequestDecoder(),
     encodeError,
     encodeStreamError,
+    requestStreamUsage,
     decodeUsage,
     decodeFrameUsage,
   };

@@ -22,6 +22,8 @@ export function readUsage(usage: unknown): Usage | null {
     promptTokens: num(field(usage, 'prompt_tokens')),
     completionTokens: num(field(usage, 'completion_tokens')),
     cachedTokens: num(field(field(usage, 'prompt_tokens_details'), 'cached_tokens')),
+    // Chat Completions has no cache-write count.
+    cacheWriteTokens: 0,
     reasoningTokens: num(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens')),
   };
 }
@@ -46,4 +48,13 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   const usage = readUsage(field(chunk, 'usage'));
   const choices = field(chunk, 'choices');
   return { usage, usageOnly: usage !== null && Array.isArray(choices) && choices.length === 0 };
+}
+
+/** Usage in a chat stream comes only when asked for (`stream_options.include_usage`), in one extra chunk. */
+export function requestStreamUsage(json: Record<string, unknown>): boolean {
+  const options = json['stream_options'];
+  const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
+  if (current['include_usage'] === true) return false;
+  json['stream_options'] = { ...current, include_usage: true };
+  return true;
 }

@@ -1,86 +1,26 @@
-// The built-in `mock` channel: an in-process upstream that answers like OpenAI, for demos and offline use.
+// The built-in `mock` channel: an in-process upstream for demos and offline use, answering OpenAI Chat
+// Completions and Anthropic Messages (and count_tokens) by the path it is called on.
 
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../provider.js';
-import { buildMockReply, type MockReply } from './reply.js';
+import { answerCountTokens, answerMessages } from './anthropic.js';
+import { answerChat } from './chat.js';
 
 export function createMockProvider(): Provider {
   return {
-    async send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const body = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
-      const reply = buildMockReply(request.channel, body);
-      const id = `chatcmpl-mock${randomBytes(9).toString('hex')}`;
-      const created = Math.floor(Date.now() / 1000);
-      if (!request.stream) {
-        const json = Buffer.from(JSON.stringify(completion(id, created, reply)));
-        return { status: 200, headers: { 'content-type': 'application/json' }, body: single(json), discard: async () => {} };
+      switch (request.path) {
+        case '/v1/chat/completions':
+          return Promise.resolve(answerChat(request, body));
+        case '/v1/messages':
+          return Promise.resolve(answerMessages(request, body));
+        case '/v1/messages/count_tokens':
+          return Promise.resolve(answerCountTokens(body));
+        default:
+          return Promise.reject(new GatewayError('GW_ERR_INTERNAL', `the mock channel does not serve ${request.path}`));
       }
-      const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
-      const includeUsage = options?.include_usage === true;
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8' },
-        body: streamChunks(id, created, reply, includeUsage, request.channel.mock.chunkDelayMs, request.signal),
-        discard: async () => {},
-      };
     },
     async close(): Promise<void> {},
   };
-}
-
-async function* single(chunk: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield chunk;
-}
-
-function usageOf(reply: MockReply): Record<string, unknown> {
-  return {
-    prompt_tokens: reply.promptTokens,
-    completion_tokens: reply.completionTokens,
-    total_tokens: reply.promptTokens + reply.completionTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0 },
-  };
-}
-
-function completion(id: string, created: number, reply: MockReply): Record<string, unknown> {
-  return {
-    id,
-    object: 'chat.completion',
-    created,
-    model: reply.model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: reply.pieces.join(''), refusal: null },
-        logprobs: null,
-        finish_reason: 'stop',
-      },
-    ],
-    usage: usageOf(reply),
-  };
-}
-
-async function* streamChunks(
-  id: string,
-  created: number,
-  reply: MockReply,
-  includeUsage: boolean,
-  delayMs: number,
-  signal: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  const frame = (choices: unknown[], usage?: unknown): Buffer => {
-    const chunk: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: reply.model, choices };
-    if (includeUsage) chunk['usage'] = usage ?? null;
-    return Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
-  };
-  yield frame([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
-  for (const piece of reply.pieces) {
-    if (delayMs > 0) await sleep(delayMs, undefined, { signal });
-    signal.throwIfAborted();
-    yield frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]);
-  }
-  yield frame([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
-  if (includeUsage) yield frame([], usageOf(reply));
-  yield Buffer.from('data: [DONE]\n\n');
 }

@@ -1,89 +1,14 @@
-// Upstreams that speak the OpenAI API over HTTP: one keep-alive undici pool per origin, no connection cap.
+// Upstreams that speak the OpenAI API: Bearer auth; nothing of the client's own headers is forwarded.
 
-import { Pool, errors as undiciErrors } from 'undici';
-import { GatewayError } from '../../errors.js';
-import type { Provider, UpstreamRequest, UpstreamResponse } from '../provider.js';
-import { UpstreamFailure } from '../provider.js';
+import { baseHeaders, createHttpProvider } from '../http-upstream.js';
+import type { Provider, UpstreamRequest } from '../provider.js';
 
-const CONNECT_TIMEOUT_MS = 10_000;
+function openAIHeaders(request: UpstreamRequest): Record<string, string> {
+  const headers: Record<string, string> = { ...request.channel.headers, ...baseHeaders(request) };
+  if (request.key !== '') headers['authorization'] = `Bearer ${request.key}`;
+  return headers;
+}
 
 export function createOpenAIProvider(): Provider {
-  // A pool without a connection cap: a capped pool silently queues streams beyond the cap.
-  const pools = new Map<string, Pool>();
-
-  function poolFor(origin: string): Pool {
-    let pool = pools.get(origin);
-    if (pool === undefined) {
-      pool = new Pool(origin, { keepAliveTimeout: 30_000, connect: { timeout: CONNECT_TIMEOUT_MS } });
-      pools.set(origin, pool);
-    }
-    return pool;
-  }
-
-  return {
-    async send(request: UpstreamRequest): Promise<UpstreamResponse> {
-      const { channel } = request;
-      if (channel.baseUrl === null) throw new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`);
-      const url = new URL(channel.baseUrl);
-      const prefix = url.pathname.replace(/\/+$/, '');
-      // A base URL that already ends in /v1 must not produce /v1/v1/...
-      const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;
-      const headers: Record<string, string> = {
-        ...channel.headers,
-        'content-type': 'application/json',
-        accept: request.stream ? 'text/event-stream' : 'application/json',
-        // The meter reads usage from the body, so it must arrive uncompressed.
-        'accept-encoding': 'identity',
-      };
-      if (request.key !== '') headers['authorization'] = `Bearer ${request.key}`;
-      try {
-        const res = await poolFor(url.origin).request({
-          method: 'POST',
-          path,
-          headers,
-          body: request.body,
-          signal: request.signal,
-          headersTimeout: channel.timeoutMs,
-          bodyTimeout: channel.idleTimeoutMs,
-        });
-        const body = res.body;
-        return {
-          status: res.statusCode,
-          headers: flattenHeaders(res.headers),
-          body,
-          discard: async () => {
-            await body.dump().catch(() => undefined);
-          },
-        };
-      } catch (err) {
-        throw classify(err, request.signal);
-      }
-    },
-    async close(): Promise<void> {
-      await Promise.all([...pools.values()].map((pool) => pool.close()));
-    },
-  };
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-function classify(err: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return err;
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
-    return new UpstreamFailure('timeout', 'the upstream did not answer in time', { cause: err });
-  }
-  if (err instanceof undiciErrors.UndiciError) {
-    return new UpstreamFailure('protocol', `the upstream connection failed (${err.code})`, { cause: err });
-  }
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') {
-    return new UpstreamFailure('connect', `the upstream could not be reached (${code})`, { cause: err });
-  }
-  return err;
+  return createHttpProvider(openAIHeaders);
 }

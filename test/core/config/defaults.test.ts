@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CHAINS, defaultRoutesExcept } from '../../../core/config/default-routes.js';
-import { CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 
 interface SchemaNode {
@@ -34,6 +34,8 @@ describe('defaults', () => {
     assert.equal(CHANNEL_DEFAULTS.idleTimeoutMs, defaultOf('Channel', 'idle_timeout_ms'));
     assert.equal(CHANNEL_DEFAULTS.cooldownMs, defaultOf('Channel', 'cooldown_ms'));
     assert.equal(MOCK_DEFAULTS.chunkDelayMs, defaultOf('MockOptions', 'chunk_delay_ms'));
+    assert.equal(AFFINITY_DEFAULTS.ttlMs, defaultOf('Affinity', 'ttl_ms'));
+    assert.equal(AFFINITY_DEFAULTS.maxEntries, defaultOf('Affinity', 'max_entries'));
   });
 });
 
@@ -44,7 +46,11 @@ describe('default routes', () => {
   });
 
   it('skip written paths and give each plugin an empty `with`', () => {
-    assert.deepEqual(defaultRoutesExcept(new Set(['/v1/chat/completions'])), []);
+    assert.deepEqual(defaultRoutesExcept(new Set(Object.keys(DEFAULT_CHAINS))), []);
+    assert.deepEqual(
+      defaultRoutesExcept(new Set(['/v1/chat/completions'])).map((r) => r.path),
+      ['/v1/messages', '/v1/messages/count_tokens'],
+    );
     const [chat] = defaultRoutesExcept(new Set());
     assert.deepEqual(
       chat?.plugins.map((p) => [p.use, p.with, p.path]),

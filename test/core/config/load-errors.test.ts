@@ -53,8 +53,8 @@ describe('schema messages', () => {
   });
 
   it('lists the allowed values of an enum', () => {
-    const text = yaml(...CHANNELS).replace('type: mock', 'type: anthropic');
-    assert.deepEqual(issuesOf(text), ['channels[1].type: must be one of: openai, mock (x.yaml:8)']);
+    const text = yaml(...CHANNELS).replace('type: mock', 'type: gemini');
+    assert.deepEqual(issuesOf(text), ['channels[1].type: must be one of: openai, anthropic, mock (x.yaml:8)']);
   });
 
   it('says what a model list may be, in one message', () => {
@@ -100,7 +100,7 @@ describe('schema messages', () => {
       'extra: true',
     );
     assert.deepEqual(issuesOf(text), [
-      'routes[0].path: must be one of: /v1/chat/completions (x.yaml:2)',
+      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens (x.yaml:2)',
       'routes[0].plugins: must not be empty (x.yaml:3)',
       'channels: must not be empty (x.yaml:4)',
       '(root): unknown field "extra" (x.yaml:5)',

@@ -87,10 +87,12 @@ describe('defaults', () => {
     assert.equal(config.store.url, 'sqlite:./data/gateway.db');
     assert.deepEqual(config.groups, new Map());
     assert.deepEqual(config.keys, []);
+    assert.deepEqual(config.affinity, { ttlMs: 3_600_000, maxEntries: 100_000 });
     const [demo] = config.channels;
     assert.deepEqual(demo, {
       name: 'demo',
       type: 'mock',
+      formats: ['openai-chat', 'anthropic-messages'],
       baseUrl: null,
       keys: [],
       models: { patterns: ['demo-*'], aliases: new Map() },
@@ -146,18 +148,17 @@ describe('defaults', () => {
 });
 
 describe('routes', () => {
-  it('adds the default chain for an unwritten route', () => {
+  it('adds the default chain for every unwritten route', () => {
     const config = parse(MINIMAL);
+    const chain = [
+      { use: 'auth', with: {}, path: ['(default)'] },
+      { use: 'meter', with: {}, path: ['(default)'] },
+      { use: 'relay', with: {}, path: ['(default)'] },
+    ];
     assert.deepEqual(config.routes, [
-      {
-        path: '/v1/chat/completions',
-        at: ['(default)'],
-        plugins: [
-          { use: 'auth', with: {}, path: ['(default)'] },
-          { use: 'meter', with: {}, path: ['(default)'] },
-          { use: 'relay', with: {}, path: ['(default)'] },
-        ],
-      },
+      { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
+      { path: '/v1/messages', at: ['(default)'], plugins: chain },
+      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: chain },
     ]);
   });
 
@@ -173,16 +174,19 @@ describe('routes', () => {
         '        with: {retries: 2}',
       ),
     );
-    assert.deepEqual(config.routes, [
-      {
-        path: '/v1/chat/completions',
-        at: ['routes', 0],
-        plugins: [
-          { use: 'auth', with: {}, path: ['routes', 0, 'plugins', 0] },
-          { use: 'relay', with: { retries: 2 }, path: ['routes', 0, 'plugins', 1] },
-        ],
-      },
-    ]);
+    assert.deepEqual(config.routes[0], {
+      path: '/v1/chat/completions',
+      at: ['routes', 0],
+      plugins: [
+        { use: 'auth', with: {}, path: ['routes', 0, 'plugins', 0] },
+        { use: 'relay', with: { retries: 2 }, path: ['routes', 0, 'plugins', 1] },
+      ],
+    });
+    assert.deepEqual(
+      config.routes.map((r) => r.path),
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens'],
+      'the other paths keep their default chains',
+    );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');
   });
 });

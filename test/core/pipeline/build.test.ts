@@ -8,6 +8,7 @@ import { Gateway } from '../../../core/gateway.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
 import type { PluginFactory } from '../../../core/pipeline/plugin.js';
+import { MemoryAffinityStore } from '../../../core/routing/memory-affinity.js';
 import type { Store } from '../../../core/store/store.js';
 import { builtinPlugins } from '../../../plugins/index.js';
 
@@ -22,6 +23,7 @@ function build(text: string, factories: ReadonlyMap<string, PluginFactory> = bui
   return new Gateway(config, {
     store: {} as Store,
     usage: { add: () => undefined, saturated: false },
+    affinity: new MemoryAffinityStore(10),
     metrics: new GatewayMetrics({ defaultMetrics: false }),
     logger: createSilentLogger(),
     factories,

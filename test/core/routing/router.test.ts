@@ -21,6 +21,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
   return {
     name,
     type: 'openai',
+    formats: ['openai-chat'],
     baseUrl: `https://${name}.example.test/v1`,
     keys: spec.keys ?? [`sk-${name}`],
     models: { patterns: spec.patterns ?? ['*'], aliases: new Map(Object.entries(spec.aliases ?? {})) },

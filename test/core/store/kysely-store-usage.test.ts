@@ -33,6 +33,7 @@ describe('store usage', () => {
       promptTokens: 0,
       completionTokens: 0,
       cachedTokens: 0,
+      cacheWriteTokens: 0,
       reasoningTokens: 0,
       ttftMs: null,
       aborted: true,

@@ -28,6 +28,7 @@ export function makeUsage(overrides: Partial<UsageRecord> = {}): UsageRecord {
     promptTokens: 12,
     completionTokens: 34,
     cachedTokens: 5,
+    cacheWriteTokens: 3,
     reasoningTokens: 7,
     latencyMs: 850,
     ttftMs: 120,

@@ -1,0 +1,27 @@
+// The Anthropic Messages client format, for /v1/messages and /v1/messages/count_tokens.
+
+import type { ClientFormat } from '../format.js';
+import { encodeError, encodeStreamError } from './errors.js';
+import { createRequestDecoder } from './request.js';
+import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
+
+export function createAnthropicMessagesFormat(): ClientFormat {
+  return {
+    name: 'anthropic-messages',
+    decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json'),
+    encodeError,
+    encodeStreamError,
+    requestStreamUsage,
+    decodeUsage,
+    decodeFrameUsage,
+  };
+}
+
+/** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
+export function createAnthropicCountTokensFormat(): ClientFormat {
+  const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
+  return {
+    ...createAnthropicMessagesFormat(),
+    decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }),
+  };
+}

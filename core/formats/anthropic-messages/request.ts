@@ -1,0 +1,42 @@
+// Reads a Messages (or count_tokens) request: the shared JSON check, problems worded as Anthropic words them
+// ("max_tokens: Field required", "messages.0.role: ...").
+
+import { GatewayError } from '../../errors.js';
+import type { ParsedRequest } from '../format.js';
+import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
+
+export type RequestDecoder = (raw: Buffer) => ParsedRequest;
+
+export function createRequestDecoder(schemaFile: string): RequestDecoder {
+  const read = createJsonBodyReader(schemaFile, wordProblem);
+  return function decodeMessagesRequest(raw: Buffer): ParsedRequest {
+    const body = read(raw);
+    const metadata = body['metadata'];
+    const userId = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)['user_id'] : null;
+    return {
+      raw,
+      json: body,
+      model: body['model'] as string,
+      stream: body['stream'] === true,
+      // Claude Code sends a JSON string with device, account and session ids; the whole string names the conversation.
+      conversation: typeof userId === 'string' && userId !== '' ? userId : null,
+    };
+  };
+}
+
+function wordProblem(problem: BodyProblem): GatewayError {
+  switch (problem.kind) {
+    case 'json':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_JSON', `The request body is not valid JSON: ${problem.detail}`);
+    case 'not_object':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'The request body must be a JSON object.');
+    case 'missing': {
+      const param = problem.path.join('.');
+      return new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', `${param}: Field required`, { param });
+    }
+    case 'invalid': {
+      const param = problem.path.join('.');
+      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}: ${problem.detail}`, { param });
+    }
+  }
+}

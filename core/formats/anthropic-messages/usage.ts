@@ -1,0 +1,78 @@
+// Reads Anthropic usage: a whole message's `usage`, or a stream's message_start usage and the cumulative
+// message_delta usage. input_tokens excludes cache reads and writes; the IR's promptTokens includes both.
+
+import type { Usage } from '../../ir/usage.js';
+import type { SseFrame } from '../../sse/frame.js';
+import type { FrameUsage } from '../format.js';
+
+const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
+
+interface Parts {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  thinking: number;
+}
+
+function field(obj: unknown, key: string): unknown {
+  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+/** A number, or the fallback when the field is absent or null (message_delta leaves unchanged counts null). */
+function count(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+function partsOf(usage: Usage): Parts {
+  return {
+    input: usage.promptTokens - usage.cachedTokens - usage.cacheWriteTokens,
+    cacheRead: usage.cachedTokens,
+    cacheWrite: usage.cacheWriteTokens,
+    output: usage.completionTokens,
+    thinking: usage.reasoningTokens,
+  };
+}
+
+/** Reads an Anthropic usage object over what was known before (all zero for a whole message). */
+export function readUsage(usage: unknown, previous: Usage | null): Usage | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const before: Parts = previous === null ? { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, thinking: 0 } : partsOf(previous);
+  const input = count(field(usage, 'input_tokens'), before.input);
+  const cacheRead = count(field(usage, 'cache_read_input_tokens'), before.cacheRead);
+  const cacheWrite = count(field(usage, 'cache_creation_input_tokens'), before.cacheWrite);
+  return {
+    promptTokens: input + cacheRead + cacheWrite,
+    completionTokens: count(field(usage, 'output_tokens'), before.output),
+    cachedTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    reasoningTokens: count(field(field(usage, 'output_tokens_details'), 'thinking_tokens'), before.thinking),
+  };
+}
+
+export function decodeUsage(body: Buffer): Usage | null {
+  try {
+    return readUsage(field(JSON.parse(body.toString('utf8')), 'usage'), null);
+  } catch {
+    return null;
+  }
+}
+
+/** Only message_start and message_delta carry usage; every other frame is passed over without parsing. */
+export function decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage {
+  if (frame.data === null || (frame.event !== 'message_start' && frame.event !== 'message_delta')) return NO_USAGE;
+  let event: unknown;
+  try {
+    event = JSON.parse(frame.data);
+  } catch {
+    return NO_USAGE;
+  }
+  const usage = frame.event === 'message_start' ? field(field(event, 'message'), 'usage') : field(event, 'usage');
+  const merged = readUsage(usage, previous);
+  return merged === null ? NO_USAGE : { usage: merged, usageOnly: false };
+}
+
+/** Anthropic streams always carry usage; nothing to ask for. */
+export function requestStreamUsage(): boolean {
+  return false;
+}

@@ -1,0 +1,52 @@
+// Which client headers go on to an Anthropic upstream: end-to-end headers only, and never the caller's credentials.
+
+/** Hop-by-hop (RFC 9110 7.6.1) and framing headers, which belong to one connection, not to the request. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
+
+/**
+ * Set by the gateway itself, or the caller's identity: the caller's key, cookies, and the addresses a proxy in
+ * front of us adds (the upstream should see the gateway, not our callers).
+ */
+const OWN = new Set(['authorization', 'x-api-key', 'cookie', 'accept-encoding', 'forwarded', 'x-real-ip', 'via']);
+
+/**
+ * The SDKs add this beta to say the caller authenticates with an OAuth token. That is about the caller's
+ * credential to us; the upstream receives the channel's API key, so the flag would misdescribe the call.
+ */
+const CALLER_AUTH_BETAS = new Set(['oauth-2025-04-20']);
+
+export function forwardableHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+  const named = new Set<string>();
+  const connection = headers['connection'];
+  for (const value of Array.isArray(connection) ? connection : [connection ?? '']) {
+    for (const name of value.split(',')) if (name.trim() !== '') named.add(name.trim().toLowerCase());
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || OWN.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const beta = out['anthropic-beta'];
+  if (beta !== undefined) {
+    const kept = beta
+      .split(',')
+      .map((flag) => flag.trim())
+      .filter((flag) => flag !== '' && !CALLER_AUTH_BETAS.has(flag));
+    if (kept.length > 0) out['anthropic-beta'] = kept.join(',');
+    else delete out['anthropic-beta'];
+  }
+  return out;
+}

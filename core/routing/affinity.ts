@@ -1,0 +1,29 @@
+// Sticky conversations: a conversation key -> the channel and upstream key that served it, with a TTL.
+// Keeping a conversation on one upstream is what makes prompt caches hit and thinking signatures stay valid.
+
+/** Where a conversation was last served. */
+export interface AffinityBinding {
+  readonly channel: string;
+  /** Index into the channel's `keys`; a shorter key list after a reload falls back to rotation. */
+  readonly keyIndex: number;
+}
+
+/** The shared table of bindings: in process by default; a Redis-backed one serves several instances. */
+export interface AffinityStore {
+  get(key: string): Promise<AffinityBinding | null>;
+  /** Creates or replaces a binding and renews its TTL. */
+  set(key: string, binding: AffinityBinding, ttlMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How a request related to its conversation's binding: counted once per request that reached an upstream. */
+export type AffinityOutcome = 'hit' | 'miss' | 'break';
+
+/**
+ * The binding's table key. The caller's key id and the model are part of it: one tenant cannot steer
+ * another's conversations by reusing its id, and a prompt cache belongs to one model anyway (Claude Code
+ * uses a small model for side tasks of the same session).
+ */
+export function affinityKey(route: string, callerKeyId: string, model: string, conversation: string): string {
+  return `${route}\u0000${callerKeyId}\u0000${model}\u0000${conversation}`;
+}

@@ -1,0 +1,40 @@
+// Affinity in the relay: a conversation's bound channel goes first in the plan, its bound upstream key is
+// used, and where the request was served becomes (or renews) the binding.
+
+import { affinityKey, type AffinityBinding, type Attempt, type GatewayServices, type RequestContext } from '../../core/index.js';
+
+export interface Stickiness {
+  /** The plan with the bound channel first, when it is in the plan and not cooling down. */
+  readonly plan: readonly Attempt[];
+  /** The bound key index for this channel, or null to use rotation. */
+  boundKeyIndex(attempt: Attempt): number | null;
+  /** Records where the request was served: the outcome metric and the new or renewed binding. */
+  served(attempt: Attempt, keyIndex: number): void;
+}
+
+/** Null when the request names no conversation or affinity is off: the plan is used as it is. */
+export async function stick(ctx: RequestContext, services: GatewayServices, plan: readonly Attempt[]): Promise<Stickiness | null> {
+  const conversation = ctx.request.conversation;
+  const { ttlMs } = services.config.affinity;
+  if (conversation === null || ttlMs === 0) return null;
+  const key = affinityKey(ctx.route, ctx.key?.id ?? '', ctx.request.model, conversation);
+  const bound = await services.affinity.get(key);
+  const at = bound === null ? -1 : plan.findIndex((a) => a.channel.name === bound.channel);
+  const usable = at >= 0 && !services.router.health.isCooling(bound?.channel ?? '');
+  const ordered = usable && at > 0 ? [plan[at] as Attempt, ...plan.slice(0, at), ...plan.slice(at + 1)] : plan;
+  return {
+    plan: ordered,
+    boundKeyIndex(attempt) {
+      if (bound === null || attempt.channel.name !== bound.channel || bound.keyIndex >= attempt.channel.keys.length) return null;
+      return bound.keyIndex;
+    },
+    served(attempt, keyIndex) {
+      const binding: AffinityBinding = { channel: attempt.channel.name, keyIndex };
+      const outcome = bound === null ? 'miss' : bound.channel === binding.channel && bound.keyIndex === keyIndex ? 'hit' : 'break';
+      services.metrics.affinity.labels(ctx.route, outcome).inc();
+      services.affinity.set(key, binding, ttlMs).catch((err: unknown) => {
+        services.logger.warn({ err }, 'saving a conversation binding failed; the conversation may move');
+      });
+    },
+  };
+}
