@@ -11,7 +11,7 @@ export interface ParsedRequest {
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;
-  /** The conversation this request continues, for affinity (Anthropic `metadata.user_id`); null when none. */
+  /** The conversation this request continues, for affinity (Anthropic `metadata.user_id`, OpenAI `prompt_cache_key`); null when none. */
   readonly conversation: string | null;
 }
 
@@ -38,9 +38,10 @@ export interface ClientFormat {
   encodeStreamError(err: GatewayError): SseFrame;
   /**
    * Makes a stream request ask the upstream for usage, where the format needs asking (OpenAI's
-   * stream_options.include_usage). True when it changed `json`: the client did not ask for usage frames.
+   * stream_options.include_usage): the body to send instead, or null when it already asks (or needs not).
+   * A new body means the client did not ask for usage frames.
    */
-  requestStreamUsage(json: Record<string, unknown>): boolean;
+  requestStreamUsage(request: ParsedRequest, body: Buffer): Buffer | null;
   decodeUsage(body: Buffer): Usage | null;
   /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
   decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;

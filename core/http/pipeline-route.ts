@@ -49,7 +49,7 @@ export async function servePipelineRoute(
     get stream() {
       return readRequest().stream;
     },
-    bodyChanged: false,
+    bodyOverride: null,
     key: null,
     channel: null,
     upstreamModel: null,

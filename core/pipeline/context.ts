@@ -24,8 +24,12 @@ export interface RequestContext {
   readonly startedAt: number;
   /** Decoded on first read; a bad body throws its 400 GatewayError from here (see lazy-request.ts). */
   readonly request: ParsedRequest;
-  /** Set by a plugin that changed `request.json`; the relay then serializes the body once. */
-  bodyChanged: boolean;
+  /**
+   * The bytes to send upstream when a plugin changed the body, or null for the client's own bytes. Plugins
+   * edit with setTopLevelField (json-edit.ts), so untouched parts stay byte for byte; `request.json` is
+   * the client's body as parsed and is not changed.
+   */
+  bodyOverride: Buffer | null;
   key: AuthedKey | null;
   /** The channel that answered (or was last tried), and the model name sent to it. */
   channel: string | null;
@@ -40,7 +44,7 @@ export interface RequestContext {
   aborted: boolean;
 }
 
-/** The request body to send upstream: the original bytes unless a plugin changed the JSON. */
+/** The request body to send upstream: the original bytes unless a plugin changed them. */
 export function upstreamBody(ctx: RequestContext): Buffer {
-  return ctx.bodyChanged ? Buffer.from(JSON.stringify(ctx.request.json)) : ctx.request.raw;
+  return ctx.bodyOverride ?? ctx.request.raw;
 }

@@ -1,7 +1,7 @@
 // meter: usage from the upstream's own usage object, one record per request, metrics; nothing slow on the way.
 
 import { performance } from 'node:perf_hooks';
-import { GatewayError, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
+import { GatewayError, upstreamBody, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
 
 interface MeterState {
   /** We turned include_usage on; the client did not ask for the usage-only chunk, so it is dropped. */
@@ -43,7 +43,7 @@ export const meterPlugin: PluginFactory = {
       name: 'meter',
       request(ctx) {
         // Reading the body first: a bad one answers 400 here, before anything is metered.
-        const { stream, json } = ctx.request;
+        const { stream } = ctx.request;
         if (services.usage.saturated) {
           // Usage cannot be recorded right now; serving anyway would give the work away unbilled.
           throw new GatewayError('GW_ERR_USAGE_BACKLOG', 'The gateway cannot record usage right now; retry shortly.', {
@@ -52,8 +52,10 @@ export const meterPlugin: PluginFactory = {
         }
         const state: MeterState = { dropUsageChunk: false };
         metered.set(ctx, state);
-        if (stream && ctx.format.requestStreamUsage(json)) {
-          ctx.bodyChanged = true;
+        if (!stream) return;
+        const asking = ctx.format.requestStreamUsage(ctx.request, upstreamBody(ctx));
+        if (asking !== null) {
+          ctx.bodyOverride = asking;
           state.dropUsageChunk = true;
         }
       },

@@ -4,6 +4,7 @@ import {
   GatewayError,
   UpstreamFailure,
   parseSseStream,
+  setTopLevelField,
   upstreamBody,
   type Attempt,
   type GatewayServices,
@@ -105,10 +106,10 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
   });
 }
 
-/** The original bytes when nothing changed; one serialization when a plugin or a model alias changed the body. */
+/** The bytes to send; a model alias rewrites only the value of `model`, every other byte stays as sent. */
 function bodyFor(ctx: RequestContext, attempt: Attempt): Buffer {
-  if (attempt.upstreamModel === ctx.request.model) return upstreamBody(ctx);
-  return Buffer.from(JSON.stringify({ ...ctx.request.json, model: attempt.upstreamModel }));
+  const body = upstreamBody(ctx);
+  return attempt.upstreamModel === ctx.request.model ? body : setTopLevelField(body, 'model', attempt.upstreamModel);
 }
 
 async function toResult(

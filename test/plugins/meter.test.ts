@@ -34,7 +34,7 @@ function context(body: Record<string, unknown>): RequestContext {
     receivedAt: Date.now(),
     startedAt: 0,
     request: { raw, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },
-    bodyChanged: false,
+    bodyOverride: null,
     key: { id: 'k1', name: 'tester', group: 'pro' },
     channel: 'a',
     upstreamModel: 'gpt-4o',
@@ -83,8 +83,10 @@ test('a stream without include_usage gets it forced upstream, and the usage-only
   const plugin = meterPlugin.create({}, services(usage));
   const ctx = context({ model: 'gpt-4o', stream: true, messages: [], stream_options: { include_obfuscation: false } });
   plugin.request?.(ctx);
-  assert.equal(ctx.bodyChanged, true);
-  assert.deepEqual(ctx.request.json['stream_options'], { include_obfuscation: false, include_usage: true });
+  assert.ok(ctx.bodyOverride !== null);
+  const sent = JSON.parse(ctx.bodyOverride.toString('utf8')) as Record<string, unknown>;
+  assert.deepEqual(sent['stream_options'], { include_obfuscation: false, include_usage: true });
+  assert.deepEqual({ ...sent, stream_options: null }, { ...ctx.request.json, stream_options: null }, 'nothing else changed');
   const content = encodeFrame(JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' } }], usage: null }));
   const usageOnly = encodeFrame(JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 1 } } }));
   assert.equal(plugin.frame?.(ctx, content), content);
@@ -98,7 +100,7 @@ test('a client that asked for usage keeps the usage chunk and its body is not re
   const plugin = meterPlugin.create({}, services(sink(false)));
   const ctx = context({ model: 'gpt-4o', stream: true, messages: [], stream_options: { include_usage: true } });
   plugin.request?.(ctx);
-  assert.equal(ctx.bodyChanged, false);
+  assert.equal(ctx.bodyOverride, null);
   const usageOnly = encodeFrame(JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }));
   assert.equal(plugin.frame?.(ctx, usageOnly), usageOnly);
 });

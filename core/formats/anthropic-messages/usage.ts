@@ -73,6 +73,6 @@ export function decodeFrameUsage(frame: SseFrame, previous: Usage | null): Frame
 }
 
 /** Anthropic streams always carry usage; nothing to ask for. */
-export function requestStreamUsage(): boolean {
-  return false;
+export function requestStreamUsage(): Buffer | null {
+  return null;
 }

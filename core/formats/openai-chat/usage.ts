@@ -2,7 +2,8 @@
 
 import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
-import type { FrameUsage } from '../format.js';
+import type { FrameUsage, ParsedRequest } from '../format.js';
+import { setTopLevelField } from '../json-edit.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 /** Cheap pre-check so that only the chunk that carries usage is parsed. */
@@ -51,10 +52,9 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
 }
 
 /** Usage in a chat stream comes only when asked for (`stream_options.include_usage`), in one extra chunk. */
-export function requestStreamUsage(json: Record<string, unknown>): boolean {
-  const options = json['stream_options'];
+export function requestStreamUsage(request: ParsedRequest, body: Buffer): Buffer | null {
+  const options = request.json['stream_options'];
   const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
-  if (current['include_usage'] === true) return false;
-  json['stream_options'] = { ...current, include_usage: true };
-  return true;
+  if (current['include_usage'] === true) return null;
+  return setTopLevelField(body, 'stream_options', { ...current, include_usage: true });
 }

@@ -1,0 +1,78 @@
+// setTopLevelField edits one top-level value in the client's bytes and leaves every other byte as sent.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTopLevelField } from '../../../core/formats/json-edit.js';
+
+function edit(text: string, key: string, value: unknown): string {
+  return setTopLevelField(Buffer.from(text, 'utf8'), key, value).toString('utf8');
+}
+
+describe('setTopLevelField', () => {
+  it('replaces only the value bytes of an existing key', () => {
+    const body = '{ "model" : "a",\n "n": 12345678901234567890, "t": 1.10, "s": "\\u00e9\\"}" }';
+    assert.equal(edit(body, 'model', 'b'), '{ "model" : "b",\n "n": 12345678901234567890, "t": 1.10, "s": "\\u00e9\\"}" }');
+  });
+
+  it('inserts a missing key first, with or without other keys', () => {
+    assert.equal(edit('{"a":1}', 'stream_options', { include_usage: true }), '{"stream_options":{"include_usage":true},"a":1}');
+    assert.equal(edit('  { }  ', 'k', 'v'), '  {"k":"v" }  ');
+  });
+
+  it('looks at the top level only: nested keys and keys inside strings do not count', () => {
+    const body = '{"messages":[{"model":"nested","content":"\\"model\\": \\"x\\" {[}"}],"meta":{"model":1},"model":"top"}';
+    const out = edit(body, 'model', 'new');
+    assert.equal(out, body.replace('"model":"top"', '"model":"new"'));
+  });
+
+  it('replaces values of every type, and the last of duplicate keys (the one JSON.parse keeps)', () => {
+    for (const value of ['"s"', '12', '-1.5e3', 'true', 'null', '[1,[2,{"a":"]"}]]', '{"x":{"y":"}"}}']) {
+      const body = `{"a":0,"k":${value},"z":"end"}`;
+      assert.equal(edit(body, 'k', 'v'), '{"a":0,"k":"v","z":"end"}', value);
+    }
+    assert.equal(edit('{"k":1,"k":2}', 'k', 3), '{"k":1,"k":3}');
+  });
+
+  it('keys written with escapes are matched by their value', () => {
+    assert.equal(edit('{"mod\\u0065l":"a"}', 'model', 'b'), '{"mod\\u0065l":"b"}');
+  });
+
+  it('agrees with JSON.parse on generated bodies, and keeps the other fields byte for byte', () => {
+    // A small seeded generator (deterministic runs): nested objects, arrays, strings with quotes, brackets,
+    // escapes and multibyte characters, numbers of every spelling, literals, random whitespace.
+    let seed = 42;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const ws = (): string => [' ', '', '\n', '\t', '  '][rand(5)] ?? '';
+    const strings = ['model', 'a"b', '{[', ']}', 'é✓', '\\', 'x\ny', ''];
+    const numbers = ['0', '-12', '3.140', '1e400', '12345678901234567890', '-0.0E-2'];
+    const value = (depth: number): string => {
+      const pick = depth > 2 ? rand(4) : rand(6);
+      if (pick === 0) return JSON.stringify(strings[rand(strings.length)]);
+      if (pick === 1) return numbers[rand(numbers.length)] ?? '0';
+      if (pick === 2) return ['true', 'false', 'null'][rand(3)] ?? 'null';
+      if (pick === 3) return JSON.stringify(strings[rand(strings.length)]).replace('"', '"\\u0041');
+      if (pick === 4) return `[${ws()}${Array.from({ length: rand(3) }, () => value(depth + 1)).join(`${ws()},${ws()}`)}${ws()}]`;
+      return object(depth + 1);
+    };
+    const object = (depth: number): string => {
+      const keys = Array.from({ length: rand(5) }, () => strings[rand(strings.length)] ?? 'k');
+      return `{${ws()}${keys.map((k) => `${JSON.stringify(k)}${ws()}:${ws()}${value(depth)}`).join(`${ws()},${ws()}`)}${ws()}}`;
+    };
+    for (let i = 0; i < 500; i++) {
+      const body = object(0);
+      const key = ['model', 'stream_options', 'a"b', 'new'][rand(4)] ?? 'model';
+      const replacement = rand(2) === 0 ? 'gpt-upstream' : { include_usage: true };
+      const out = edit(body, key, replacement);
+      const expected = { ...(JSON.parse(body) as Record<string, unknown>), [key]: replacement };
+      assert.deepEqual(JSON.parse(out), expected, `${body}\n${out}`);
+      assert.ok(out.length - JSON.stringify(replacement).length <= body.length + key.length + 4, 'only one value changed');
+    }
+  });
+
+  it('refuses a body that is not a JSON object', () => {
+    assert.throws(() => setTopLevelField(Buffer.from('[1,2]'), 'k', 1), /not a JSON object/);
+  });
+});
