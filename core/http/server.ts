@@ -1,5 +1,7 @@
 // The only file that imports fastify: routes to handlers, raw bodies, errors in the OpenAI shape.
 
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -34,6 +36,20 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     keepAliveTimeout: 65_000,
+  });
+
+  // Connections that never carried a request: Node's closeIdleConnections() (fastify's 'idle' mode) skips
+  // them, so one client that opened a connection and went quiet (fetch leaves one after an aborted stream)
+  // would hold shutdown open until it leaves. They have nothing in flight; close() drops them at once.
+  const unused = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
+  app.addHook('preClose', (done) => {
+    for (const socket of unused) socket.destroy();
+    done();
   });
 
   // Bodies stay raw bytes: the client format parses once and the original bytes can be forwarded unchanged.
