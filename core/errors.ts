@@ -37,6 +37,7 @@ export const ERRORS = {
   GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'request_too_large', wireCode: 'request_too_large' },
   GW_ERR_UPSTREAM_UNAVAILABLE: { status: 502, kind: 'upstream', wireCode: 'upstream_unavailable' },
   GW_ERR_UPSTREAM_ERROR: { status: 502, kind: 'upstream', wireCode: 'upstream_error' },
+  GW_ERR_UPSTREAM_OVERLOADED: { status: 503, kind: 'overloaded', wireCode: 'upstream_overloaded' },
   GW_ERR_UPSTREAM_RATE_LIMITED: { status: 429, kind: 'rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_UPSTREAM_TIMEOUT: { status: 504, kind: 'timeout', wireCode: 'upstream_timeout' },
   GW_ERR_UPSTREAM_STREAM_BROKEN: { status: 502, kind: 'upstream', wireCode: 'upstream_stream_error' },

@@ -134,7 +134,7 @@ export interface PluginUse {
   };
 }
 /**
- * Sticky conversations: a conversation key (Anthropic metadata.user_id) stays on the channel and upstream key that served it.
+ * Sticky conversations: a conversation key (Anthropic metadata.user_id, OpenAI prompt_cache_key) stays on the channel and upstream key that served it.
  */
 export interface Affinity {
   /**

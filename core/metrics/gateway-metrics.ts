@@ -65,7 +65,8 @@ export class GatewayMetrics {
       name: 'gateway_affinity_total',
       help:
         'Requests with a conversation key, by outcome: hit (served where the conversation was bound), miss (no ' +
-        'binding yet), break (bound elsewhere, moved because that channel failed or was cooling down).',
+        'binding yet), break (moved: the bound channel failed, was cooling down, left the config, or a higher ' +
+        'priority tier became healthy again).',
       labelNames: ['route', 'outcome'],
       registers,
     });

@@ -22,6 +22,13 @@ export function toClientError(model: string, tried: number, last: Failure): Gate
       ...(last.retryAfter === null ? {} : { retryAfter: last.retryAfter }),
     });
   }
+  if (last.status === 503 || last.status === 529) {
+    // Anthropic's 529 and a 503 say "busy, retry": clients treat overloaded errors that way, not as faults.
+    return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', `${prefix}: the upstream is overloaded (HTTP ${last.status}); retry shortly.`, {
+      upstreamStatus: last.status,
+      ...(last.retryAfter === null ? {} : { retryAfter: last.retryAfter }),
+    });
+  }
   return new GatewayError('GW_ERR_UPSTREAM_ERROR', `${prefix}: the upstream answered HTTP ${last.status}.`, {
     upstreamStatus: last.status,
   });

@@ -20,8 +20,14 @@ export async function stick(ctx: RequestContext, services: GatewayServices, plan
   const key = affinityKey(ctx.route, ctx.key?.id ?? '', ctx.request.model, conversation);
   const bound = await services.affinity.get(key);
   const at = bound === null ? -1 : plan.findIndex((a) => a.channel.name === bound.channel);
-  const usable = at >= 0 && !services.router.health.isCooling(bound?.channel ?? '');
-  const ordered = usable && at > 0 ? [plan[at] as Attempt, ...plan.slice(0, at), ...plan.slice(at + 1)] : plan;
+  const boundAttempt = plan[at];
+  // The binding wins within the best tier only: a conversation that failed over to a lower-priority backup
+  // returns to the higher tier once it is healthy again, as the operator's priorities say.
+  const usable =
+    boundAttempt !== undefined &&
+    !services.router.health.isCooling(boundAttempt.channel.name) &&
+    boundAttempt.channel.priority >= (plan[0]?.channel.priority ?? 0);
+  const ordered = usable && at > 0 ? [boundAttempt, ...plan.slice(0, at), ...plan.slice(at + 1)] : plan;
   return {
     plan: ordered,
     boundKeyIndex(attempt) {

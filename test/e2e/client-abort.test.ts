@@ -6,7 +6,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { postChat } from '../helpers/chat-requests.js';
 import { FakeOpenAI, defaultReply } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
-import { until, withDeadline } from '../helpers/poll.js';
+import { readUntil, until, withDeadline } from '../helpers/poll.js';
 import type { UsageRecord } from '../../core/store/store.js';
 
 const WAIT_MS = 5_000;
@@ -110,19 +110,7 @@ test('a client that aborts a slow stream: the upstream sees the close and the re
   // Read until the first content piece arrived, then walk away.
   const reader = res.body?.getReader();
   assert.ok(reader);
-  const decoder = new TextDecoder();
-  let text = '';
-  await withDeadline(
-    (async () => {
-      while (!text.includes('"content":"p0 "')) {
-        const { done, value } = await reader.read();
-        assert.equal(done, false, 'the stream must not end before the client aborts');
-        text += decoder.decode(value, { stream: true });
-      }
-    })(),
-    WAIT_MS,
-    'the first content frame arrived',
-  );
+  await readUntil(reader, '"content":"p0 "', WAIT_MS, 'the first content frame');
   controller.abort();
   await assert.rejects(reader.read(), 'reading after the abort fails');
 

@@ -48,9 +48,9 @@ after(async () => {
   }
 });
 
-test('the README has the plain, streaming and models curl examples', () => {
+test('the README has the plain, streaming, Anthropic and models curl examples', () => {
   const examples = curlExamples();
-  assert.equal(examples.length, 3, examples.join('\n---\n'));
+  assert.equal(examples.length, 4, examples.join('\n---\n'));
 });
 
 test('every README curl example works against `npm start` with the shipped config', async () => {
@@ -67,6 +67,11 @@ test('every README curl example works against `npm start` with the shipped confi
         .map((line) => (JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '')
         .join('');
       assert.equal(text, 'Hello from the mock channel! You said: "Hello!"');
+    } else if (command.includes('/v1/messages')) {
+      const body = JSON.parse(stdout) as { type: string; content: { type: string; text: string }[]; usage: { input_tokens: number; output_tokens: number } };
+      assert.equal(body.type, 'message');
+      assert.deepEqual(body.content, [{ type: 'text', text: 'Hello from the mock channel! You said: "Hello!"' }]);
+      assert.ok(body.usage.input_tokens > 0 && body.usage.output_tokens > 0, stdout);
     } else if (command.includes('/v1/models')) {
       const body = JSON.parse(stdout) as { object: string; data: { id: string }[] };
       assert.equal(body.object, 'list');

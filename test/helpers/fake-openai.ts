@@ -1,15 +1,9 @@
 // A fake OpenAI upstream on loopback: real HTTP, real SSE framing, usage like the real API, scriptable failures.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackHttpServer } from './loopback-http-server.js';
+import { LoopbackHttpServer, recordRequest, type RecordedRequest } from './loopback-http-server.js';
 
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: Record<string, unknown>;
-  readonly raw: Buffer;
-}
+export type { RecordedRequest };
 
 export type FakeReply =
   | { readonly kind: 'completion'; readonly text?: string; readonly usage?: FakeUsage }
@@ -56,16 +50,8 @@ export class FakeOpenAI extends LoopbackHttpServer {
   }
 
   protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
-    let body: Record<string, unknown> = {};
-    try {
-      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      // recorded as empty
-    }
-    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw };
+    const recorded = await recordRequest(req);
+    const { body } = recorded;
     this.requests.push(recorded);
     res.on('close', () => {
       if (!res.writableFinished) {

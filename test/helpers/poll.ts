@@ -1,5 +1,7 @@
 // Bounded waiting for the e2e tests: poll a probe until it yields a value, or race a promise against a deadline.
 
+import assert from 'node:assert/strict';
+
 export interface PollOptions {
   /** Give up (throw) once this much time has passed. */
   readonly timeoutMs: number;
@@ -32,4 +34,28 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number, what: str
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The reader side of a web stream (global fetch's and undici's alike). */
+export interface ByteReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(): Promise<void>;
+}
+
+/** Reads a response body until its text contains `marker` (failing if it ends first); returns what was read. */
+export async function readUntil(reader: ByteReader, marker: string, ms: number, what: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  await withDeadline(
+    (async () => {
+      while (!text.includes(marker)) {
+        const { done, value } = await reader.read();
+        assert.equal(done, false, `the stream ended before ${what}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    })(),
+    ms,
+    what,
+  );
+  return text;
 }
