@@ -200,6 +200,9 @@ for (const auth of ['apiKey', 'authToken'] as const) {
     assert.equal(message.stop_reason, 'end_turn');
     assert.equal(message.usage.input_tokens, DEFAULT_ANTHROPIC_USAGE.input);
     assert.equal(message.usage.cache_read_input_tokens, DEFAULT_ANTHROPIC_USAGE.cacheRead);
+    // The SDK's request id is the gateway's, the one its usage record carries.
+    assert.match(message._request_id ?? '', /^req_[0-9a-f]{32}$/);
+    assert.equal((await gw.usage()).filter((r) => r.requestId === message._request_id).length, 1);
 
     // The SDK 1.x sends the key as a Bearer token in both modes, to the root base URL plus /v1/messages.
     assert.equal(sent.length, 1);
