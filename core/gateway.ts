@@ -4,6 +4,7 @@ import type { ResolvedConfig } from './config/resolved.js';
 import type { ClientFormat } from './formats/format.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from './formats/anthropic-messages/index.js';
 import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
+import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from './formats/openai-responses/index.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -42,6 +43,8 @@ export class Gateway {
       ['/v1/chat/completions', createOpenAIChatFormat()],
       ['/v1/messages', createAnthropicMessagesFormat()],
       ['/v1/messages/count_tokens', createAnthropicCountTokensFormat()],
+      ['/v1/responses', createOpenAIResponsesFormat()],
+      ['/v1/responses/compact', createOpenAIResponsesCompactFormat()],
     ]);
     this.services = {
       config,

@@ -3,7 +3,7 @@
 export { GatewayError, toGatewayError, type ErrorCode } from './errors.js';
 export type { Usage } from './ir/usage.js';
 export type { ClientFormat, ParsedRequest } from './formats/format.js';
-export { setTopLevelField } from './formats/json-edit.js';
+export { removeTopLevelFields, setTopLevelField } from './formats/json-edit.js';
 export type { RequestContext } from './pipeline/context.js';
 export { upstreamBody } from './pipeline/context.js';
 export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } from './pipeline/plugin.js';

@@ -1,6 +1,7 @@
-// Rules the schema cannot express: unique names, keys and routes; keys naming declared groups.
+// Rules the schema cannot express: unique names, keys and routes; keys naming declared groups; channel formats.
 
 import { formatPath } from './config-path.js';
+import { NATIVE_FORMATS } from './defaults.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
@@ -26,12 +27,25 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
       (_secret, first) => `same key as ${formatPath(['keys', first, 'key'])}; every gateway key must be unique`,
     ),
     ...checkGroups(config),
+    ...checkFormats(config),
     ...findDuplicates(
       routes.map((r) => r.path),
       (i) => ['routes', i, 'path'],
       (path, first) => `duplicate route "${path}"; first defined at ${formatPath(['routes', first])}`,
     ),
   ];
+}
+
+/** A channel can only speak formats its type's provider sends natively (translation is another matter). */
+function checkFormats(config: GatewayConfig): ConfigIssue[] {
+  return config.channels.flatMap((channel, i): ConfigIssue[] => {
+    const native = NATIVE_FORMATS[channel.type];
+    return (channel.formats ?? []).flatMap((format, j): ConfigIssue[] =>
+      native.includes(format)
+        ? []
+        : [{ path: ['channels', i, 'formats', j], message: `type ${channel.type} cannot speak ${format}; it speaks ${native.join(', ')}` }],
+    );
+  });
 }
 
 function checkGroups(config: GatewayConfig): ConfigIssue[] {

@@ -10,6 +10,8 @@ export const DEFAULT_CHAINS: Readonly<Record<Route['path'], readonly string[]>> 
   '/v1/messages': ['auth', 'meter', 'relay'],
   // Not billed, but metered: the record shows who counted what, and the request counts in the metrics.
   '/v1/messages/count_tokens': ['auth', 'meter', 'relay'],
+  '/v1/responses': ['auth', 'meter', 'relay'],
+  '/v1/responses/compact': ['auth', 'meter', 'relay'],
 };
 
 /** The built-in route for each known path not in `written`, in DEFAULT_CHAINS order. */

@@ -26,7 +26,7 @@ export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntrie
 
 /** What each channel type's upstream speaks; the mock answers in every format it knows. */
 export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly WireFormat[]>> = {
-  openai: ['openai-chat'],
+  openai: ['openai-chat', 'openai-responses'],
   anthropic: ['anthropic-messages'],
-  mock: ['openai-chat', 'anthropic-messages'],
+  mock: ['openai-chat', 'openai-responses', 'anthropic-messages'],
 };

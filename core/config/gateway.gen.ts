@@ -2,7 +2,7 @@
 
 export type Name = string;
 /**
- * The upstream's dialect. openai: OpenAI Chat Completions (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in both.
+ * The upstream's dialect. openai: OpenAI Chat Completions and Responses (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in all of them.
  */
 export type ChannelType = "openai" | "anthropic" | "mock";
 /**
@@ -13,6 +13,7 @@ export type ModelList =
   | {
       [k: string]: string | undefined;
     };
+export type WireFormat = "openai-chat" | "openai-responses" | "anthropic-messages";
 
 /**
  * gateway.yaml: server, store, channels (upstreams), groups, keys and routes.
@@ -100,6 +101,16 @@ export interface Channel {
   headers?: {
     [k: string]: string | undefined;
   };
+  /**
+   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat and openai-responses; anthropic: anthropic-messages).
+   *
+   * @minItems 1
+   */
+  formats?: [WireFormat, ...WireFormat[]];
+  /**
+   * Top-level request fields removed before the upstream call, for upstreams that reject them (e.g. client_metadata).
+   */
+  drop_params?: string[];
   mock?: MockOptions;
 }
 export interface MockOptions {
@@ -121,7 +132,8 @@ export interface DeclaredKey {
   group: Name;
 }
 export interface Route {
-  path: "/v1/chat/completions" | "/v1/messages" | "/v1/messages/count_tokens";
+  path:
+    "/v1/chat/completions" | "/v1/messages" | "/v1/messages/count_tokens" | "/v1/responses" | "/v1/responses/compact";
   /**
    * @minItems 1
    */

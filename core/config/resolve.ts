@@ -50,7 +50,8 @@ function resolveChannel(channel: Channel): ResolvedChannel {
   return {
     name: channel.name,
     type: channel.type,
-    formats: NATIVE_FORMATS[channel.type],
+    formats: channel.formats ?? NATIVE_FORMATS[channel.type],
+    dropParams: [...(channel.drop_params ?? [])],
     // The schema requires base_url for openai and anthropic; a mock never calls out, whatever the file says.
     baseUrl: channel.type === 'mock' || channel.base_url === undefined ? null : channel.base_url.replace(/\/+$/, ''),
     keys: [...(channel.keys ?? [])],

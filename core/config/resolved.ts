@@ -1,11 +1,9 @@
 // The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
 
-import type { ChannelType } from './gateway.gen.js';
+import type { ChannelType, WireFormat } from './gateway.gen.js';
 
-export type { ChannelType };
-
-/** A wire format: what a client speaks on a route, and what a channel's upstream speaks natively. */
-export type WireFormat = 'openai-chat' | 'anthropic-messages';
+/** WireFormat: what a client speaks on a route, and what a channel's upstream speaks natively. */
+export type { ChannelType, WireFormat };
 
 /** A YAML path such as ['channels', 2, 'base_url']. */
 export type ConfigPath = readonly (string | number)[];
@@ -33,8 +31,10 @@ export interface ResolvedMock {
 export interface ResolvedChannel {
   readonly name: string;
   readonly type: ChannelType;
-  /** The client formats this channel serves natively (bytes pass through); set by its type. */
+  /** The client formats this channel serves natively (bytes pass through); `formats`, else by its type. */
   readonly formats: readonly WireFormat[];
+  /** Top-level request fields removed before the upstream call. */
+  readonly dropParams: readonly string[];
   /** Without a trailing slash; null for the mock type. */
   readonly baseUrl: string | null;
   readonly keys: readonly string[];

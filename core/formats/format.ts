@@ -42,6 +42,8 @@ export interface ClientFormat {
    * A new body means the client did not ask for usage frames.
    */
   requestStreamUsage(request: ParsedRequest, body: Buffer): Buffer | null;
+  /** Rules of this API for every upstream call (Responses: store false), applied to the bytes to send. */
+  prepareUpstreamBody(request: ParsedRequest, body: Buffer): Buffer;
   decodeUsage(body: Buffer): Usage | null;
   /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
   decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;

@@ -52,36 +52,66 @@ function skipValue(raw: Buffer, i: number): number {
   return i;
 }
 
-interface Span {
-  readonly start: number;
-  readonly end: number;
+interface Pair {
+  readonly name: string;
+  readonly keyStart: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
 }
 
-/** The byte span of the value of top-level `key` (the last one, as JSON.parse keeps the last duplicate), or null. */
-function findTopLevelValue(raw: Buffer, key: string): { value: Span | null; open: number } {
+/** The top-level pairs of a JSON object, in order, and the index of its opening brace. */
+function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
   let i = skipSpace(raw, 0);
   if (raw[i] !== OPEN_BRACE) throw new Error('not a JSON object');
   const open = i;
-  let found: Span | null = null;
+  const pairs: Pair[] = [];
   i = skipSpace(raw, i + 1);
-  if (raw[i] === CLOSE_BRACE) return { value: null, open };
+  if (raw[i] === CLOSE_BRACE) return { pairs, open };
   for (;;) {
     if (raw[i] !== QUOTE) throw new Error('expected a key');
+    const keyStart = i;
     const keyEnd = skipString(raw, i);
     const name = JSON.parse(raw.toString('utf8', i, keyEnd)) as string;
     i = skipSpace(raw, keyEnd);
     if (raw[i] !== COLON) throw new Error('expected a colon');
-    const start = skipSpace(raw, i + 1);
-    const end = skipValue(raw, start);
-    if (name === key) found = { start, end };
-    i = skipSpace(raw, end);
+    const valueStart = skipSpace(raw, i + 1);
+    const valueEnd = skipValue(raw, valueStart);
+    pairs.push({ name, keyStart, valueStart, valueEnd });
+    i = skipSpace(raw, valueEnd);
     if (raw[i] === COMMA) {
       i = skipSpace(raw, i + 1);
       continue;
     }
-    if (raw[i] === CLOSE_BRACE) return { value: found, open };
+    if (raw[i] === CLOSE_BRACE) return { pairs, open };
     throw new Error('expected a comma or the end of the object');
   }
+}
+
+/** Top-level fields in `keys` removed with their separators; every other byte stays. Unchanged input when none is there. */
+export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Buffer {
+  const { pairs } = topLevelPairs(raw);
+  const lastKept = pairs.findLastIndex((pair) => !keys.has(pair.name));
+  const cuts: [number, number][] = [];
+  pairs.forEach((pair, i) => {
+    const next = pairs[i + 1];
+    // Before the last kept pair: the pair and the separator after it.
+    if (keys.has(pair.name) && i < lastKept && next !== undefined) cuts.push([pair.keyStart, next.keyStart]);
+  });
+  const last = pairs[pairs.length - 1];
+  if (last !== undefined && lastKept < pairs.length - 1) {
+    // Removed pairs at the end: from the end of the last kept value (its comma included), or all of them.
+    const kept = pairs[lastKept];
+    cuts.push([kept === undefined ? (pairs[0] as Pair).keyStart : kept.valueEnd, last.valueEnd]);
+  }
+  if (cuts.length === 0) return raw;
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const [start, end] of cuts) {
+    if (start > at) parts.push(raw.subarray(at, start));
+    at = Math.max(at, end);
+  }
+  parts.push(raw.subarray(at));
+  return Buffer.concat(parts);
 }
 
 /**
@@ -90,8 +120,10 @@ function findTopLevelValue(raw: Buffer, key: string): { value: Span | null; open
  */
 export function setTopLevelField(raw: Buffer, key: string, value: unknown): Buffer {
   const encoded = Buffer.from(JSON.stringify(value), 'utf8');
-  const { value: span, open } = findTopLevelValue(raw, key);
-  if (span !== null) return Buffer.concat([raw.subarray(0, span.start), encoded, raw.subarray(span.end)]);
+  const { pairs, open } = topLevelPairs(raw);
+  // The last of duplicate keys is the one JSON.parse keeps.
+  const span = pairs.findLast((pair) => pair.name === key);
+  if (span !== undefined) return Buffer.concat([raw.subarray(0, span.valueStart), encoded, raw.subarray(span.valueEnd)]);
   const empty = raw[skipSpace(raw, open + 1)] === CLOSE_BRACE;
   const pair = Buffer.from(`${JSON.stringify(key)}:${encoded.toString('utf8')}${empty ? '' : ','}`, 'utf8');
   return Buffer.concat([raw.subarray(0, open + 1), pair, raw.subarray(open + 1)]);

@@ -73,7 +73,7 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
 
   app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url)));
 
-  for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens']) {
+  for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact']) {
     app.post(path, (request, reply) => {
       reply.hijack();
       return servePipelineRoute(runtime, path, request.raw, reply.raw, request.body as Buffer | undefined);

@@ -7,6 +7,8 @@ export const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
   ['/v1/chat/completions', 'POST'],
   ['/v1/messages', 'POST'],
   ['/v1/messages/count_tokens', 'POST'],
+  ['/v1/responses', 'POST'],
+  ['/v1/responses/compact', 'POST'],
   ['/v1/models', 'GET'],
 ]);
 
@@ -28,6 +30,13 @@ export function notFoundError(method: string, rawUrl: string): GatewayError {
     );
   }
   const expected = KNOWN_PATHS.get(path);
+  if (path === '/v1/responses' && method === 'GET') {
+    // Stored responses are not served (the gateway sends store:false); a GET here is usually a probe of the base URL.
+    return new GatewayError(
+      'GW_ERR_ROUTE_NOT_FOUND',
+      `${base} The gateway serves POST /v1/responses only and stores no responses. Codex and OpenAI clients use the base URL http://HOST:PORT/v1.`,
+    );
+  }
   if (expected !== undefined && expected !== method) {
     return new GatewayError('GW_ERR_METHOD_NOT_ALLOWED', `${base} ${path} accepts ${expected} only.`);
   }

@@ -4,6 +4,7 @@ import {
   GatewayError,
   UpstreamFailure,
   parseSseStream,
+  removeTopLevelFields,
   setTopLevelField,
   upstreamBody,
   type Attempt,
@@ -106,10 +107,15 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
   });
 }
 
-/** The bytes to send; a model alias rewrites only the value of `model`, every other byte stays as sent. */
+/**
+ * The bytes to send: the API's own rules (Responses: store false), the model alias, the channel's drop_params,
+ * each an edit of one top-level field in place, so every other byte stays as the client sent it.
+ */
 function bodyFor(ctx: RequestContext, attempt: Attempt): Buffer {
-  const body = upstreamBody(ctx);
-  return attempt.upstreamModel === ctx.request.model ? body : setTopLevelField(body, 'model', attempt.upstreamModel);
+  let body = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
+  if (attempt.upstreamModel !== ctx.request.model) body = setTopLevelField(body, 'model', attempt.upstreamModel);
+  const drop = attempt.channel.dropParams;
+  return drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop));
 }
 
 async function toResult(

@@ -12,6 +12,7 @@ export function createAnthropicMessagesFormat(): ClientFormat {
     encodeError,
     encodeStreamError,
     requestStreamUsage,
+    prepareUpstreamBody: (_request, body) => body,
     decodeUsage,
     decodeFrameUsage,
   };

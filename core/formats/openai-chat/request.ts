@@ -27,7 +27,8 @@ function toParam(path: readonly string[]): string {
   return path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc === '' ? part : `${acc}.${part}`), '');
 }
 
-function wordProblem(problem: BodyProblem): GatewayError {
+/** OpenAI's wording of a body problem, shared by the Responses format. */
+export function wordProblem(problem: BodyProblem): GatewayError {
   switch (problem.kind) {
     case 'json':
       return new GatewayError(

@@ -1,10 +1,11 @@
 // The built-in `mock` channel: an in-process upstream for demos and offline use, answering OpenAI Chat
-// Completions and Anthropic Messages (and count_tokens) by the path it is called on.
+// Completions, Responses (and /compact) and Anthropic Messages (and count_tokens) by the path it is called on.
 
 import { GatewayError } from '../../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { answerCountTokens, answerMessages } from './anthropic.js';
 import { answerChat } from './chat.js';
+import { answerCompact, answerResponses } from './responses.js';
 
 export function createMockProvider(): Provider {
   return {
@@ -17,6 +18,10 @@ export function createMockProvider(): Provider {
           return Promise.resolve(answerMessages(request, body));
         case '/v1/messages/count_tokens':
           return Promise.resolve(answerCountTokens(body));
+        case '/v1/responses':
+          return Promise.resolve(answerResponses(request, body));
+        case '/v1/responses/compact':
+          return Promise.resolve(answerCompact(request, body));
         default:
           return Promise.reject(new GatewayError('GW_ERR_INTERNAL', `the mock channel does not serve ${request.path}`));
       }

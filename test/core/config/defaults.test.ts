@@ -49,7 +49,7 @@ describe('default routes', () => {
     assert.deepEqual(defaultRoutesExcept(new Set(Object.keys(DEFAULT_CHAINS))), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions'])).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens'],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact'],
     );
     const [chat] = defaultRoutesExcept(new Set());
     assert.deepEqual(

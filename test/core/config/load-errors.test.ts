@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { issuesOf, yaml } from './config-helpers.js';
+import { issuesOf, parse, yaml } from './config-helpers.js';
 
 const KEY = 'sk-0123456789abcdef0123';
 
@@ -100,7 +100,7 @@ describe('schema messages', () => {
       'extra: true',
     );
     assert.deepEqual(issuesOf(text), [
-      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens (x.yaml:2)',
+      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact (x.yaml:2)',
       'routes[0].plugins: must not be empty (x.yaml:3)',
       'channels: must not be empty (x.yaml:4)',
       '(root): unknown field "extra" (x.yaml:5)',
@@ -201,6 +201,26 @@ describe('cross-field checks', () => {
     const route = ['  - path: /v1/chat/completions', '    plugins: [{use: relay}]'];
     assert.deepEqual(issuesOf(yaml(...CHANNELS, 'routes:', ...route, ...route)), [
       'routes[1].path: duplicate route "/v1/chat/completions"; first defined at routes[0] (x.yaml:13)',
+    ]);
+  });
+});
+
+describe('channel formats', () => {
+  it('accepts a subset of the type\'s formats and rejects one the type cannot speak, naming both', () => {
+    const ok = yaml(...CHANNELS.slice(0, 6), '    formats: [openai-chat]', '    drop_params: [client_metadata]', ...CHANNELS.slice(6));
+    const channel = parse(ok).channels[0];
+    assert.deepEqual([channel?.formats, channel?.dropParams], [['openai-chat'], ['client_metadata']]);
+    const bad = yaml(
+      ...CHANNELS,
+      '  - name: claude', // 10
+      '    type: anthropic',
+      '    base_url: https://api.anthropic.com',
+      '    keys: [k]',
+      '    models: [claude-*]',
+      '    formats: [anthropic-messages, openai-responses]', // 15
+    );
+    assert.deepEqual(issuesOf(bad), [
+      'channels[2].formats[1]: type anthropic cannot speak openai-responses; it speaks anthropic-messages (x.yaml:15)',
     ]);
   });
 });

@@ -92,7 +92,8 @@ describe('defaults', () => {
     assert.deepEqual(demo, {
       name: 'demo',
       type: 'mock',
-      formats: ['openai-chat', 'anthropic-messages'],
+      formats: ['openai-chat', 'openai-responses', 'anthropic-messages'],
+      dropParams: [],
       baseUrl: null,
       keys: [],
       models: { patterns: ['demo-*'], aliases: new Map() },
@@ -159,6 +160,8 @@ describe('routes', () => {
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },
       { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: chain },
+      { path: '/v1/responses', at: ['(default)'], plugins: chain },
+      { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
     ]);
   });
 
@@ -184,7 +187,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact'],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

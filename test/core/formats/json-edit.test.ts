@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTopLevelField } from '../../../core/formats/json-edit.js';
+import { removeTopLevelFields, setTopLevelField } from '../../../core/formats/json-edit.js';
 
 function edit(text: string, key: string, value: unknown): string {
   return setTopLevelField(Buffer.from(text, 'utf8'), key, value).toString('utf8');
@@ -74,5 +74,35 @@ describe('setTopLevelField', () => {
 
   it('refuses a body that is not a JSON object', () => {
     assert.throws(() => setTopLevelField(Buffer.from('[1,2]'), 'k', 1), /not a JSON object/);
+  });
+});
+
+describe('removeTopLevelFields', () => {
+  const drop = (text: string, ...keys: string[]): string => removeTopLevelFields(Buffer.from(text, 'utf8'), new Set(keys)).toString('utf8');
+
+  it('removes a field with its separator, wherever it is, and keeps every other byte', () => {
+    assert.equal(drop('{"a":1, "b":{"c":"}"},\n "d":12345678901234567890}', 'b'), '{"a":1, "d":12345678901234567890}');
+    assert.equal(drop('{"a":1,"b":2,"c":3}', 'a'), '{"b":2,"c":3}');
+    assert.equal(drop('{"a":1,"b":2,"c":3}', 'c'), '{"a":1,"b":2}');
+    assert.equal(drop('{"a":1,"b":2,"c":3}', 'b', 'c'), '{"a":1}');
+    assert.equal(drop('{"a":1,"b":2,"c":3}', 'a', 'b'), '{"c":3}');
+    assert.equal(drop('{"a":1,"b":2,"c":3}', 'a', 'c'), '{"b":2}');
+    assert.equal(drop('{ "a":1 , "b":2 }', 'a', 'b'), '{  }');
+    assert.equal(drop('{"k":1,"x":0,"k":2}', 'k'), '{"x":0}', 'duplicates go too');
+  });
+
+  it('returns the same bytes when no field matches, and ignores nested fields', () => {
+    const body = Buffer.from('{"a":{"client_metadata":1}}');
+    assert.equal(removeTopLevelFields(body, new Set(['client_metadata'])), body);
+  });
+
+  it('agrees with JSON.parse on every subset of fields removed', () => {
+    const body = '{ "model":"m" ,"input":[{"a":"]"}],\t"store":true, "client_metadata":{"x":"}"} ,"z":null }';
+    const names = ['model', 'input', 'store', 'client_metadata', 'z'];
+    for (let mask = 0; mask < 1 << names.length; mask++) {
+      const removed = names.filter((_, i) => (mask & (1 << i)) !== 0);
+      const expected = Object.fromEntries(Object.entries(JSON.parse(body) as Record<string, unknown>).filter(([k]) => !removed.includes(k)));
+      assert.deepEqual(JSON.parse(drop(body, ...removed)), expected, removed.join(','));
+    }
   });
 });

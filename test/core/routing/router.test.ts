@@ -22,6 +22,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     name,
     type: 'openai',
     formats: ['openai-chat'],
+    dropParams: [],
     baseUrl: `https://${name}.example.test/v1`,
     keys: spec.keys ?? [`sk-${name}`],
     models: { patterns: spec.patterns ?? ['*'], aliases: new Map(Object.entries(spec.aliases ?? {})) },

@@ -1,0 +1,52 @@
+// Reads Responses usage: the whole response's `usage` (also /compact's), or the one in the terminal stream event.
+// input_tokens includes cached ones, as the IR counts them.
+
+import type { Usage } from '../../ir/usage.js';
+import type { SseFrame } from '../../sse/frame.js';
+import type { FrameUsage } from '../format.js';
+
+const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+/** For frames without an `event:` line (allowed by clients), a cheap look at the type before parsing. */
+const TERMINAL_DATA = /"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
+
+function field(obj: unknown, key: string): unknown {
+  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+export function readUsage(usage: unknown): Usage | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const input = field(usage, 'input_tokens_details');
+  return {
+    promptTokens: num(field(usage, 'input_tokens')),
+    completionTokens: num(field(usage, 'output_tokens')),
+    cachedTokens: num(field(input, 'cached_tokens')),
+    cacheWriteTokens: num(field(input, 'cache_write_tokens')),
+    reasoningTokens: num(field(field(usage, 'output_tokens_details'), 'reasoning_tokens')),
+  };
+}
+
+export function decodeUsage(body: Buffer): Usage | null {
+  try {
+    return readUsage(field(JSON.parse(body.toString('utf8')), 'usage'));
+  } catch {
+    return null;
+  }
+}
+
+/** Only the terminal event carries usage (in its `response`); every other frame is passed over unparsed. */
+export function decodeFrameUsage(frame: SseFrame): FrameUsage {
+  const data = frame.data;
+  if (data === null) return NO_USAGE;
+  if (frame.event !== null ? !TERMINAL.has(frame.event) : !TERMINAL_DATA.test(data)) return NO_USAGE;
+  try {
+    const usage = readUsage(field(field(JSON.parse(data), 'response'), 'usage'));
+    return usage === null ? NO_USAGE : { usage, usageOnly: false };
+  } catch {
+    return NO_USAGE;
+  }
+}
