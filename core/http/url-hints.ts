@@ -30,11 +30,11 @@ export function notFoundError(method: string, rawUrl: string): GatewayError {
     );
   }
   const expected = KNOWN_PATHS.get(path);
-  if (path === '/v1/responses' && method === 'GET') {
+  if ((path === '/v1/responses' || path.startsWith('/v1/responses/')) && method === 'GET') {
     // Stored responses are not served (the gateway sends store:false); a GET here is usually a probe of the base URL.
     return new GatewayError(
       'GW_ERR_ROUTE_NOT_FOUND',
-      `${base} The gateway serves POST /v1/responses only and stores no responses. Codex and OpenAI clients use the base URL http://HOST:PORT/v1.`,
+      `${base} The gateway serves POST /v1/responses (and /v1/responses/compact) only and stores no responses. Codex and OpenAI clients use the base URL http://HOST:PORT/v1.`,
     );
   }
   if (expected !== undefined && expected !== method) {

@@ -20,10 +20,11 @@ export interface AffinityStore {
 export type AffinityOutcome = 'hit' | 'miss' | 'break';
 
 /**
- * The binding's table key. The caller's key id and the model are part of it: one tenant cannot steer
+ * The binding's table key, per client format (so /v1/responses and its /compact share one). The caller's
+ * key id and the model are part of it: one tenant cannot steer
  * another's conversations by reusing its id, and a prompt cache belongs to one model anyway (Claude Code
  * uses a small model for side tasks of the same session).
  */
-export function affinityKey(route: string, callerKeyId: string, model: string, conversation: string): string {
-  return `${route}\u0000${callerKeyId}\u0000${model}\u0000${conversation}`;
+export function affinityKey(format: string, callerKeyId: string, model: string, conversation: string): string {
+  return `${format}\u0000${callerKeyId}\u0000${model}\u0000${conversation}`;
 }

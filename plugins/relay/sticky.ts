@@ -17,7 +17,9 @@ export async function stick(ctx: RequestContext, services: GatewayServices, plan
   const conversation = ctx.request.conversation;
   const { ttlMs } = services.config.affinity;
   if (conversation === null || ttlMs === 0) return null;
-  const key = affinityKey(ctx.route, ctx.key?.id ?? '', ctx.request.model, conversation);
+  // By format, not route: /v1/responses/compact belongs to the conversation of /v1/responses (its compaction
+  // item and encrypted reasoning can only be read by the upstream account that wrote them).
+  const key = affinityKey(ctx.format.name, ctx.key?.id ?? '', ctx.request.model, conversation);
   const bound = await services.affinity.get(key);
   const at = bound === null ? -1 : plan.findIndex((a) => a.channel.name === bound.channel);
   const boundAttempt = plan[at];

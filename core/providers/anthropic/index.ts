@@ -3,14 +3,32 @@
 
 import { baseHeaders, createHttpProvider } from '../http-upstream.js';
 import type { Provider, UpstreamRequest } from '../provider.js';
-import { forwardableHeaders } from './forward-headers.js';
+import { forwardableHeaders } from '../forward-headers.js';
 
 /** The version every Anthropic SDK sends; the API requires one. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
+/**
+ * The SDKs add this beta to say the caller authenticates with an OAuth token. That is about the caller's
+ * credential to us; the upstream receives the channel's API key, so the flag would misdescribe the call.
+ */
+const CALLER_AUTH_BETAS = new Set(['oauth-2025-04-20']);
+
+function withoutCallerAuthBetas(headers: Record<string, string>): Record<string, string> {
+  const beta = headers['anthropic-beta'];
+  if (beta === undefined) return headers;
+  const kept = beta
+    .split(',')
+    .map((flag) => flag.trim())
+    .filter((flag) => flag !== '' && !CALLER_AUTH_BETAS.has(flag));
+  if (kept.length > 0) headers['anthropic-beta'] = kept.join(',');
+  else delete headers['anthropic-beta'];
+  return headers;
+}
+
 function anthropicHeaders(request: UpstreamRequest): Record<string, string> {
   const headers: Record<string, string> = {
-    ...forwardableHeaders(request.clientHeaders),
+    ...withoutCallerAuthBetas(forwardableHeaders(request.clientHeaders)),
     ...request.channel.headers,
     ...baseHeaders(request),
   };

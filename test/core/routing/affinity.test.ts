@@ -193,10 +193,10 @@ describe('MemoryAffinityStore: TTL in real time', () => {
 });
 
 describe('affinityKey', () => {
-  const route = '/v1/messages';
+  const route = 'anthropic-messages'; // the format name
   const conversation = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '5b7c2e1a-0000-4000-8000-000000000001' });
 
-  it('is the same for the same route, caller, model and conversation', () => {
+  it('is the same for the same format, caller, model and conversation', () => {
     assert.equal(affinityKey(route, 'config:tester', 'claude-sonnet-4-5', conversation), affinityKey(route, 'config:tester', 'claude-sonnet-4-5', conversation));
   });
 
@@ -209,9 +209,9 @@ describe('affinityKey', () => {
     assert.notEqual(affinityKey(route, 'config:tester', 'claude-sonnet-4-5', conversation), affinityKey(route, 'config:tester', 'claude-haiku-4-5', conversation));
   });
 
-  it('differs by route', () => {
-    assert.notEqual(affinityKey('/v1/messages', 'k', 'm', 'c'), affinityKey('/v1/chat/completions', 'k', 'm', 'c'));
-    assert.notEqual(affinityKey('/v1/messages', 'k', 'm', 'c'), affinityKey('/v1/messages/count_tokens', 'k', 'm', 'c'));
+  it('differs by format', () => {
+    assert.notEqual(affinityKey('anthropic-messages', 'k', 'm', 'c'), affinityKey('openai-chat', 'k', 'm', 'c'));
+    assert.notEqual(affinityKey('openai-chat', 'k', 'm', 'c'), affinityKey('openai-responses', 'k', 'm', 'c'));
   });
 
   it('differs by conversation, even when two conversations differ only in their session id', () => {
@@ -221,22 +221,22 @@ describe('affinityKey', () => {
 
   it('part boundaries are unambiguous: moving characters from one part to the next gives another key', () => {
     const keys = [
-      affinityKey('/v1/messages', 'ab', 'c', 'd'),
-      affinityKey('/v1/messages', 'a', 'bc', 'd'),
-      affinityKey('/v1/messages', 'a', 'b', 'cd'),
-      affinityKey('/v1/messages', 'abc', '', 'd'),
-      affinityKey('/v1/messages', '', 'abc', 'd'),
-      affinityKey('/v1/messages', 'a', '', 'bcd'),
+      affinityKey('anthropic-messages', 'ab', 'c', 'd'),
+      affinityKey('anthropic-messages', 'a', 'bc', 'd'),
+      affinityKey('anthropic-messages', 'a', 'b', 'cd'),
+      affinityKey('anthropic-messages', 'abc', '', 'd'),
+      affinityKey('anthropic-messages', '', 'abc', 'd'),
+      affinityKey('anthropic-messages', 'a', '', 'bcd'),
     ];
     assert.equal(new Set(keys).size, keys.length);
   });
 
-  it('keeps bindings apart in the store: another caller, model or route finds nothing', async () => {
+  it('keeps bindings apart in the store: another caller, model or format finds nothing', async () => {
     const store = new MemoryAffinityStore(10);
     await store.set(affinityKey(route, 'config:tester', 'claude-sonnet-4-5', conversation), A, HOUR);
     assert.deepEqual(await store.get(affinityKey(route, 'config:tester', 'claude-sonnet-4-5', conversation)), A);
     assert.equal(await store.get(affinityKey(route, 'config:other', 'claude-sonnet-4-5', conversation)), null);
     assert.equal(await store.get(affinityKey(route, 'config:tester', 'claude-haiku-4-5', conversation)), null);
-    assert.equal(await store.get(affinityKey('/v1/chat/completions', 'config:tester', 'claude-sonnet-4-5', conversation)), null);
+    assert.equal(await store.get(affinityKey('openai-chat', 'config:tester', 'claude-sonnet-4-5', conversation)), null);
   });
 });

@@ -1,4 +1,4 @@
-// Which client headers go on to an Anthropic upstream: end-to-end headers only, and never the caller's credentials.
+// Which client headers go on to an upstream: end-to-end headers only, never the caller's credentials or account.
 
 /** Hop-by-hop (RFC 9110 7.6.1) and framing headers, which belong to one connection, not to the request. */
 const HOP_BY_HOP = new Set([
@@ -20,13 +20,18 @@ const HOP_BY_HOP = new Set([
  * Set by the gateway itself, or the caller's identity: the caller's key, cookies, and the addresses a proxy in
  * front of us adds (the upstream should see the gateway, not our callers).
  */
-const OWN = new Set(['authorization', 'x-api-key', 'cookie', 'accept-encoding', 'forwarded', 'x-real-ip', 'via']);
-
-/**
- * The SDKs add this beta to say the caller authenticates with an OAuth token. That is about the caller's
- * credential to us; the upstream receives the channel's API key, so the flag would misdescribe the call.
- */
-const CALLER_AUTH_BETAS = new Set(['oauth-2025-04-20']);
+const OWN = new Set([
+  'authorization',
+  'x-api-key',
+  'cookie',
+  'accept-encoding',
+  'forwarded',
+  'x-real-ip',
+  'via',
+  // The caller's OpenAI organization and project would not match the channel's key.
+  'openai-organization',
+  'openai-project',
+]);
 
 export function forwardableHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
   const named = new Set<string>();
@@ -38,15 +43,6 @@ export function forwardableHeaders(headers: Readonly<Record<string, string | str
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || OWN.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const beta = out['anthropic-beta'];
-  if (beta !== undefined) {
-    const kept = beta
-      .split(',')
-      .map((flag) => flag.trim())
-      .filter((flag) => flag !== '' && !CALLER_AUTH_BETAS.has(flag));
-    if (kept.length > 0) out['anthropic-beta'] = kept.join(',');
-    else delete out['anthropic-beta'];
   }
   return out;
 }
