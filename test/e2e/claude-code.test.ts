@@ -2,27 +2,19 @@
 // Bash tool round trip (two upstream calls), once with ANTHROPIC_API_KEY and once with ANTHROPIC_AUTH_TOKEN.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_ANTHROPIC_USAGE, FakeAnthropic, anthropicChannel, type FakeAnthropicReply, type RecordedAnthropicRequest } from '../helpers/fake-anthropic.js';
+import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const CLAUDE = new URL('../../node_modules/.bin/claude', import.meta.url).pathname;
-/** A run that has not ended by then is killed, so a hung CLI fails its test instead of stalling the suite. */
-const RUN_KILL_MS = 120_000;
 const TOOL_OUTPUT = 'tool-said-hi-42';
 
-interface ClaudeRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** `claude -p <prompt>` in an empty home and working directory, with only the offline settings of clients.md. */
-async function runClaude(gatewayUrl: string, auth: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN', args: readonly string[]): Promise<ClaudeRun> {
+async function runClaude(gatewayUrl: string, auth: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN', args: readonly string[]): Promise<AgentRun> {
   const home = await mkdtemp(join(tmpdir(), 'gw-claude-'));
   try {
     // A clean environment: no ANTHROPIC_* of the machine running the tests may leak in.
@@ -35,15 +27,7 @@ async function runClaude(gatewayUrl: string, auth: 'ANTHROPIC_API_KEY' | 'ANTHRO
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
     };
-    const proc = spawn(CLAUDE, ['-p', ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    proc.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const killer = setTimeout(() => proc.kill('SIGKILL'), RUN_KILL_MS);
-    const code = await new Promise<number | null>((resolve) => proc.once('close', resolve));
-    clearTimeout(killer);
-    return { code, stdout, stderr };
+    return await runAgentCli(CLAUDE, ['-p', ...args], env, home);
   } finally {
     await rm(home, { recursive: true, force: true });
   }
