@@ -4,6 +4,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage } from '../format.js';
+import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 
@@ -13,15 +14,6 @@ interface Parts {
   cacheWrite: number;
   output: number;
   thinking: number;
-}
-
-function field(obj: unknown, key: string): unknown {
-  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
-}
-
-/** A number, or the fallback when the field is absent or null (message_delta leaves unchanged counts null). */
-function count(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
 
 function partsOf(usage: Usage): Parts {
@@ -38,6 +30,7 @@ function partsOf(usage: Usage): Parts {
 export function readUsage(usage: unknown, previous: Usage | null): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
   const before: Parts = previous === null ? { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, thinking: 0 } : partsOf(previous);
+  // Absent or null counts (message_delta leaves unchanged ones null) keep what was known before.
   const input = count(field(usage, 'input_tokens'), before.input);
   const cacheRead = count(field(usage, 'cache_read_input_tokens'), before.cacheRead);
   const cacheWrite = count(field(usage, 'cache_creation_input_tokens'), before.cacheWrite);

@@ -6,9 +6,10 @@ import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
 
 export type RequestDecoder = (raw: Buffer) => ParsedRequest;
 
-export function createRequestDecoder(): RequestDecoder {
-  const read = createJsonBodyReader('openai-chat.request.schema.json', wordProblem);
-  return function decodeChatRequest(raw: Buffer): ParsedRequest {
+/** OpenAI's request decoding, for Chat Completions and (with its own schema) the Responses API. */
+export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.json'): RequestDecoder {
+  const read = createJsonBodyReader(schemaFile, wordProblem);
+  return function decodeOpenAIRequest(raw: Buffer): ParsedRequest {
     const body = read(raw);
     const cacheKey = body['prompt_cache_key'];
     return {
@@ -16,7 +17,8 @@ export function createRequestDecoder(): RequestDecoder {
       json: body,
       model: body['model'] as string,
       stream: body['stream'] === true,
-      // OpenAI routes requests sharing a prompt_cache_key to the same cache; we keep them on one upstream.
+      // OpenAI routes requests sharing a prompt_cache_key to the same cache; we keep them on one upstream
+      // (Codex sets it to its thread id).
       conversation: typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : null,
     };
   };
@@ -27,8 +29,7 @@ function toParam(path: readonly string[]): string {
   return path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc === '' ? part : `${acc}.${part}`), '');
 }
 
-/** OpenAI's wording of a body problem, shared by the Responses format. */
-export function wordProblem(problem: BodyProblem): GatewayError {
+function wordProblem(problem: BodyProblem): GatewayError {
   switch (problem.kind) {
     case 'json':
       return new GatewayError(

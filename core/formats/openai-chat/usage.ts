@@ -4,28 +4,21 @@ import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage, ParsedRequest } from '../format.js';
 import { setTopLevelField } from '../json-edit.js';
+import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 /** Cheap pre-check so that only the chunk that carries usage is parsed. */
 const HAS_USAGE = /"usage"\s*:\s*\{/;
 
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function field(obj: unknown, key: string): unknown {
-  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
-}
-
 export function readUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
   return {
-    promptTokens: num(field(usage, 'prompt_tokens')),
-    completionTokens: num(field(usage, 'completion_tokens')),
-    cachedTokens: num(field(field(usage, 'prompt_tokens_details'), 'cached_tokens')),
+    promptTokens: count(field(usage, 'prompt_tokens')),
+    completionTokens: count(field(usage, 'completion_tokens')),
+    cachedTokens: count(field(field(usage, 'prompt_tokens_details'), 'cached_tokens')),
     // Chat Completions has no cache-write count.
     cacheWriteTokens: 0,
-    reasoningTokens: num(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens')),
+    reasoningTokens: count(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens')),
   };
 }
 

@@ -4,29 +4,22 @@
 import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage } from '../format.js';
+import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 /** For frames without an `event:` line (allowed by clients), a cheap look at the type before parsing. */
 const TERMINAL_DATA = /"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
 
-function field(obj: unknown, key: string): unknown {
-  return typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[key] : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
 export function readUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
   const input = field(usage, 'input_tokens_details');
   return {
-    promptTokens: num(field(usage, 'input_tokens')),
-    completionTokens: num(field(usage, 'output_tokens')),
-    cachedTokens: num(field(input, 'cached_tokens')),
-    cacheWriteTokens: num(field(input, 'cache_write_tokens')),
-    reasoningTokens: num(field(field(usage, 'output_tokens_details'), 'reasoning_tokens')),
+    promptTokens: count(field(usage, 'input_tokens')),
+    completionTokens: count(field(usage, 'output_tokens')),
+    cachedTokens: count(field(input, 'cached_tokens')),
+    cacheWriteTokens: count(field(input, 'cache_write_tokens')),
+    reasoningTokens: count(field(field(usage, 'output_tokens_details'), 'reasoning_tokens')),
   };
 }
 
