@@ -10,6 +10,7 @@ import { parseOpenAIError } from '../helpers/chat-requests.js';
 import { FakeAnthropic, anthropicChannel, defaultAnthropicReply } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { splitSse } from '../helpers/sse-text.js';
 
 const VERSION = '2023-06-01';
 const MESSAGES = '/v1/messages';
@@ -124,27 +125,6 @@ async function upstreamCalls(count: number, fn: () => Promise<void>): Promise<vo
   const before = fake.requests.length;
   await fn();
   assert.equal(fake.requests.length - before, count, `the upstream received ${count} request(s)`);
-}
-
-interface Frame {
-  readonly event: string | null;
-  readonly data: string | null;
-}
-
-/** Splits an SSE body (LF line ends, as both the fake and the gateway write) into frames. */
-function sseFrames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      let event: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice('event: '.length);
-        else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
-      }
-      return { event, data: data.length === 0 ? null : data.join('\n') };
-    });
 }
 
 /** A loopback port nothing listens on: bound by us, then released. */
@@ -426,7 +406,7 @@ test('a stream whose upstream breaks after 3 frames: 200, those frames, then an 
     const text = await res.text();
     const sent = fake.lastStreamBytes.toString('utf8');
     assert.ok(text.startsWith(sent), 'the frames before the break arrive unchanged');
-    const frames = sseFrames(text);
+    const frames = splitSse(text);
     assert.equal(frames.length, 4, text);
     assert.deepEqual(
       frames.slice(0, 3).map((f) => f.event),
@@ -449,7 +429,7 @@ test('an `event: error` frame sent by the upstream passes through unchanged, and
     assert.equal(res.status, 200);
     const text = await res.text();
     assert.equal(text, fake.lastStreamBytes.toString('utf8'), 'the client got exactly the upstream bytes');
-    const frames = sseFrames(text);
+    const frames = splitSse(text);
     assert.equal(frames.length, 5, text);
     const last = frames[frames.length - 1];
     assert.equal(last?.event, 'error');

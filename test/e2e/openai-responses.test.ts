@@ -20,6 +20,7 @@ import {
 } from '../helpers/fake-responses.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until, withDeadline } from '../helpers/poll.js';
+import { splitSse } from '../helpers/sse-text.js';
 
 const WAIT_MS = 5_000;
 const POLL = { timeoutMs: WAIT_MS, intervalMs: 20 };
@@ -114,20 +115,9 @@ interface ParsedFrame {
   readonly data: Record<string, unknown>;
 }
 
-/** Splits an SSE body into frames (event name and JSON data); the fake and the gateway write `\n\n` between frames. */
+/** The frames of an SSE body, each with its JSON data parsed. */
 function parseSse(text: string): ParsedFrame[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      let event: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice('event: '.length);
-        else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
-      }
-      return { event, data: JSON.parse(data.join('\n')) as Record<string, unknown> };
-    });
+  return splitSse(text).map((frame) => ({ event: frame.event, data: JSON.parse(frame.data ?? 'null') as Record<string, unknown> }));
 }
 
 interface OpenAIErrorBody {

@@ -3,7 +3,7 @@
 // Anthropic's shape, count_tokens, and scriptable failures.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from './loopback-http-server.js';
+import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type RecordedAnthropicRequest = RecordedRequest;
 
@@ -175,32 +175,12 @@ export class FakeAnthropic extends LoopbackHttpServer {
       );
       return;
     }
-    const frames = anthropicStreamFrames(model, content, usage, stopReason);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_${this.name}` });
-    res.flushHeaders();
-    const sent: Buffer[] = [];
-    for (let i = 0; i < frames.length; i++) {
-      if (reply.breakAfter !== undefined && i === reply.breakAfter) {
-        this.lastStreamBytes = Buffer.concat(sent);
-        // Node sends a response's writes on the next tick; destroying in this tick would discard them.
-        await new Promise((r) => setImmediate(r));
-        res.socket?.destroy();
-        return;
-      }
-      if (reply.errorAfter !== undefined && i === reply.errorAfter) {
-        const frame = Buffer.from(event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
-        sent.push(frame);
-        res.write(frame);
-        break;
-      }
-      if (res.destroyed) return;
-      const frame = Buffer.from(frames[i] ?? '');
-      sent.push(frame);
-      res.write(frame);
-      if (reply.delayMs !== undefined && reply.delayMs > 0) await new Promise((r) => setTimeout(r, reply.delayMs));
+    let frames = anthropicStreamFrames(model, content, usage, stopReason);
+    if (reply.errorAfter !== undefined) {
+      // The upstream's own in-band error, after which it ends the stream.
+      frames = [...frames.slice(0, reply.errorAfter), event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })];
     }
-    this.lastStreamBytes = Buffer.concat(sent);
-    res.end();
+    this.lastStreamBytes = await streamFrames(res, { 'request-id': `req_${this.name}` }, frames, reply);
   }
 }
 

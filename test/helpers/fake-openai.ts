@@ -1,7 +1,7 @@
 // A fake OpenAI upstream on loopback: real HTTP, real SSE framing, usage like the real API, scriptable failures.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from './loopback-http-server.js';
+import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type { RecordedRequest };
 
@@ -99,19 +99,6 @@ export class FakeOpenAI extends LoopbackHttpServer {
       ...(includeUsage ? [chunk([], usageJson(reply.usage ?? DEFAULT_USAGE))] : []),
       'data: [DONE]\n\n',
     ];
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    res.flushHeaders();
-    for (let i = 0; i < frames.length; i++) {
-      if (reply.breakAfter !== undefined && i === reply.breakAfter) {
-        // Node sends a response's writes on the next tick; destroying in this tick would discard them.
-        await new Promise((r) => setImmediate(r));
-        res.socket?.destroy();
-        return;
-      }
-      if (res.destroyed) return;
-      res.write(frames[i]);
-      if (reply.delayMs !== undefined && reply.delayMs > 0) await new Promise((r) => setTimeout(r, reply.delayMs));
-    }
-    res.end();
+    await streamFrames(res, {}, frames, reply);
   }
 }

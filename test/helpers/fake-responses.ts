@@ -5,7 +5,7 @@
 // OpenAI's shape and scriptable failures.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from './loopback-http-server.js';
+import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type { RecordedRequest };
 
@@ -257,25 +257,7 @@ export class FakeResponses extends LoopbackHttpServer {
       return;
     }
     const frames = responsesStreamFrames(recorded.body, output, usage);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': headers['x-request-id'] });
-    res.flushHeaders();
-    const sent: Buffer[] = [];
-    for (let i = 0; i < frames.length; i++) {
-      if (reply.breakAfter !== undefined && i === reply.breakAfter) {
-        this.lastStreamBytes = Buffer.concat(sent);
-        // Node sends a response's writes on the next tick; destroying in this tick would discard them.
-        await new Promise((r) => setImmediate(r));
-        res.socket?.destroy();
-        return;
-      }
-      if (res.destroyed) return;
-      const frame = Buffer.from(frames[i] ?? '', 'utf8');
-      sent.push(frame);
-      res.write(frame);
-      if (reply.delayMs !== undefined && reply.delayMs > 0) await new Promise((r) => setTimeout(r, reply.delayMs));
-    }
-    this.lastStreamBytes = Buffer.concat(sent);
-    res.end();
+    this.lastStreamBytes = await streamFrames(res, { 'x-request-id': headers['x-request-id'] ?? '' }, frames, reply);
   }
 
   private sendBody(res: ServerResponse, headers: Record<string, string>, json: Record<string, unknown>): void {

@@ -52,3 +52,40 @@ export abstract class LoopbackHttpServer {
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
+
+export interface FrameStreamOptions {
+  /** Destroy the connection after this many frames, as an upstream that breaks mid-stream. */
+  readonly breakAfter?: number | undefined;
+  /** A pause after each frame. */
+  readonly delayMs?: number | undefined;
+}
+
+/**
+ * Writes SSE frames one by one on a 200 event-stream response (the headers given), ends it or breaks it off;
+ * returns the exact bytes written, for byte-equality checks.
+ */
+export async function streamFrames(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  frames: readonly string[],
+  options: FrameStreamOptions,
+): Promise<Buffer> {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+  res.flushHeaders();
+  const sent: Buffer[] = [];
+  for (let i = 0; i < frames.length; i++) {
+    if (options.breakAfter !== undefined && i === options.breakAfter) {
+      // Node sends a response's writes on the next tick; destroying in this tick would discard them.
+      await new Promise((r) => setImmediate(r));
+      res.socket?.destroy();
+      return Buffer.concat(sent);
+    }
+    if (res.destroyed) return Buffer.concat(sent);
+    const frame = Buffer.from(frames[i] ?? '', 'utf8');
+    sent.push(frame);
+    res.write(frame);
+    if (options.delayMs !== undefined && options.delayMs > 0) await new Promise((r) => setTimeout(r, options.delayMs));
+  }
+  res.end();
+  return Buffer.concat(sent);
+}
