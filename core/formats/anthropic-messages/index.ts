@@ -5,24 +5,23 @@ import { encodeError, encodeStreamError } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
+/** Everything but request decoding, which differs per route. */
+const SHARED: Omit<ClientFormat, 'decodeRequest'> = {
+  name: 'anthropic-messages',
+  encodeError,
+  encodeStreamError,
+  requestStreamUsage,
+  prepareUpstreamBody: (_request, body) => body,
+  decodeUsage,
+  decodeFrameUsage,
+};
+
 export function createAnthropicMessagesFormat(): ClientFormat {
-  return {
-    name: 'anthropic-messages',
-    decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json'),
-    encodeError,
-    encodeStreamError,
-    requestStreamUsage,
-    prepareUpstreamBody: (_request, body) => body,
-    decodeUsage,
-    decodeFrameUsage,
-  };
+  return { ...SHARED, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json') };
 }
 
 /** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
 export function createAnthropicCountTokensFormat(): ClientFormat {
   const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
-  return {
-    ...createAnthropicMessagesFormat(),
-    decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }),
-  };
+  return { ...SHARED, decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }) };
 }
