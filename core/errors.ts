@@ -35,6 +35,10 @@ export const ERRORS = {
   GW_ERR_REQUEST_MISSING_FIELD: { status: 400, kind: 'invalid_request', wireCode: 'missing_required_parameter' },
   GW_ERR_REQUEST_UNSUPPORTED_MEDIA: { status: 415, kind: 'invalid_request', wireCode: 'unsupported_media_type' },
   GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'request_too_large', wireCode: 'request_too_large' },
+  GW_ERR_TRANSLATION_UNSUPPORTED: { status: 400, kind: 'invalid_request', wireCode: 'unsupported_for_upstream' },
+  GW_ERR_UPSTREAM_BAD_REQUEST: { status: 400, kind: 'invalid_request', wireCode: 'invalid_request_error' },
+  GW_ERR_UPSTREAM_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'not_found' },
+  GW_ERR_UPSTREAM_TOO_LARGE: { status: 413, kind: 'request_too_large', wireCode: 'request_too_large' },
   GW_ERR_UPSTREAM_UNAVAILABLE: { status: 502, kind: 'upstream', wireCode: 'upstream_unavailable' },
   GW_ERR_UPSTREAM_ERROR: { status: 502, kind: 'upstream', wireCode: 'upstream_error' },
   GW_ERR_UPSTREAM_OVERLOADED: { status: 503, kind: 'overloaded', wireCode: 'upstream_overloaded' },
@@ -57,6 +61,8 @@ export interface GatewayErrorOptions {
   readonly upstreamStatus?: number;
   /** Seconds the caller should wait, for 429 and 503. */
   readonly retryAfter?: number;
+  /** The upstream's own error code (context_length_exceeded, ...) when an upstream error is re-rendered in another format. */
+  readonly wireCode?: string;
 }
 
 export class GatewayError extends Error {
@@ -75,7 +81,7 @@ export class GatewayError extends Error {
     this.code = code;
     this.status = spec.status;
     this.kind = spec.kind;
-    this.wireCode = spec.wireCode;
+    this.wireCode = options.wireCode ?? spec.wireCode;
     this.param = options.param ?? null;
     this.upstreamStatus = options.upstreamStatus ?? null;
     this.retryAfter = options.retryAfter ?? null;

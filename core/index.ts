@@ -3,6 +3,11 @@
 export { GatewayError, toGatewayError, type ErrorCode } from './errors.js';
 export type { Usage } from './ir/usage.js';
 export type { ClientFormat, ParsedRequest } from './formats/format.js';
+export type { WireCodec } from './formats/codec.js';
+export { codecFor } from './formats/codecs.js';
+export { translateStream, type TranslatedStreamHooks } from './formats/translate-stream.js';
+export type { ChatRequest } from './ir/request.js';
+export type { WireFormat } from './config/resolved.js';
 export { removeTopLevelFields, setTopLevelField } from './formats/json-edit.js';
 export type { RequestContext } from './pipeline/context.js';
 export { upstreamBody } from './pipeline/context.js';

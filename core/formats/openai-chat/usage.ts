@@ -12,12 +12,13 @@ const HAS_USAGE = /"usage"\s*:\s*\{/;
 
 export function readUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
+  const prompt = field(usage, 'prompt_tokens_details');
   return {
     promptTokens: count(field(usage, 'prompt_tokens')),
     completionTokens: count(field(usage, 'completion_tokens')),
-    cachedTokens: count(field(field(usage, 'prompt_tokens_details'), 'cached_tokens')),
-    // Chat Completions has no cache-write count.
-    cacheWriteTokens: 0,
+    cachedTokens: count(field(prompt, 'cached_tokens')),
+    // Not an OpenAI field: the gateway writes it when translating an upstream that reports cache writes (Anthropic).
+    cacheWriteTokens: count(field(prompt, 'cache_write_tokens')),
     reasoningTokens: count(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens')),
   };
 }

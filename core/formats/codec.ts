@@ -1,0 +1,32 @@
+// One wire format's translation codec: the same dialect is a client format on one side of the gateway and an
+// upstream dialect on the other, so each format has one codec that reads and writes the IR in both roles.
+// Three formats need three codecs, never a translator per pair.
+
+import type { WireFormat } from '../config/resolved.js';
+import type { GatewayError } from '../errors.js';
+import type { ChatRequest } from '../ir/request.js';
+import type { ChatResponse } from '../ir/response.js';
+import type { StreamDecoder, StreamEncoder } from '../ir/stream.js';
+import type { ParsedRequest } from './format.js';
+
+export interface WireCodec {
+  readonly format: WireFormat;
+  /** The API path of this dialect below a channel's base URL (`/v1/chat/completions`). */
+  readonly path: string;
+
+  // The client side: a request in this format, answered from another dialect.
+  /** Throws GW_ERR_TRANSLATION_UNSUPPORTED naming what has no counterpart in the IR (unknown tool types, ...). */
+  decodeRequest(request: ParsedRequest): ChatRequest;
+  /** The body of a whole answer; `request`: what the client asked (its tools, to name calls the way it declared them). */
+  encodeResponse(response: ChatResponse, request: ChatRequest): Buffer;
+  createStreamEncoder(request: ChatRequest): StreamEncoder;
+
+  // The upstream side: a request in the IR sent in this dialect.
+  /** `model`: the upstream's model name. Throws GW_ERR_TRANSLATION_UNSUPPORTED for content this dialect cannot carry. */
+  encodeRequest(request: ChatRequest, model: string): Buffer;
+  /** A 2xx body. Throws a GatewayError (upstream error) when it is not an answer of this dialect. */
+  decodeResponse(body: Buffer): ChatResponse;
+  createStreamDecoder(): StreamDecoder;
+  /** A non-2xx answer of this dialect, as the error to give the client. */
+  decodeError(status: number, body: Buffer): GatewayError;
+}
