@@ -31,6 +31,11 @@ export interface FrameUsage {
 
 export interface ClientFormat {
   readonly name: WireFormat;
+  /**
+   * Whether a request of this route may be translated for a channel of another format (chat, messages,
+   * responses); false for routes with no counterpart elsewhere (count_tokens, /responses/compact).
+   */
+  readonly translatable: boolean;
   /** Throws a GatewayError naming the offending field. */
   decodeRequest(raw: Buffer): ParsedRequest;
   encodeError(err: GatewayError): RenderedError;

@@ -25,11 +25,11 @@ function anthropicModel(id: string): Record<string, unknown> {
   return { type: 'model', id, display_name: id, created_at: CREATED_AT };
 }
 
-/** The caller's models in the format their client speaks: an Anthropic client sees what it can call on /v1/messages. */
-async function visibleModels(gateway: Gateway, req: IncomingMessage, format: WireFormat): Promise<string[]> {
+/** The caller's models: every one, whatever its channel speaks, since requests are translated across formats. */
+async function visibleModels(gateway: Gateway, req: IncomingMessage): Promise<string[]> {
   const key = await gateway.services.keys.identify(req.headers);
   const { access, router } = gateway.services;
-  return router.listModels(format).filter((model) => access.allows(key.group, model));
+  return router.listModels().filter((model) => access.allows(key.group, model));
 }
 
 export async function serveModels(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -37,7 +37,7 @@ export async function serveModels(runtime: Runtime, req: IncomingMessage, res: S
   const url = req.url ?? '/v1/models';
   const anthropic = looksAnthropic('/v1/models', req.headers);
   try {
-    const models = await visibleModels(gateway, req, anthropic ? 'anthropic-messages' : 'openai-chat');
+    const models = await visibleModels(gateway, req);
     if (!anthropic) {
       sendJson(res, 200, { object: 'list', data: models.map(openAIModel) });
       return;
@@ -53,7 +53,7 @@ export async function serveModel(runtime: Runtime, req: IncomingMessage, res: Se
   const url = req.url ?? '/v1/models';
   const anthropic = looksAnthropic('/v1/models', req.headers);
   try {
-    const models = await visibleModels(gateway, req, anthropic ? 'anthropic-messages' : 'openai-chat');
+    const models = await visibleModels(gateway, req);
     if (!models.includes(id)) {
       throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${id}" does not exist or you do not have access to it.`);
     }

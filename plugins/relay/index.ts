@@ -18,6 +18,15 @@ import {
 } from '../../core/index.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
 import { stick } from './sticky.js';
+import {
+  RequestTranslator,
+  dialectFor,
+  translatedBody,
+  translatedBodyAnswer,
+  translatedFrames,
+  translatedHeaders,
+  type Translation,
+} from './translation.js';
 
 /** Statuses that say "this channel, not this request": another channel may well succeed. */
 function isChannelFailure(status: number): boolean {
@@ -45,10 +54,12 @@ export const relayPlugin: PluginFactory = {
 async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const { router, providers, metrics } = services;
   const model = ctx.request.model;
-  const found = router.plan(model, ctx.format.name);
+  // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
+  const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
   if (found.length === 0) throw modelNotFound(ctx, services);
   const sticky = await stick(ctx, services, found);
   const plan = sticky?.plan ?? found;
+  const translator = new RequestTranslator(ctx);
   let last: Failure | null = null;
   for (const attempt of plan) {
     const { channel } = attempt;
@@ -56,16 +67,29 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     if (provider === undefined) continue;
     ctx.channel = channel.name;
     ctx.upstreamModel = attempt.upstreamModel;
+    const dialect = dialectFor(ctx, attempt);
+    let translation: Translation | null = null;
+    let body: Buffer;
+    try {
+      translation = dialect === null ? null : translator.prepare(dialect);
+      body = translation === null ? bodyFor(ctx, attempt) : translatedBody(translation, attempt);
+    } catch (err) {
+      // What cannot be said in this channel's dialect may still be served natively by the next channel.
+      if (!(err instanceof GatewayError) || err.code !== 'GW_ERR_TRANSLATION_UNSUPPORTED') throw err;
+      last = { kind: 'rejected', error: err };
+      continue;
+    }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     let res: UpstreamResponse;
     try {
       res = await provider.send({
         channel,
         key: channel.keys[keyIndex] ?? '',
-        path: ctx.route,
-        query: ctx.query,
-        clientHeaders: ctx.headers,
-        body: bodyFor(ctx, attempt),
+        path: translation === null ? ctx.route : translation.upstream.path,
+        // The query belongs to the client's API (Anthropic's ?beta=true); another dialect has no use for it.
+        query: translation === null ? ctx.query : '',
+        clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
+        body,
         stream: ctx.stream,
         signal: ctx.signal,
       });
@@ -85,7 +109,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     }
     router.health.markSuccess(channel.name);
     sticky?.served(attempt, keyIndex);
-    return toResult(ctx, services, attempt, res);
+    return translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
 }
@@ -141,6 +165,45 @@ async function toResult(
   return { kind: 'body', status: res.status, headers: { 'content-type': contentType }, body };
 }
 
+/** An answer of another dialect, in the client's format: whole bodies, streams and errors alike. */
+async function toTranslatedResult(
+  ctx: RequestContext,
+  services: GatewayServices,
+  attempt: Attempt,
+  res: UpstreamResponse,
+  translation: Translation,
+): Promise<RelayResult> {
+  const contentType = res.headers['content-type'] ?? '';
+  if (ctx.stream && res.status < 300) {
+    if (!contentType.includes('text/event-stream')) {
+      await res.discard();
+      throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream answered a streaming request without a stream.', {
+        upstreamStatus: res.status,
+      });
+    }
+    const { metrics, router } = services;
+    const channel = attempt.channel;
+    const frames = translatedFrames(translation, parseSseStream(res.body), {
+      onUpstreamError(error) {
+        ctx.error = error;
+        metrics.upstreamErrors.labels(channel.name, 'stream').inc();
+      },
+      onBroken(err) {
+        if (ctx.signal.aborted) throw err;
+        metrics.upstreamErrors.labels(channel.name, 'stream').inc();
+        router.health.markFailure(channel.name, channel.cooldownMs);
+        // The decoder says itself what was missing (a stream that ended before its terminal event).
+        const error = err instanceof GatewayError ? err : brokenStream(err);
+        ctx.error = error;
+        return error;
+      },
+    });
+    return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames };
+  }
+  const body = translatedBodyAnswer(translation, res.status, await readAll(res.body));
+  return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };
+}
+
 /** A stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
 async function* guardStream(
   frames: AsyncIterable<SseFrame>,
@@ -154,10 +217,12 @@ async function* guardStream(
     if (ctx.signal.aborted) throw err;
     services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
     services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
-    throw new GatewayError('GW_ERR_UPSTREAM_STREAM_BROKEN', 'The upstream stream broke off before it completed.', {
-      cause: err,
-    });
+    throw brokenStream(err);
   }
+}
+
+function brokenStream(cause: unknown): GatewayError {
+  return new GatewayError('GW_ERR_UPSTREAM_STREAM_BROKEN', 'The upstream stream broke off before it completed.', { cause });
 }
 
 export default relayPlugin;

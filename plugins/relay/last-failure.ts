@@ -4,13 +4,17 @@ import { GatewayError, UpstreamFailure } from '../../core/index.js';
 
 export type Failure =
   | { readonly kind: 'transport'; readonly error: UpstreamFailure }
-  | { readonly kind: 'status'; readonly status: number; readonly retryAfter: number | null };
+  | { readonly kind: 'status'; readonly status: number; readonly retryAfter: number | null }
+  /** The request could not be translated for the channel's dialect (nothing was sent). */
+  | { readonly kind: 'rejected'; readonly error: GatewayError };
 
 export function reasonOf(failure: Failure): string {
+  if (failure.kind === 'rejected') return 'untranslatable';
   return failure.kind === 'transport' ? failure.error.reason : `status_${failure.status}`;
 }
 
 export function toClientError(model: string, tried: number, last: Failure): GatewayError {
+  if (last.kind === 'rejected') return last.error;
   const prefix = `${tried === 1 ? 'The upstream' : `All ${tried} upstreams`} for model "${model}" failed`;
   if (last.kind === 'transport') {
     const code = last.error.reason === 'timeout' ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_UPSTREAM_UNAVAILABLE';

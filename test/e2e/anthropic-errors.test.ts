@@ -22,7 +22,7 @@ const SDK_HEADERS: Readonly<Record<string, string>> = { 'x-api-key': TEST_KEY, '
 const ANTHROPIC_CATALOG = ['claude-cat-a', 'claude-cat-b', 'claude-cat-c'] as const;
 /** An alias on an anthropic channel that the "limited" group (demo-* only) may use. */
 const ANTHROPIC_DEMO = 'demo-claude';
-/** Concrete names on an openai channel: never in the Anthropic list, only in the OpenAI one. */
+/** Concrete names on an openai channel: listed for Anthropic clients too, who reach them through translation. */
 const OPENAI_CATALOG = ['gpt-cat-1', 'demo-gpt'] as const;
 
 let fake: FakeAnthropic;
@@ -223,11 +223,12 @@ test('404 not_found_error for a model no channel serves', async () => {
   });
 });
 
-test('404 not_found_error for a model only an openai channel serves: not available on /v1/messages', async () => {
+test('404 not_found_error for count_tokens of a model only an openai channel serves: count_tokens is not translated', async () => {
   await untouched(async () => {
-    const error = await anthropicError(await post(MESSAGES, messagesBody('gpt-4o')), 404, 'not_found_error');
+    const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    const error = await anthropicError(await post(`${MESSAGES}/count_tokens`, body), 404, 'not_found_error');
     assert.match(error.message, /gpt-4o/);
-    assert.match(error.message, /not available on \/v1\/messages/);
+    assert.match(error.message, /not available on \/v1\/messages\/count_tokens/);
     assert.match(error.message, /openai-chat/);
   });
 });
@@ -440,7 +441,10 @@ test('an `event: error` frame sent by the upstream passes through unchanged, and
 
 // ---- 9. GET /v1/models ----
 
-const ANTHROPIC_LIST = [...ANTHROPIC_CATALOG, ANTHROPIC_DEMO].sort();
+/** Every concrete name, whatever API its channel speaks: each is callable from any API through translation. */
+const ANTHROPIC_LIST = [...ANTHROPIC_CATALOG, ANTHROPIC_DEMO, ...OPENAI_CATALOG].sort();
+/** What the "limited" group (demo-* only) sees. */
+const LIMITED_LIST = [ANTHROPIC_DEMO, 'demo-gpt'].sort();
 const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 interface AnthropicPage {
@@ -507,19 +511,19 @@ async function openAIList(headers: Readonly<Record<string, string>>): Promise<st
   return data.map(checkOpenAIModel);
 }
 
-test('GET /v1/models with anthropic-version (Bearer key) answers the Anthropic shape: concrete names of anthropic channels only', async () => {
+test('GET /v1/models with anthropic-version (Bearer key) answers the Anthropic shape: every concrete name, those of openai channels included', async () => {
   const page = await anthropicPage('', { authorization: `Bearer ${TEST_KEY}`, 'anthropic-version': VERSION });
   assert.deepEqual(page.ids, ANTHROPIC_LIST);
   assert.equal(page.hasMore, false);
   assert.ok(!page.ids.some((id) => id.includes('*')), 'no globs');
-  assert.ok(!page.ids.some((id) => id.startsWith('gpt-')), 'no openai channel models');
+  assert.ok(page.ids.includes('gpt-cat-1'), 'models of openai channels are callable on /v1/messages through translation');
 });
 
 test('GET /v1/models with only x-api-key answers the Anthropic shape too, filtered by the key group', async () => {
   const page = await anthropicPage('', { 'x-api-key': TEST_KEY });
   assert.deepEqual(page.ids, ANTHROPIC_LIST);
   const limited = await anthropicPage('', { 'x-api-key': LIMITED_KEY });
-  assert.deepEqual(limited.ids, [ANTHROPIC_DEMO]);
+  assert.deepEqual(limited.ids, LIMITED_LIST);
   assert.equal(limited.hasMore, false);
 });
 
@@ -552,7 +556,7 @@ test('GET /v1/models paging: limit=1 with after_id walks forward, before_id walk
   assert.equal(two.hasMore, true);
   const rest = await anthropicPage(`?limit=2&after_id=${encodeURIComponent(two.lastId ?? '')}`);
   assert.deepEqual(rest.ids, ANTHROPIC_LIST.slice(2, 4));
-  assert.equal(rest.hasMore, false);
+  assert.equal(rest.hasMore, ANTHROPIC_LIST.length > 4);
   const all = await anthropicPage(`?limit=${ANTHROPIC_LIST.length}`);
   assert.equal(all.hasMore, false, 'a page that holds everything has no more');
   const none = await anthropicPage(`?after_id=${encodeURIComponent(lastName)}`);
@@ -566,11 +570,11 @@ test('GET /v1/models with limit=0 (or out of range) is a 400 invalid_request_err
   }
 });
 
-test('GET /v1/models with a Bearer key only answers the OpenAI list shape, openai channels only', async () => {
+test('GET /v1/models with a Bearer key only answers the OpenAI list shape, the same models', async () => {
   const ids = await openAIList({ authorization: `Bearer ${TEST_KEY}` });
-  assert.deepEqual(ids, [...OPENAI_CATALOG].sort());
+  assert.deepEqual(ids, ANTHROPIC_LIST);
   const limited = await openAIList({ authorization: `Bearer ${LIMITED_KEY}` });
-  assert.deepEqual(limited, ['demo-gpt']);
+  assert.deepEqual(limited, LIMITED_LIST);
 });
 
 test('GET /v1/models/{id} in both shapes, and 404 for an unknown id in each', async () => {
@@ -585,8 +589,10 @@ test('GET /v1/models/{id} in both shapes, and 404 for an unknown id in each', as
 
   const unknown = await anthropicError(await get('/v1/models/claude-nope', SDK_HEADERS), 404, 'not_found_error');
   assert.match(unknown.message, /claude-nope/);
-  // A model of an openai channel cannot be called on /v1/messages, so an Anthropic client does not see it.
-  await anthropicError(await get('/v1/models/gpt-cat-1', SDK_HEADERS), 404, 'not_found_error');
+  // A model of an openai channel is callable on /v1/messages through translation, so an Anthropic client sees it.
+  const translated = await get('/v1/models/gpt-cat-1', SDK_HEADERS);
+  assert.equal(translated.status, 200);
+  assert.equal(checkAnthropicModel((await translated.json()) as unknown), 'gpt-cat-1');
   // A model the key group may not use is not shown either.
   await anthropicError(await get('/v1/models/claude-cat-a', { 'x-api-key': LIMITED_KEY }), 404, 'not_found_error');
 

@@ -1,13 +1,44 @@
 // A fake OpenAI upstream on loopback: real HTTP, real SSE framing, usage like the real API, scriptable failures.
+// Replies may carry tool calls (streamed as `tool_calls` deltas keyed by index, arguments in pieces) and
+// reasoning (the non-standard `reasoning_content` of DeepSeek, vLLM and others), as those providers send them.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type { RecordedRequest };
 
+/** A function call the fake model makes; `arguments` is the JSON text, streamed in pieces. */
+export interface FakeToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** What the fake model says, shared by completions and streams. */
+interface FakeContent {
+  readonly usage?: FakeUsage;
+  readonly toolCalls?: readonly FakeToolCall[];
+  /** `finish_reason`; "tool_calls" when there are tool calls, else "stop". */
+  readonly finishReason?: string;
+}
+
 export type FakeReply =
-  | { readonly kind: 'completion'; readonly text?: string; readonly usage?: FakeUsage }
-  | { readonly kind: 'stream'; readonly pieces?: readonly string[]; readonly usage?: FakeUsage; readonly delayMs?: number; readonly breakAfter?: number }
+  | (FakeContent & {
+      readonly kind: 'completion';
+      /** The message content; with tool calls and no text, null as the real API sends it. */
+      readonly text?: string;
+      /** `message.reasoning_content`, as DeepSeek sends it. */
+      readonly reasoning?: string;
+    })
+  | (FakeContent & {
+      readonly kind: 'stream';
+      /** `delta.content` pieces; with tool calls and no pieces, no text at all. */
+      readonly pieces?: readonly string[];
+      /** `delta.reasoning_content` pieces, sent before the text and the tool calls. */
+      readonly reasoningPieces?: readonly string[];
+      readonly delayMs?: number;
+      readonly breakAfter?: number;
+    })
   | { readonly kind: 'status'; readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string> }
   | { readonly kind: 'hang' };
 
@@ -30,11 +61,21 @@ function usageJson(u: FakeUsage): Record<string, unknown> {
   };
 }
 
+/** Splits a string into pieces of at most `size` characters (whole code points), as deltas arrive. */
+export function splitPieces(text: string, size: number): string[] {
+  const chars = [...text];
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  return out;
+}
+
 /** What a fake answers unless told otherwise: a stream to a stream request, else a completion. */
 export const defaultReply = (req: RecordedRequest): FakeReply => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
 
 export class FakeOpenAI extends LoopbackHttpServer {
   readonly requests: RecordedRequest[] = [];
+  /** The exact bytes of the last stream sent. */
+  lastStreamBytes: Buffer = Buffer.alloc(0);
   /** Responses whose client (the gateway) closed the connection before the response ended. */
   closedEarly = 0;
   private readonly closeWaiters: (() => void)[] = [];
@@ -68,12 +109,22 @@ export class FakeOpenAI extends LoopbackHttpServer {
       return;
     }
     if (reply.kind === 'completion') {
+      const toolCalls = reply.toolCalls ?? [];
+      const message: Record<string, unknown> = {
+        role: 'assistant',
+        content: reply.text ?? (toolCalls.length > 0 ? null : `reply from ${this.name}`),
+        refusal: null,
+      };
+      if (reply.reasoning !== undefined) message['reasoning_content'] = reply.reasoning;
+      if (toolCalls.length > 0) {
+        message['tool_calls'] = toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+      }
       const json = {
         id: 'chatcmpl-fake1',
         object: 'chat.completion',
         created: 1760000000,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? `reply from ${this.name}`, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(reply) }],
         usage: usageJson(reply.usage ?? DEFAULT_USAGE),
         system_fingerprint: 'fp_fake',
       };
@@ -86,19 +137,32 @@ export class FakeOpenAI extends LoopbackHttpServer {
 
   private async stream(res: ServerResponse, body: Record<string, unknown>, model: string, reply: Extract<FakeReply, { kind: 'stream' }>): Promise<void> {
     const includeUsage = (body['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
-    const pieces = reply.pieces ?? ['Hel', 'lo ', 'from ', this.name, ' — ✓'];
+    const toolCalls = reply.toolCalls ?? [];
+    const reasoning = reply.reasoningPieces ?? [];
+    const pieces = reply.pieces ?? (toolCalls.length > 0 || reasoning.length > 0 ? [] : ['Hel', 'lo ', 'from ', this.name, ' — ✓']);
     const chunk = (choices: unknown[], usage: unknown = null): string => {
       const c: Record<string, unknown> = { id: 'chatcmpl-fake2', object: 'chat.completion.chunk', created: 1760000000, model, system_fingerprint: 'fp_fake', choices };
       if (includeUsage) c['usage'] = usage;
       return `data: ${JSON.stringify(c)}\n\n`;
     };
-    const frames = [
-      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
-      ...pieces.map((p) => chunk([{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }])),
-      chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]),
-      ...(includeUsage ? [chunk([], usageJson(reply.usage ?? DEFAULT_USAGE))] : []),
-      'data: [DONE]\n\n',
-    ];
-    await streamFrames(res, {}, frames, reply);
+    const delta = (d: Record<string, unknown>, finishReason: string | null = null): string => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finishReason }]);
+    // The first chunk opens the assistant message: content "" before text, null before reasoning or tool calls
+    // (as the real APIs send it).
+    const noTextFirst = reasoning.length > 0 || (pieces.length === 0 && toolCalls.length > 0);
+    const frames = [delta({ role: 'assistant', content: noTextFirst ? null : '' })];
+    for (const p of reasoning) frames.push(delta({ content: null, reasoning_content: p }));
+    for (const p of pieces) frames.push(delta({ content: p }));
+    toolCalls.forEach((call, index) => {
+      frames.push(delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      for (const part of splitPieces(call.arguments, 7)) frames.push(delta({ tool_calls: [{ index, function: { arguments: part } }] }));
+    });
+    frames.push(delta({}, finishReasonOf(reply)));
+    if (includeUsage) frames.push(chunk([], usageJson(reply.usage ?? DEFAULT_USAGE)));
+    frames.push('data: [DONE]\n\n');
+    this.lastStreamBytes = await streamFrames(res, {}, frames, reply);
   }
+}
+
+function finishReasonOf(reply: FakeContent): string {
+  return reply.finishReason ?? ((reply.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop');
 }

@@ -2,7 +2,7 @@
 // response.in_progress, per output item output_item.added, its deltas, output_item.done, then
 // response.completed with usage; every frame `event: <type>` + `data:` with a monotonic sequence_number from 0,
 // no [DONE]), POST /v1/responses/compact (the user messages kept and one opaque compaction item), errors in
-// OpenAI's shape and scriptable failures.
+// OpenAI's shape and scriptable failures (HTTP statuses, a broken connection, an in-band response.failed).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
@@ -13,6 +13,8 @@ export interface ResponsesUsage {
   readonly input: number;
   readonly output: number;
   readonly cached?: number;
+  /** input_tokens_details.cache_write_tokens (written only when set, as providers that report it do). */
+  readonly cacheWrite?: number;
   readonly reasoning?: number;
 }
 
@@ -34,9 +36,20 @@ export type FakeResponsesReply =
       readonly delayMs?: number;
       /** Destroy the connection after this many frames. */
       readonly breakAfter?: number;
+      /** After this many frames (status already 200), send `response.failed` with this error and end the stream. */
+      readonly failAfter?: number;
+      readonly failure?: ResponsesFailure;
     }
   | { readonly kind: 'status'; readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string> }
   | { readonly kind: 'hang' };
+
+/** The `error` of a failed response, as the API writes it ({code, message}). */
+export interface ResponsesFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+export const DEFAULT_RESPONSES_FAILURE: ResponsesFailure = { code: 'server_error', message: 'The model failed to generate a response.' };
 
 export const RESPONSE_ID = 'resp_fake0001';
 export const COMPACTION_ID = 'resp_cmp_fake0001';
@@ -46,7 +59,7 @@ export const CREATED_AT = 1760000000;
 export function responsesUsageJson(u: ResponsesUsage): Record<string, unknown> {
   return {
     input_tokens: u.input,
-    input_tokens_details: { cached_tokens: u.cached ?? 0 },
+    input_tokens_details: { cached_tokens: u.cached ?? 0, ...(u.cacheWrite === undefined ? {} : { cache_write_tokens: u.cacheWrite }) },
     output_tokens: u.output,
     output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 },
     total_tokens: u.input + u.output,
@@ -80,12 +93,13 @@ export function outputItemJson(item: FakeOutputItem): Record<string, unknown> {
   }
 }
 
-/** The response object: in progress (no output, no usage) or completed. */
+/** The response object: in progress (no output, no usage), completed, or failed (its error set, no output). */
 export function responseJson(
   body: Record<string, unknown>,
-  status: 'in_progress' | 'completed',
+  status: 'in_progress' | 'completed' | 'failed',
   output: readonly FakeOutputItem[],
   usage: ResponsesUsage,
+  failure: ResponsesFailure = DEFAULT_RESPONSES_FAILURE,
 ): Record<string, unknown> {
   const done = status === 'completed';
   return {
@@ -94,7 +108,7 @@ export function responseJson(
     created_at: CREATED_AT,
     status,
     background: false,
-    error: null,
+    error: status === 'failed' ? { code: failure.code, message: failure.message } : null,
     incomplete_details: null,
     instructions: body['instructions'] ?? null,
     max_output_tokens: body['max_output_tokens'] ?? null,
@@ -173,6 +187,21 @@ export function responsesStreamFrames(body: Record<string, unknown>, output: rea
     emit('response.output_item.done', { output_index, item: outputItemJson(item) });
   });
   emit('response.completed', { response: responseJson(body, 'completed', output, usage) });
+  return frames;
+}
+
+/** The first `after` frames of the stream, then the terminal `response.failed` the API sends when generation fails. */
+export function responsesFailedStreamFrames(
+  body: Record<string, unknown>,
+  output: readonly FakeOutputItem[],
+  usage: ResponsesUsage,
+  after: number,
+  failure: ResponsesFailure,
+): string[] {
+  const frames = responsesStreamFrames(body, output, usage).slice(0, after);
+  const type = 'response.failed';
+  const data = { type, sequence_number: frames.length, response: responseJson(body, 'failed', output, usage, failure) };
+  frames.push(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   return frames;
 }
 
@@ -256,7 +285,10 @@ export class FakeResponses extends LoopbackHttpServer {
       this.sendBody(res, headers, responseJson(recorded.body, 'completed', output, usage));
       return;
     }
-    const frames = responsesStreamFrames(recorded.body, output, usage);
+    const frames =
+      reply.failAfter === undefined
+        ? responsesStreamFrames(recorded.body, output, usage)
+        : responsesFailedStreamFrames(recorded.body, output, usage, reply.failAfter, reply.failure ?? DEFAULT_RESPONSES_FAILURE);
     this.lastStreamBytes = await streamFrames(res, { 'x-request-id': headers['x-request-id'] ?? '' }, frames, reply);
   }
 

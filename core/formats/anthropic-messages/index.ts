@@ -6,7 +6,7 @@ import { createRequestDecoder } from './request.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
 /** Everything but request decoding, which differs per route. */
-const SHARED: Omit<ClientFormat, 'decodeRequest'> = {
+const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable'> = {
   name: 'anthropic-messages',
   encodeError,
   encodeStreamError,
@@ -17,11 +17,11 @@ const SHARED: Omit<ClientFormat, 'decodeRequest'> = {
 };
 
 export function createAnthropicMessagesFormat(): ClientFormat {
-  return { ...SHARED, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json') };
+  return { ...SHARED, translatable: true, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json') };
 }
 
 /** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
 export function createAnthropicCountTokensFormat(): ClientFormat {
   const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
-  return { ...SHARED, decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }) };
+  return { ...SHARED, translatable: false, decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }) };
 }

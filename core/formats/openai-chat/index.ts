@@ -8,6 +8,7 @@ import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 export function createOpenAIChatFormat(): ClientFormat {
   return {
     name: 'openai-chat',
+    translatable: true,
     decodeRequest: createRequestDecoder(),
     encodeError,
     encodeStreamError,

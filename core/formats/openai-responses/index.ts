@@ -7,7 +7,7 @@ import { encodeError, encodeStreamError } from './errors.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
 
 /** Everything but request decoding and the upstream body rules, which differ per route. */
-const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody'> = {
+const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'translatable'> = {
   name: 'openai-responses',
   encodeError,
   encodeStreamError,
@@ -20,6 +20,7 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody'> = {
 export function createOpenAIResponsesFormat(): ClientFormat {
   return {
     ...SHARED,
+    translatable: true,
     decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
     prepareUpstreamBody: (request, body) => (request.json['store'] === false ? body : setTopLevelField(body, 'store', false)),
@@ -29,5 +30,5 @@ export function createOpenAIResponsesFormat(): ClientFormat {
 /** /compact: the same format, never streamed, no store field (the API takes none there). */
 export function createOpenAIResponsesCompactFormat(): ClientFormat {
   const decode = createRequestDecoder('openai-responses-compact.request.schema.json');
-  return { ...SHARED, decodeRequest: (raw) => ({ ...decode(raw), stream: false }), prepareUpstreamBody: (_request, body) => body };
+  return { ...SHARED, translatable: false, decodeRequest: (raw) => ({ ...decode(raw), stream: false }), prepareUpstreamBody: (_request, body) => body };
 }

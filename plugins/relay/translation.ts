@@ -1,0 +1,73 @@
+// Serving a request on a channel that does not speak the client's format: the request goes through the IR to
+// the channel's dialect, and the answer, stream or error comes back through it in the client's format.
+
+import {
+  codecFor,
+  removeTopLevelFields,
+  translateStream,
+  type Attempt,
+  type ChatRequest,
+  type RequestContext,
+  type SseFrame,
+  type TranslatedStreamHooks,
+  type WireCodec,
+  type WireFormat,
+} from '../../core/index.js';
+
+/** One request's translation state: the IR is decoded once, on the first attempt that needs it. */
+export interface Translation {
+  readonly client: WireCodec;
+  readonly upstream: WireCodec;
+  readonly request: ChatRequest;
+}
+
+/**
+ * The dialect to speak to a channel that cannot take the client's format: its first declared format (an
+ * `openai` channel's chat, unless its `formats` list says otherwise). Null when the client's format is native.
+ */
+export function dialectFor(ctx: RequestContext, attempt: Attempt): WireFormat | null {
+  const formats = attempt.channel.formats;
+  return formats.includes(ctx.format.name) ? null : (formats[0] ?? null);
+}
+
+export class RequestTranslator {
+  private decoded: ChatRequest | null = null;
+
+  constructor(private readonly ctx: RequestContext) {}
+
+  /** Throws the client's 400 when its request holds something the IR cannot carry. */
+  prepare(dialect: WireFormat): Translation {
+    const client = codecFor(this.ctx.format.name);
+    this.decoded ??= client.decodeRequest(this.ctx.request);
+    return { client, upstream: codecFor(dialect), request: this.decoded };
+  }
+}
+
+/**
+ * The client's headers for an upstream of another API: its API's own headers (anthropic-version, anthropic-beta,
+ * openai-beta, ...) describe the client's dialect, not the request the upstream gets, so they stay behind.
+ */
+export function translatedHeaders(headers: RequestContext['headers']): RequestContext['headers'] {
+  const kept: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith('anthropic-') && !name.startsWith('openai-')) kept[name] = value;
+  }
+  return kept;
+}
+
+/** The upstream body: the IR in the channel's dialect, the channel's drop_params applied as for native bodies. */
+export function translatedBody(translation: Translation, attempt: Attempt): Buffer {
+  const body = translation.upstream.encodeRequest(translation.request, attempt.upstreamModel);
+  const drop = attempt.channel.dropParams;
+  return drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop));
+}
+
+/** A whole answer in the client's format, or the upstream's error as the client's error. */
+export function translatedBodyAnswer(translation: Translation, status: number, body: Buffer): Buffer {
+  if (status >= 300) throw translation.upstream.decodeError(status, body);
+  return translation.client.encodeResponse(translation.upstream.decodeResponse(body), translation.request);
+}
+
+export function translatedFrames(translation: Translation, frames: AsyncIterable<SseFrame>, hooks: TranslatedStreamHooks): AsyncIterable<SseFrame> {
+  return translateStream(frames, translation.upstream, translation.client, translation.request, hooks);
+}
