@@ -20,6 +20,8 @@ export interface TranslatedStreamHooks {
   onBroken(err: unknown): GatewayError;
 }
 
+const COLON = 0x3a;
+
 function* written(frames: readonly EncodedFrame[]): Generator<SseFrame> {
   for (const frame of frames) yield encodeFrame(frame.data, frame.event);
 }
@@ -35,7 +37,12 @@ export async function* translateStream(
   const encoder: StreamEncoder = client.createStreamEncoder(request);
   try {
     for await (const frame of frames) {
-      if (frame.data === null) continue; // comments and keepalives: the encoder writes its own frames
+      if (frame.data === null) {
+        // A keepalive comment is valid in every client's stream: passing it on keeps idle timers of clients and
+        // proxies from firing while the upstream thinks.
+        if (frame.raw[0] === COLON) yield frame;
+        continue;
+      }
       for (const event of decoder.push(frame.event, frame.data)) {
         yield* written(encoder.push(event));
         if (event.type === 'error') {
