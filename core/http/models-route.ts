@@ -2,7 +2,6 @@
 // Anthropic's (paged, with display names) when the caller is an Anthropic client.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireFormat } from '../config/resolved.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Runtime } from '../runtime.js';

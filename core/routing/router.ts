@@ -59,11 +59,10 @@ export class Router {
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
   }
 
-  /** Concrete client-visible model names (globs cannot be listed); with `format`, of channels that speak it. */
-  listModels(format?: WireFormat): string[] {
+  /** Concrete client-visible model names (globs cannot be listed), whatever API their channels speak. */
+  listModels(): string[] {
     const names = new Set<string>();
     for (const { channel } of this.entries) {
-      if (format !== undefined && !channel.formats.includes(format)) continue;
       for (const pattern of channel.models.patterns) if (!isGlob(pattern)) names.add(pattern);
       for (const alias of channel.models.aliases.keys()) names.add(alias);
     }

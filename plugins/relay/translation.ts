@@ -2,6 +2,7 @@
 // the channel's dialect, and the answer, stream or error comes back through it in the client's format.
 
 import {
+  GatewayError,
   codecFor,
   removeTopLevelFields,
   translateStream,
@@ -31,14 +32,23 @@ export function dialectFor(ctx: RequestContext, attempt: Attempt): WireFormat | 
 }
 
 export class RequestTranslator {
-  private decoded: ChatRequest | null = null;
+  /** The IR, or the refusal of the client's request: either is decided once, whatever channels follow. */
+  private decoded: ChatRequest | GatewayError | null = null;
 
   constructor(private readonly ctx: RequestContext) {}
 
   /** Throws the client's 400 when its request holds something the IR cannot carry. */
   prepare(dialect: WireFormat): Translation {
     const client = codecFor(this.ctx.format.name);
-    this.decoded ??= client.decodeRequest(this.ctx.request);
+    if (this.decoded === null) {
+      try {
+        this.decoded = client.decodeRequest(this.ctx.request);
+      } catch (err) {
+        if (!(err instanceof GatewayError)) throw err;
+        this.decoded = err;
+      }
+    }
+    if (this.decoded instanceof GatewayError) throw this.decoded;
     return { client, upstream: codecFor(dialect), request: this.decoded };
   }
 }

@@ -2,7 +2,8 @@
 // (OpenAI, or an OpenAI-compatible server) as a dialect.
 
 import type { WireCodec } from '../codec.js';
-import { decodeError } from './ir-error.js';
+// A non-2xx body is OpenAI's error object, as for Chat.
+import { decodeError } from '../openai-chat/ir-error.js';
 import { decodeRequest } from './ir-request.js';
 import { encodeRequest } from './ir-request-encode.js';
 import { decodeResponse, encodeResponse } from './ir-response.js';

@@ -1,6 +1,6 @@
-// Errors a Responses upstream reports: OpenAI's body {error:{message,type,param,code}} on a non-2xx answer,
-// and, once a stream began, an `error` event {code,message} or a terminal `response.failed`
-// {response:{error:{code,message}}}.
+// Errors a Responses upstream reports once a stream began: an `error` event {code,message} or a terminal
+// `response.failed` {response:{error:{code,message}}}. A non-2xx body is OpenAI's {error:{...}}, the same as
+// Chat's, read by openai-chat/ir-error.ts.
 
 import type { GatewayError } from '../../errors.js';
 import { upstreamError } from '../../ir/upstream-error.js';
@@ -8,26 +8,6 @@ import { field } from '../json-fields.js';
 
 function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
-}
-
-/** A non-2xx answer. Bodies that are not OpenAI's JSON (a proxy's HTML page) keep only the status. */
-export function decodeError(status: number, body: Buffer): GatewayError {
-  let json: unknown = null;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    // Not JSON: the status alone says what happened.
-  }
-  const error = field(json, 'error');
-  // Some OpenAI-compatible servers answer {"error":"..."} or {"message":"..."}.
-  if (typeof error === 'string') return upstreamError({ status, type: null, code: null, message: text(error) });
-  const source = typeof error === 'object' && error !== null ? error : json;
-  return upstreamError({
-    status,
-    type: text(field(source, 'type')),
-    code: text(field(source, 'code')),
-    message: text(field(source, 'message')),
-  });
 }
 
 /**
