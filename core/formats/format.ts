@@ -5,14 +5,34 @@ import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
 import type { SseFrame } from '../sse/frame.js';
 
-/** A request body after the shallow check: parsed once, original bytes kept for forwarding. */
+/** A request body after the shallow check, original bytes kept for forwarding. */
 export interface ParsedRequest {
   readonly raw: Buffer;
+  /**
+   * What routing and the format's own rules read (top-level fields, metadata, message roles): exact, except
+   * that long strings three or more levels down may be UNDECODED (json-skeleton.ts). Cheap at any size.
+   */
+  readonly head: Readonly<Record<string, unknown>>;
+  /** The whole body, parsed on first read (translation reads it; pass-through never does). */
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;
   /** The conversation this request continues, for affinity (Anthropic `metadata.user_id`, OpenAI `prompt_cache_key`); null when none. */
   readonly conversation: string | null;
+}
+
+/** `request` with some routing fields replaced; the whole body stays unparsed until read (a spread would parse it). */
+export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<ParsedRequest, 'stream' | 'conversation'>>): ParsedRequest {
+  return {
+    raw: request.raw,
+    head: request.head,
+    get json() {
+      return request.json;
+    },
+    model: request.model,
+    stream: fields.stream ?? request.stream,
+    conversation: fields.conversation === undefined ? request.conversation : fields.conversation,
+  };
 }
 
 export interface RenderedError {

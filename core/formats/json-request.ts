@@ -1,11 +1,14 @@
-// Decoding a JSON request body: one JSON.parse, a shallow ajv check against schemas/api/<name>, and the first
-// problem handed to the format, which words it the way its real API does.
+// Decoding a JSON request body: a shallow ajv check against schemas/api/<name> of what routing reads, and the
+// first problem handed to the format, which words it the way its real API does. Small bodies are parsed whole;
+// large ones as a skeleton (json-skeleton.ts) whose deep long strings stay undecoded until someone asks for the
+// whole body (translation does; a pass-through request never does, its original bytes are forwarded).
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
 import type { GatewayError } from '../errors.js';
+import { parseSkeleton } from './json-skeleton.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
 export type BodyProblem =
@@ -16,22 +19,56 @@ export type BodyProblem =
 
 export type ProblemWording = (problem: BodyProblem) => GatewayError;
 
-/** Returns the parsed object; throws the format's GatewayError for the first problem. */
-export type JsonBodyReader = (raw: Buffer) => Record<string, unknown>;
+export interface JsonBody {
+  /**
+   * The body for routing and the schema: exact everywhere except long strings nested three or more levels
+   * down, which may be UNDECODED (json-skeleton.ts).
+   */
+  readonly head: Record<string, unknown>;
+  /** The whole body, parsed on the first call; throws the format's invalid-JSON error if a skipped string is bad. */
+  whole(): Record<string, unknown>;
+}
+
+/** Returns the checked body; throws the format's GatewayError for the first problem. */
+export type JsonBodyReader = (raw: Buffer) => JsonBody;
+
+/** Bodies up to this size are parsed whole at once: JSON.parse is native and, this small, cheaper than a skeleton. */
+const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
 
 export function createJsonBodyReader(schemaFile: string, word: ProblemWording): JsonBodyReader {
   const schema: unknown = JSON.parse(readFileSync(join(findSchemaDir(), 'api', schemaFile), 'utf8'));
   const validate = new Ajv({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
 
-  return function readJsonBody(raw: Buffer): Record<string, unknown> {
-    let json: unknown;
+  const parseWhole = (raw: Buffer): unknown => {
     try {
-      json = JSON.parse(raw.toString('utf8'));
+      return JSON.parse(raw.toString('utf8'));
     } catch (err) {
       throw word({ kind: 'json', detail: (err as Error).message });
     }
-    if (!validate(json)) throw word(toProblem(validate.errors?.[0]));
-    return json as Record<string, unknown>;
+  };
+
+  return function readJsonBody(raw: Buffer): JsonBody {
+    let whole: unknown;
+    let head: unknown;
+    if (raw.length <= WHOLE_PARSE_MAX_BYTES) {
+      head = whole = parseWhole(raw);
+    } else {
+      try {
+        head = parseSkeleton(raw);
+      } catch {
+        // The real parser words the syntax error (and should it accept what the skeleton refused, its result stands).
+        head = whole = parseWhole(raw);
+      }
+    }
+    if (!validate(head)) throw word(toProblem(validate.errors?.[0]));
+    const checked = head as Record<string, unknown>;
+    return {
+      head: checked,
+      whole(): Record<string, unknown> {
+        whole ??= parseWhole(raw);
+        return whole as Record<string, unknown>;
+      },
+    };
   };
 }
 

@@ -3,6 +3,7 @@
 // fake Anthropic upstream (headers, query, body bytes), the SSE bytes the client gets, and the usage records.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
@@ -444,6 +445,29 @@ test('body: a Claude Code style body reaches the upstream byte for byte', async 
   const got = onlyNewRequest(before);
   assert.ok(got.raw.equals(Buffer.from(body, 'utf8')), `upstream body differs:\n${got.raw.toString('utf8')}`);
   assert.equal(got.headers['content-length'], String(Buffer.byteLength(body)));
+});
+
+test('body: a real Claude Code body (55 KB, read as a skeleton) reaches the upstream byte for byte, alias or not', async () => {
+  // Bodies this large are not parsed whole (core/formats/json-skeleton.ts): what routing reads is decoded, the
+  // bulk is not, and the client's bytes are what is sent.
+  const fixture = readFileSync(new URL('../fixtures/requests/claude-code-messages-tool-result.json', import.meta.url));
+  assert.ok(fixture.length > 50_000);
+  const model = (JSON.parse(fixture.toString('utf8')) as { model: string }).model;
+  for (const [sent, expected] of [
+    [fixture, fixture],
+    [
+      Buffer.from(fixture.toString('utf8').replace(`"model": "${model}"`, '"model": "my-claude"'), 'utf8'),
+      Buffer.from(fixture.toString('utf8').replace(`"model": "${model}"`, '"model": "claude-upstream-name"'), 'utf8'),
+    ],
+  ] as const) {
+    assert.ok(!sent.equals(fixture) || expected === fixture, "the alias case renames the model");
+    const before = upstream.requests.length;
+    const res = await postMessages(sent.toString('utf8'), { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' });
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.arrayBuffer();
+    const got = onlyNewRequest(before);
+    assert.ok(got.raw.equals(expected), 'upstream body differs from the expected bytes');
+  }
 });
 
 test('body: with a model alias only `model` changes', async () => {

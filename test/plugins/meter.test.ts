@@ -33,7 +33,7 @@ function context(body: Record<string, unknown>): RequestContext {
     signal: new AbortController().signal,
     receivedAt: Date.now(),
     startedAt: 0,
-    request: { raw, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },
+    request: { raw, head: body, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },
     bodyOverride: null,
     key: { id: 'k1', name: 'tester', group: 'pro' },
     channel: 'a',

@@ -1,6 +1,6 @@
 // The Anthropic Messages client format, for /v1/messages and /v1/messages/count_tokens.
 
-import type { ClientFormat } from '../format.js';
+import { withRequestFields, type ClientFormat } from '../format.js';
 import { encodeError, encodeStreamError } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
@@ -23,5 +23,5 @@ export function createAnthropicMessagesFormat(): ClientFormat {
 /** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
 export function createAnthropicCountTokensFormat(): ClientFormat {
   const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
-  return { ...SHARED, translatable: false, decodeRequest: (raw) => ({ ...decode(raw), stream: false, conversation: null }) };
+  return { ...SHARED, translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false, conversation: null }) };
 }

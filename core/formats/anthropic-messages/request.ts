@@ -11,13 +11,17 @@ export function createRequestDecoder(schemaFile: string): RequestDecoder {
   const read = createJsonBodyReader(schemaFile, wordProblem);
   return function decodeMessagesRequest(raw: Buffer): ParsedRequest {
     const body = read(raw);
-    const metadata = body['metadata'];
+    const head = body.head;
+    const metadata = head['metadata'];
     const userId = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)['user_id'] : null;
     return {
       raw,
-      json: body,
-      model: body['model'] as string,
-      stream: body['stream'] === true,
+      head,
+      get json() {
+        return body.whole();
+      },
+      model: head['model'] as string,
+      stream: head['stream'] === true,
       // Claude Code sends a JSON string with device, account and session ids; the whole string names the conversation.
       conversation: typeof userId === 'string' && userId !== '' ? userId : null,
     };

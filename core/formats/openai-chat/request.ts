@@ -11,12 +11,16 @@ export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.js
   const read = createJsonBodyReader(schemaFile, wordProblem);
   return function decodeOpenAIRequest(raw: Buffer): ParsedRequest {
     const body = read(raw);
-    const cacheKey = body['prompt_cache_key'];
+    const head = body.head;
+    const cacheKey = head['prompt_cache_key'];
     return {
       raw,
-      json: body,
-      model: body['model'] as string,
-      stream: body['stream'] === true,
+      head,
+      get json() {
+        return body.whole();
+      },
+      model: head['model'] as string,
+      stream: head['stream'] === true,
       // OpenAI routes requests sharing a prompt_cache_key to the same cache; we keep them on one upstream
       // (Codex sets it to its thread id).
       conversation: typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : null,

@@ -47,7 +47,7 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
 
 /** Usage in a chat stream comes only when asked for (`stream_options.include_usage`), in one extra chunk. */
 export function requestStreamUsage(request: ParsedRequest, body: Buffer): Buffer | null {
-  const options = request.json['stream_options'];
+  const options = request.head['stream_options'];
   const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
   if (current['include_usage'] === true) return null;
   return setTopLevelField(body, 'stream_options', { ...current, include_usage: true });

@@ -1,6 +1,6 @@
 // The OpenAI Responses client format, for /v1/responses and /v1/responses/compact.
 
-import type { ClientFormat } from '../format.js';
+import { withRequestFields, type ClientFormat } from '../format.js';
 import { setTopLevelField } from '../json-edit.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
 import { encodeError, encodeStreamError } from './errors.js';
@@ -23,12 +23,12 @@ export function createOpenAIResponsesFormat(): ClientFormat {
     translatable: true,
     decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
-    prepareUpstreamBody: (request, body) => (request.json['store'] === false ? body : setTopLevelField(body, 'store', false)),
+    prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : setTopLevelField(body, 'store', false)),
   };
 }
 
 /** /compact: the same format, never streamed, no store field (the API takes none there). */
 export function createOpenAIResponsesCompactFormat(): ClientFormat {
   const decode = createRequestDecoder('openai-responses-compact.request.schema.json');
-  return { ...SHARED, translatable: false, decodeRequest: (raw) => ({ ...decode(raw), stream: false }), prepareUpstreamBody: (_request, body) => body };
+  return { ...SHARED, translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false }), prepareUpstreamBody: (_request, body) => body };
 }

@@ -162,7 +162,7 @@ function parsed(format: WireFormat, raw: Buffer): ParsedRequest {
         : undefined
       : json['prompt_cache_key'];
   assert.equal(typeof json['model'], 'string', 'the encoded body names the model');
-  return { raw, json, model: json['model'] as string, stream: json['stream'] === true, conversation: typeof key === 'string' ? key : null };
+  return { raw, head: json, json, model: json['model'] as string, stream: json['stream'] === true, conversation: typeof key === 'string' ? key : null };
 }
 
 function roundTrip(codec: WireCodec, ir: ChatRequest): ChatRequest {

@@ -24,6 +24,7 @@ function parsed(json: Json): ParsedRequest {
   const userId = metadata?.['user_id'];
   return {
     raw: Buffer.from(JSON.stringify(json)),
+    head: json,
     json,
     model: json['model'] as string,
     stream: json['stream'] === true,

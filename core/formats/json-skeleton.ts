@@ -1,0 +1,179 @@
+// A request body's structure and small values, decoded without decoding its bulk. A coding agent's body is
+// hundreds of KB, nearly all of it long strings deep inside (message text, tool results, tool descriptions);
+// decoding those into UTF-16 strings is most of what a full JSON.parse costs, and a pass-through request
+// never reads them. What routing and the request schemas read (model, stream, metadata.user_id,
+// prompt_cache_key, messages[i].role, ...) sits at most two containers below the body object.
+//
+// So: every object, array, number, literal and key is parsed and checked; strings are decoded exactly, except
+// strings longer than LONG_STRING_BYTES nested at least DEEP levels down, which are skipped (their end found
+// with indexOf) and stand as UNDECODED. Their content is not checked (a raw control character or a bad escape
+// inside one reaches the upstream, which refuses it in the same API's words). Anything the parser refuses is
+// handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
+
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  skipSpace,
+  skipString,
+} from './json-scan.js';
+
+/** Stands in for a long string the skeleton did not decode. */
+export const UNDECODED = '\u0000(undecoded)';
+
+/** Depth of the values that may stay undecoded: 1 is a top-level field, 2 an element of one (a message). */
+const DEEP = 3;
+const LONG_STRING_BYTES = 256;
+
+const T = 0x74;
+const F = 0x66;
+const N = 0x6e;
+
+/** Parses `raw` as JSON with deep long strings left undecoded; throws on anything it does not accept. */
+export function parseSkeleton(raw: Buffer): unknown {
+  const parser = new SkeletonParser(raw);
+  return parser.document();
+}
+
+class SkeletonParser {
+  readonly #raw: Buffer;
+  #pos = 0;
+
+  constructor(raw: Buffer) {
+    this.#raw = raw;
+  }
+
+  document(): unknown {
+    this.#pos = skipSpace(this.#raw, 0);
+    const value = this.#value(0);
+    if (skipSpace(this.#raw, this.#pos) !== this.#raw.length) this.#fail('unexpected data after the value');
+    return value;
+  }
+
+  #fail(what: string): never {
+    throw new SyntaxError(`${what} at byte ${this.#pos}`);
+  }
+
+  #value(depth: number): unknown {
+    switch (this.#raw[this.#pos]) {
+      case QUOTE:
+        return this.#string(depth);
+      case OPEN_BRACE:
+        return this.#object(depth);
+      case OPEN_BRACKET:
+        return this.#array(depth);
+      case T:
+        return this.#literal('true', true);
+      case F:
+        return this.#literal('false', false);
+      case N:
+        return this.#literal('null', null);
+      default:
+        return this.#number();
+    }
+  }
+
+  #object(depth: number): Record<string, unknown> {
+    const raw = this.#raw;
+    const out: Record<string, unknown> = {};
+    this.#pos = skipSpace(raw, this.#pos + 1);
+    if (raw[this.#pos] === CLOSE_BRACE) {
+      this.#pos++;
+      return out;
+    }
+    for (;;) {
+      if (raw[this.#pos] !== QUOTE) this.#fail('expected a key');
+      const key = this.#string(0);
+      this.#pos = skipSpace(raw, this.#pos);
+      if (raw[this.#pos] !== COLON) this.#fail('expected a colon');
+      this.#pos = skipSpace(raw, this.#pos + 1);
+      const value = this.#value(depth + 1);
+      // JSON.parse makes "__proto__" an own property; an assignment would set the prototype instead.
+      if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+      this.#pos = skipSpace(raw, this.#pos);
+      const next = raw[this.#pos];
+      if (next === COMMA) {
+        this.#pos = skipSpace(raw, this.#pos + 1);
+        continue;
+      }
+      if (next === CLOSE_BRACE) {
+        this.#pos++;
+        return out;
+      }
+      this.#fail('expected a comma or a closing brace');
+    }
+  }
+
+  #array(depth: number): unknown[] {
+    const raw = this.#raw;
+    const out: unknown[] = [];
+    this.#pos = skipSpace(raw, this.#pos + 1);
+    if (raw[this.#pos] === CLOSE_BRACKET) {
+      this.#pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.#value(depth + 1));
+      this.#pos = skipSpace(raw, this.#pos);
+      const next = raw[this.#pos];
+      if (next === COMMA) {
+        this.#pos = skipSpace(raw, this.#pos + 1);
+        continue;
+      }
+      if (next === CLOSE_BRACKET) {
+        this.#pos++;
+        return out;
+      }
+      this.#fail('expected a comma or a closing bracket');
+    }
+  }
+
+  #string(depth: number): string {
+    const raw = this.#raw;
+    const start = this.#pos;
+    let end: number;
+    try {
+      end = skipString(raw, start);
+    } catch {
+      this.#fail('unterminated string');
+    }
+    this.#pos = end;
+    if (depth >= DEEP && end - start > LONG_STRING_BYTES) return UNDECODED;
+    // Printable ASCII without escapes (keys, roles, model names) is its own text; anything else is decoded
+    // and checked by JSON.parse.
+    for (let i = start + 1; i < end - 1; i++) {
+      const byte = raw[i] as number;
+      if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return JSON.parse(raw.toString('utf8', start, end)) as string;
+    }
+    return raw.toString('latin1', start + 1, end - 1);
+  }
+
+  #literal<V>(word: string, value: V): V {
+    if (this.#raw.toString('latin1', this.#pos, this.#pos + word.length) !== word) this.#fail('unexpected token');
+    this.#pos += word.length;
+    return value;
+  }
+
+  #number(): number {
+    const raw = this.#raw;
+    const start = this.#pos;
+    let i = start;
+    for (;;) {
+      const byte = raw[i];
+      // - + . 0-9 e E: JSON.parse below decides whether they make a number.
+      if (byte === 0x2d || byte === 0x2b || byte === 0x2e || (byte !== undefined && byte >= 0x30 && byte <= 0x39) || byte === 0x65 || byte === 0x45) i++;
+      else break;
+    }
+    if (i === start) this.#fail('unexpected token');
+    this.#pos = i;
+    const value: unknown = JSON.parse(raw.toString('latin1', start, i));
+    if (typeof value !== 'number') this.#fail('not a number');
+    return value;
+  }
+}
