@@ -24,16 +24,27 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
     return pool;
   }
 
+  // Base URLs come from the config, a handful per process: parsed once, not per request.
+  const bases = new Map<string, { origin: string; prefix: string }>();
+  function baseOf(baseUrl: string): { origin: string; prefix: string } {
+    let base = bases.get(baseUrl);
+    if (base === undefined) {
+      const url = new URL(baseUrl);
+      base = { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+      bases.set(baseUrl, base);
+    }
+    return base;
+  }
+
   return {
     async send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const { channel } = request;
       if (channel.baseUrl === null) throw new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`);
-      const url = new URL(channel.baseUrl);
-      const prefix = url.pathname.replace(/\/+$/, '');
+      const { origin, prefix } = baseOf(channel.baseUrl);
       // A base URL that already ends in /v1 must not produce /v1/v1/...
       const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;
       try {
-        const res = await poolFor(url.origin).request({
+        const res = await poolFor(origin).request({
           method: 'POST',
           path: path + request.query,
           headers: buildHeaders(request),
