@@ -31,9 +31,24 @@ export class RawSink implements ResponseSink {
 
   write(chunk: Uint8Array): Promise<void> | undefined {
     if (this.res.destroyed) throw new Error('client connection closed');
+    // Frames that arrive together (one upstream read holding several) leave in one write: corked until the
+    // end of this tick, so nothing waits longer than the work already queued, and a lone frame still goes at once.
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(this.uncork);
+    }
     if (this.res.write(chunk)) return undefined;
     return this.drain();
   }
+
+  private corked = false;
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    // end() uncorks by itself; a stray uncork must not reach a later response on the same connection.
+    if (this.res.writableCorked > 0) this.res.uncork();
+  };
 
   end(): void {
     if (!this.res.destroyed) this.res.end();
