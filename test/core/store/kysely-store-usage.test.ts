@@ -87,6 +87,34 @@ describe('store usage', () => {
     assert.equal(listed[0]?.requestId, 'r1233');
   });
 
+  it('round-trips every field of a batch written in multi-row statements and single rows alike', async () => {
+    // 57 = one 50-row statement and 7 single rows on SQLite; each record differs in every field.
+    const batch: UsageRecord[] = Array.from({ length: 57 }, (_, i) =>
+      makeUsage({
+        requestId: `batch-${i}`,
+        ts: 1_000 + i,
+        keyId: `key-${i % 3}`,
+        model: `model-${i}`,
+        upstreamModel: i % 2 === 0 ? null : `up-${i}`,
+        channel: i % 5 === 0 ? null : `ch-${i}`,
+        status: 200 + i,
+        errorCode: i % 4 === 0 ? `E${i}` : null,
+        stream: i % 2 === 1,
+        promptTokens: i * 7,
+        completionTokens: i * 11,
+        cachedTokens: i * 13,
+        cacheWriteTokens: i * 17,
+        reasoningTokens: i * 19,
+        latencyMs: i * 23,
+        ttftMs: i % 3 === 0 ? null : i * 29,
+        aborted: i % 6 === 0,
+      }),
+    );
+    await store.insertUsage(batch);
+    const listed = await store.listUsage({ limit: 100 });
+    assert.deepEqual([...listed].reverse(), batch);
+  });
+
   it('inserts all or none', async () => {
     const bad = { ...makeUsage({ requestId: 'bad' }), model: null } as unknown as UsageRecord;
     const batch = [...Array.from({ length: 600 }, (_, i) => makeUsage({ requestId: `ok${i}` })), bad];
