@@ -23,10 +23,9 @@ export async function servePipelineRoute(
   const gateway = runtime.current;
   const chain = gateway.chains.get(path);
   const id = `req_${randomUUID().replace(/-/g, '')}`;
-  // OpenAI's SDK reads x-request-id, Anthropic's request-id: both name the gateway's id, the one in usage records.
-  res.setHeader('x-request-id', id);
-  res.setHeader('request-id', id);
   if (chain === undefined) {
+    res.setHeader('x-request-id', id);
+    res.setHeader('request-id', id);
     sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
     return;
   }
@@ -64,7 +63,7 @@ export async function servePipelineRoute(
   const untrack = runtime.track({ controller, res });
   gateway.enter();
   try {
-    await runChain(chain, ctx, new RawSink(res), gateway.services.metrics);
+    await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
   } finally {
     gateway.leave();
     untrack();

@@ -11,7 +11,15 @@ const SSE_HEADERS = {
 } as const;
 
 export class RawSink implements ResponseSink {
-  constructor(private readonly res: ServerResponse) {}
+  /**
+   * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
+   * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
+   * every response down Node's slower merge-and-revalidate path.
+   */
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly requestId: string,
+  ) {}
 
   get started(): boolean {
     return this.res.headersSent;
@@ -19,13 +27,18 @@ export class RawSink implements ResponseSink {
 
   send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string): void {
     if (this.res.destroyed) return;
-    this.res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    this.res.writeHead(status, {
+      ...headers,
+      'content-length': String(Buffer.byteLength(body)),
+      'x-request-id': this.requestId,
+      'request-id': this.requestId,
+    });
     this.res.end(body);
   }
 
   open(status: number, headers: Readonly<Record<string, string>>): void {
     this.res.socket?.setNoDelay(true);
-    this.res.writeHead(status, { ...headers, ...SSE_HEADERS });
+    this.res.writeHead(status, { ...headers, ...SSE_HEADERS, 'x-request-id': this.requestId, 'request-id': this.requestId });
     this.res.flushHeaders();
   }
 

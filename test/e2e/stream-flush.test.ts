@@ -77,6 +77,9 @@ test('frames reach the client without waiting for the next ones, whether they ar
     signal: AbortSignal.timeout(10_000),
   });
   assert.equal(res.status, 200);
+  const id = res.headers.get('x-request-id');
+  assert.match(id ?? '', /^req_[0-9a-f]{32}$/);
+  assert.equal(res.headers.get('request-id'), id, 'Anthropic-style request-id names the same request');
   const reader = res.body?.getReader();
   assert.ok(reader);
   const decoder = new TextDecoder();
@@ -92,4 +95,17 @@ test('frames reach the client without waiting for the next ones, whether they ar
   assert.ok(text.trimEnd().endsWith('data: [DONE]'), text);
   // The client did not ask for usage: the gateway asked upstream and drops the usage-only chunk.
   assert.ok(!text.includes('"usage"'), text);
+});
+
+test('an error answered by the chain carries the request ids too', async () => {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-not-a-key-000000000000', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  assert.equal(res.status, 401);
+  await res.arrayBuffer();
+  const id = res.headers.get('x-request-id');
+  assert.match(id ?? '', /^req_[0-9a-f]{32}$/);
+  assert.equal(res.headers.get('request-id'), id);
 });
