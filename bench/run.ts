@@ -1,28 +1,33 @@
 // The benchmark runner: `npm run bench [-- scenario ...]`. See bench/README.md.
 //
 // Starts the fake upstream, the gateway (built first) and the Portkey peer as separate processes on
-// 127.0.0.1, runs each scenario against every target in turn (direct, gateway, peer; repeated BENCH_ROUNDS
-// times), reads each process's CPU time and peak RSS from /proc, prints a markdown table and writes
-// bench/results/<time>.json. Every child is killed on exit, on errors, on SIGINT/SIGTERM and at the deadline.
+// 127.0.0.1, runs each scenario's legs in turn (direct, gateway, peer, or a scenario's own variants; repeated
+// BENCH_ROUNDS times), reads each process's CPU time and peak RSS from /proc, prints a markdown table per
+// scenario and writes bench/results/<time>.json. Every child is killed on exit, on errors, on SIGINT/SIGTERM
+// and at the deadline.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { runLoad, stopCurrentLoad, type LoadResult } from './lib/load.js';
-import { CLK_TCK, cpuMicros, memory, resetPeakRss } from './lib/os-stats.js';
+import { drivenMarkdown, failureCell, type DrivenSample } from './lib/driven-report.js';
+import { stopCurrentLoad } from './lib/load.js';
+import { CLK_TCK } from './lib/os-stats.js';
 import { ProcessSet } from './lib/procs.js';
-import { markdownTable, summarize, type Sample, type ScenarioTable, type TargetSummary } from './lib/report.js';
-import { scenarios as allScenarios, type Scenario } from './scenarios.js';
+import { markdownTable, summarize, type Sample, type TargetSummary } from './lib/report.js';
+import { stopCurrentDrive } from './lib/request-load.js';
+import { usageWriterMarkdown, type UsageWriterSample } from './lib/usage-writer-report.js';
+import { measureClosed, measureDriven, runUsageWriterRound, type RunContext } from './measure-run.js';
+import { scenarios as allScenarios, smallChatBody, type Leg, type Scenario } from './scenarios.js';
 import {
   ALL_TARGETS,
   BENCH_DIR,
   buildGateway,
-  checkTarget,
+  checkLeg,
   installPeer,
   PEER_PACKAGES,
+  peerInstalled,
   REPO_DIR,
   startFakeUpstream,
   startGateway,
@@ -42,8 +47,8 @@ function envNumber(name: string, fallback: number): number {
 }
 
 const ROUNDS = Math.max(1, Math.floor(envNumber('BENCH_ROUNDS', 3)));
-/** Warm-up run per target and scenario before the measured rounds (JIT, connection pools). */
-const WARMUP_S = envNumber('BENCH_WARMUP_S', 2);
+/** Warm-up run per leg and scenario before the measured rounds (JIT, connection pools); unset: each scenario's own. */
+const WARMUP_OVERRIDE_S = process.env['BENCH_WARMUP_S'] === undefined || process.env['BENCH_WARMUP_S'] === '' ? undefined : envNumber('BENCH_WARMUP_S', 0);
 /** Pause after each run before CPU is read again, so work that trails the responses (the gateway's usage
  * writer flushes every 200 ms) is charged to the run that caused it. */
 const SETTLE_MS = 500;
@@ -73,10 +78,39 @@ const wantedTargets: TargetName[] = ALL_TARGETS.filter(
 
 // ---- the deadline: the whole run is bounded, whatever happens ----
 
-const perRunS = (s: Scenario): number => s.durationS + SETTLE_MS / 1000 + 1;
-const estimateS =
-  120 /* build, starts, peer install */ +
-  selected.reduce((sum, s) => sum + wantedTargets.length * ((WARMUP_S + 1) + ROUNDS * perRunS(s)), 0);
+const roundsOf = (s: Scenario): number => Math.max(1, s.rounds ?? ROUNDS);
+const warmupOf = (s: Scenario): number => (s.kind === 'usage-writer' ? 0 : (WARMUP_OVERRIDE_S ?? s.warmupS));
+/** Legs whose target is part of this run. */
+const legsOf = (s: Scenario): readonly Leg[] => (s.kind === 'usage-writer' ? [] : s.legs.filter((l) => wantedTargets.includes(l.target)));
+/** Expected seconds of one run (load, settle, set-up), for the plan and the deadline. */
+function perRunS(s: Scenario, durationS: number, warmup = false): number {
+  const settle = SETTLE_MS / 1000;
+  switch (s.kind) {
+    case 'closed':
+      return durationS + settle + 1;
+    case 'rate':
+    case 'stream-closed':
+      return durationS + settle + 0.3;
+    case 'stream-open':
+      return durationS + (s.legs[0]?.stream?.chunks ?? 0) * ((s.legs[0]?.stream?.delayMs ?? 0) / 1000) + settle + 0.3;
+    case 'stream-hold':
+      if (warmup) return durationS + settle + 0.3; // a closed loop of the stream without pauses
+      // CPU-bound on 2 cores: the streams take 1.5-5x their nominal length (README).
+      return s.rampS + (2.5 * (s.legs[0]?.stream?.chunks ?? 0) * (s.legs[0]?.stream?.delayMs ?? 0)) / 1000 + settle + 3;
+    case 'usage-writer':
+      return durationS + 2;
+  }
+}
+function scenarioEstimateS(s: Scenario): number {
+  if (s.kind === 'usage-writer') return roundsOf(s) * perRunS(s, s.durationS);
+  const legs = legsOf(s).length;
+  const warmup = warmupOf(s);
+  const restart = s.freshProcesses === true ? 8 : 0;
+  return restart + legs * ((warmup > 0 ? perRunS(s, warmup, true) : 0) + roundsOf(s) * perRunS(s, s.durationS));
+}
+/** Build (about 25 s), starting the processes, and the peer's npm install on first use. */
+const SETUP_S = (SKIP_BUILD ? 5 : 30) + (wantedTargets.includes('peer') && !peerInstalled() ? 60 : 0);
+const estimateS = SETUP_S + selected.reduce((sum, s) => sum + scenarioEstimateS(s), 0);
 const DEADLINE_S = envNumber('BENCH_DEADLINE_S', Math.ceil(estimateS * 1.5 + 60));
 
 // ---- processes and cleanup ----
@@ -90,6 +124,7 @@ function abort(reason: string): void {
   aborting = reason;
   log(`stopping: ${reason}`);
   stopCurrentLoad();
+  stopCurrentDrive();
 }
 
 process.on('exit', () => {
@@ -117,55 +152,52 @@ function checkAbort(): void {
   if (aborting !== undefined) throw new Error(`aborted: ${aborting}`);
 }
 
-// ---- one measured run ----
+// ---- progress lines ----
 
-async function measure(target: Target, upstream: Target, scenario: Scenario, durationS: number, round: number): Promise<Sample> {
-  const pid = target.child.pid;
-  const peakIsPerRun = resetPeakRss(pid);
-  const cpu0 = cpuMicros(pid);
-  const up0 = cpuMicros(upstream.child.pid);
-  const load: LoadResult = await runLoad({
-    url: `${target.baseUrl}${scenario.path}`,
-    method: 'POST',
-    headers: { ...target.headers, 'content-type': 'application/json' },
-    body: scenario.body,
-    connections: scenario.connections,
-    durationS,
-    timeoutS: 10,
-  });
-  await sleep(SETTLE_MS);
-  const cpu = cpuMicros(pid) - cpu0;
-  const up = cpuMicros(upstream.child.pid) - up0;
-  const mem = memory(pid);
-  return {
-    round,
-    target: target.name,
-    load,
-    cpuUsPerReq: load.ok === 0 ? NaN : cpu / load.ok,
-    upstreamCpuUsPerReq: load.ok === 0 ? NaN : up / load.ok,
-    peakRssKb: mem.peakKb,
-    peakRssIsPerRun: peakIsPerRun,
-    rssAfterKb: mem.rssKb,
-  };
-}
+const f1 = (v: number): string => (Number.isFinite(v) ? v.toFixed(v >= 100 ? 0 : 2) : '–');
 
-function describeSample(s: Sample): string {
+function describeClosed(s: Sample): string {
   const l = s.load;
   const fails = l.non2xx + l.errors + l.timeouts;
   return (
-    `${s.target.padEnd(7)} round ${s.round}: ${Math.round(l.rps)} req/s, p50 ${l.latency.p50.toFixed(2)} ms, ` +
+    `${s.target.padEnd(12)} round ${s.round}: ${Math.round(l.rps)} req/s, p50 ${l.latency.p50.toFixed(2)} ms, ` +
     `p99 ${l.latency.p99.toFixed(2)} ms, CPU ${s.cpuUsPerReq.toFixed(0)} µs/req` +
     (s.target === 'direct' ? '' : ` (upstream ${s.upstreamCpuUsPerReq.toFixed(0)})`) +
     `, peak RSS ${(s.peakRssKb / 1024).toFixed(0)} MB${fails > 0 ? `, FAILURES ${fails} ${JSON.stringify(l.statusCodes)} errors ${l.errors} timeouts ${l.timeouts}` : ''}`
   );
 }
 
+function describeDriven(s: DrivenSample): string {
+  const d = s.drive;
+  const fails = failureCell([s]);
+  return (
+    `${s.leg.padEnd(12)} round ${s.round}: ${d.ok}/${d.started} ok, ${f1(d.okPerS)}/s, TTFB p50 ${f1(d.ttfb.p50)} p99 ${f1(d.ttfb.p99)} ms, ` +
+    `total p50 ${f1(d.total.p50)} p99 ${f1(d.total.p99)} ms, send lag p99 ${f1(d.sendLag.p99)} ms, max open ${d.maxOpen} (in flight ${d.maxInFlight}), ` +
+    `CPU ${f1(s.cpuUsPerReq)} µs/req` +
+    (Number.isFinite(s.cpuUsPerChunk) ? ` (${f1(s.cpuUsPerChunk)} µs/chunk, ${f1(d.eventsPerOk)} events)` : '') +
+    `, RSS ${(s.rssBeforeKb / 1024).toFixed(0)} -> peak ${(s.peakRssKb / 1024).toFixed(0)} MB` +
+    (fails === '0'
+      ? ''
+      : `, FAILURES ${fails} status ${JSON.stringify(d.statusCodes)} errors ${JSON.stringify(d.errorCodes)} ` +
+        `at p50 ${f1(d.failedAt.p50)} ms; TCP ${JSON.stringify(s.tcp)}`)
+  );
+}
+
 // ---- the run ----
 
-interface ScenarioResult extends ScenarioTable {
+/** What the JSON file holds per scenario; `summary` and `samples` depend on the kind. */
+interface ScenarioResult {
+  readonly kind: Scenario['kind'];
+  readonly name: string;
+  readonly description: string;
+  readonly durationS: number;
   readonly rounds: number;
   readonly warmupS: number;
-  readonly samples: readonly Sample[];
+  readonly legs: readonly { readonly name: string; readonly target: TargetName; readonly bodyBytes: number; readonly expectedEvents: number | undefined }[];
+  readonly baseline?: string;
+  readonly summary?: readonly TargetSummary[];
+  readonly samples: readonly (Sample | DrivenSample | UsageWriterSample)[];
+  readonly markdown: string;
 }
 
 function gitRevision(): string {
@@ -178,27 +210,21 @@ function gitRevision(): string {
   }
 }
 
-async function main(): Promise<number> {
-  const startedAt = new Date();
-  const notes: string[] = [];
-  log(
-    `scenarios: ${selected.map((s) => s.name).join(', ')}; targets: ${wantedTargets.join(', ')}; ` +
-      `${ROUNDS} rounds; warm-up ${WARMUP_S} s; deadline ${DEADLINE_S} s; temp dir ${tmpDir}`,
-  );
+interface Running {
+  /** The fake upstream, also the `direct` target. */
+  readonly upstream: Target;
+  /** The targets measured, in the order they run. */
+  readonly targets: readonly Target[];
+}
 
-  if (!SKIP_BUILD && wantedTargets.includes('gateway')) {
-    log('npm run build');
-    buildGateway();
-  }
-  checkAbort();
-
+/** Starts the fake, the gateway and the peer (those wanted); a peer that cannot start is noted and left out. */
+async function startTargets(notes: string[]): Promise<Running> {
   const upstream = await startFakeUpstream(procs);
   log(`fake upstream on ${upstream.baseUrl} (pid ${upstream.child.pid})`);
   const targets: Target[] = [];
   if (wantedTargets.includes('direct')) targets.push(upstream);
-  let gateway: Target | undefined;
   if (wantedTargets.includes('gateway')) {
-    gateway = await startGateway(procs, upstream.baseUrl, tmpDir);
+    const gateway = await startGateway(procs, upstream.baseUrl, tmpDir);
     log(`gateway on ${gateway.baseUrl} (pid ${gateway.child.pid})`);
     targets.push(gateway);
   }
@@ -207,7 +233,7 @@ async function main(): Promise<number> {
       installPeer(log);
       checkAbort();
       const peer = await startPeer(procs, upstream.baseUrl);
-      await checkTarget(peer, '/v1/chat/completions', selected[0]?.body ?? Buffer.from('{}'));
+      await checkLeg(peer, { name: 'peer', target: 'peer', api: 'chat', body: smallChatBody() });
       log(`peer on ${peer.baseUrl} (pid ${peer.child.pid})`);
       targets.push(peer);
     } catch (err) {
@@ -218,53 +244,160 @@ async function main(): Promise<number> {
       log(String((err as Error).message));
     }
   }
-  if (notes.length === 0 && !wantedTargets.includes('peer')) notes.push('peer (Portkey) not measured: left out (BENCH_PEER=0 or BENCH_TARGETS)');
+  return { upstream, targets };
+}
+
+/** Stops the proxies first (the gateway flushes its usage records on SIGTERM), then the fake. */
+async function stopTargets(running: Running): Promise<void> {
+  for (const t of running.targets) if (t.name !== 'direct') await procs.stop(t.child);
+  await procs.stop(running.upstream.child);
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const notes: string[] = [];
+  log(
+    `scenarios: ${selected.map((s) => s.name).join(', ')}; targets: ${wantedTargets.join(', ')}; ` +
+      `${ROUNDS} rounds; warm-up ${WARMUP_OVERRIDE_S === undefined ? "each scenario's" : `${WARMUP_OVERRIDE_S} s`}; temp dir ${tmpDir}`,
+  );
+  log(
+    `plan: about ${Math.round(estimateS)} s (${Math.round(SETUP_S)} s set-up, ` +
+      `${selected.map((s) => `${s.name} ${Math.round(scenarioEstimateS(s))} s`).join(', ')}); deadline ${DEADLINE_S} s`,
+  );
+
+  if (!SKIP_BUILD && wantedTargets.includes('gateway')) {
+    log('npm run build');
+    buildGateway();
+  }
+  checkAbort();
+
+  let running = await startTargets(notes);
+  if (!wantedTargets.includes('peer')) notes.push('peer (Portkey) not measured: left out (BENCH_PEER=0 or BENCH_TARGETS)');
+  const gatewayWanted = running.targets.some((t) => t.name === 'gateway');
 
   const results: ScenarioResult[] = [];
+  /** Complete answers the client saw through the gateway (checks, warm-ups, runs): each needs a usage record. */
   let gatewayOk = 0;
   for (const scenario of selected) {
     checkAbort();
-    log(`== ${scenario.name}: ${scenario.description}; ${scenario.body.length} B; ${scenario.connections} connections; ${scenario.durationS} s x ${ROUNDS}`);
-    for (const t of targets) {
-      await checkTarget(t, scenario.path, scenario.body);
-      if (t.name === 'gateway') gatewayOk++;
-    }
-    if (WARMUP_S > 0) {
-      for (const t of targets) {
+    const rounds = roundsOf(scenario);
+    if (scenario.kind === 'usage-writer') {
+      log(`== ${scenario.name}: ${scenario.description}; ${scenario.durationS} s x ${rounds}`);
+      const samples: UsageWriterSample[] = [];
+      for (let round = 1; round <= rounds; round++) {
         checkAbort();
-        const w = await measure(t, upstream, scenario, WARMUP_S, 0);
-        if (t.name === 'gateway') gatewayOk += w.load.ok;
-        log(`warm-up ${describeSample(w)}`);
-      }
-    }
-    const samples: Sample[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const t of targets) {
-        checkAbort();
-        const s = await measure(t, upstream, scenario, scenario.durationS, round);
-        if (t.name === 'gateway') gatewayOk += s.load.ok;
+        const s = await runUsageWriterRound(scenario, procs, tmpDir, round);
         samples.push(s);
-        log(describeSample(s));
+        const r = s.result;
+        log(
+          `usage-writer round ${round}: ${Math.round(r.writtenPerS)} records/s written (${r.rows} rows in ${r.wallS.toFixed(2)} s), ` +
+            `${Math.round(r.offeredPerS)}/s added, lost ${r.lost}, close ${r.closeMs.toFixed(1)} ms, max pending ${r.maxPending}, ` +
+            `${r.cpuUsPerRecord.toFixed(1)} µs CPU/record`,
+        );
+      }
+      results.push({
+        kind: scenario.kind,
+        name: scenario.name,
+        description: scenario.description,
+        durationS: scenario.durationS,
+        rounds,
+        warmupS: 0,
+        legs: [],
+        samples,
+        markdown: usageWriterMarkdown(scenario.name, scenario.description, scenario.durationS, samples),
+      });
+      continue;
+    }
+
+    if (scenario.freshProcesses === true) {
+      // Memory per stream is only meaningful against a process whose heap has not already grown (and kept
+      // free space) through the earlier scenarios: every process starts again, on the same SQLite file.
+      log('restarting every process for a clean memory baseline');
+      await stopTargets(running);
+      running = await startTargets([]);
+    }
+    const byName = new Map(running.targets.map((t) => [t.name, t]));
+    const ctx: RunContext = { upstream: running.upstream, settleMs: SETTLE_MS };
+    const warmupS = warmupOf(scenario);
+    log(`== ${scenario.name}: ${scenario.description}; ${scenario.kind === 'stream-hold' ? 'one run' : `${scenario.durationS} s`} x ${rounds}, warm-up ${warmupS} s`);
+    // Every leg answers once, correctly, before any load; a stream leg's event count is what every stream
+    // of it must then have. A peer leg that fails is left out (the peer is optional); any other stops the run.
+    const legs: { leg: Leg; target: Target; expectedEvents: number | undefined }[] = [];
+    for (const leg of legsOf(scenario)) {
+      const target = byName.get(leg.target);
+      if (target === undefined) continue;
+      try {
+        const expectedEvents = await checkLeg(target, leg);
+        legs.push({ leg, target, expectedEvents });
+        if (target.name === 'gateway') gatewayOk++;
+      } catch (err) {
+        if (target.name !== 'peer') throw err;
+        const msg = `${scenario.name}: peer left out: ${(err as Error).message.split('\n')[0] ?? ''}`;
+        notes.push(msg);
+        log(msg);
       }
     }
-    const summary: TargetSummary[] = summarize(samples, targets.map((t) => t.name));
-    results.push({
+    const runLeg = async (l: (typeof legs)[number], durationS: number, round: number): Promise<Sample | DrivenSample> => {
+      checkAbort();
+      if (scenario.kind === 'closed') {
+        const s = await measureClosed(scenario, l.leg, l.target, ctx, durationS, round);
+        if (l.target.name === 'gateway') gatewayOk += s.load.ok;
+        log(`${round === 0 ? 'warm-up ' : ''}${describeClosed(s)}`);
+        return s;
+      }
+      const s = await measureDriven(scenario, l.leg, l.target, ctx, durationS, round, l.expectedEvents);
+      if (l.target.name === 'gateway') gatewayOk += s.drive.ok;
+      log(`${round === 0 ? 'warm-up ' : ''}${describeDriven(s)}`);
+      return s;
+    };
+    if (warmupS > 0) for (const l of legs) await runLeg(l, warmupS, 0);
+    const samples: (Sample | DrivenSample)[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      for (const l of legs) samples.push(await runLeg(l, scenario.durationS, round));
+    }
+
+    const legNames = legs.map((l) => l.leg.name);
+    const common = {
+      kind: scenario.kind,
       name: scenario.name,
       description: scenario.description,
-      connections: scenario.connections,
       durationS: scenario.durationS,
-      bodyBytes: scenario.body.length,
-      rounds: ROUNDS,
-      warmupS: WARMUP_S,
-      summary,
+      rounds,
+      warmupS,
+      legs: legs.map((l) => ({ name: l.leg.name, target: l.target.name, bodyBytes: l.leg.body.length, expectedEvents: l.expectedEvents })),
+      baseline: scenario.baseline,
       samples,
-    });
+    };
+    if (scenario.kind === 'closed') {
+      const closedSamples = samples.filter((s): s is Sample => 'load' in s);
+      const summary = summarize(closedSamples, legNames);
+      const markdown = markdownTable({
+        name: scenario.name,
+        description: scenario.description,
+        connections: scenario.connections,
+        durationS: scenario.durationS,
+        bodyBytes: legs[0]?.leg.body.length ?? 0,
+        summary,
+      });
+      results.push({ ...common, summary, markdown });
+    } else {
+      const markdown = drivenMarkdown({
+        kind: scenario.kind,
+        name: scenario.name,
+        description: scenario.description,
+        durationS: scenario.kind === 'stream-hold' ? 0 : scenario.durationS,
+        baseline: scenario.baseline,
+        legs: legNames,
+        samples: samples.filter((s): s is DrivenSample => 'drive' in s),
+      });
+      results.push({ ...common, markdown });
+    }
   }
 
   // Stop everything (the gateway flushes its usage records on SIGTERM), then count what it recorded.
   await procs.stopAll();
   let usageCheck: Record<string, number> | undefined;
-  if (gateway !== undefined) {
+  if (gatewayWanted) {
     try {
       const db = new Database(join(tmpDir, 'gateway.db'), { readonly: true });
       const row = db
@@ -283,7 +416,7 @@ async function main(): Promise<number> {
   }
 
   const finishedAt = new Date();
-  const peakPerRun = results.every((r) => r.samples.every((s) => s.peakRssIsPerRun));
+  const peakPerRun = results.every((r) => r.samples.every((s) => !('peakRssIsPerRun' in s) || s.peakRssIsPerRun));
   notes.push(
     peakPerRun
       ? 'peak RSS: VmHWM reset before each run (clear_refs), so it is the peak of that run'
@@ -301,7 +434,8 @@ async function main(): Promise<number> {
       clkTck: CLK_TCK,
     },
     revision: gitRevision(),
-    settings: { rounds: ROUNDS, warmupS: WARMUP_S, settleMs: SETTLE_MS, targets: targets.map((t) => t.name), peer: PEER_PACKAGES },
+    wallS: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+    settings: { rounds: ROUNDS, warmupOverrideS: WARMUP_OVERRIDE_S ?? null, settleMs: SETTLE_MS, targets: running.targets.map((t) => t.name), peer: PEER_PACKAGES },
     notes,
     usageCheck,
     scenarios: results,
@@ -311,15 +445,17 @@ async function main(): Promise<number> {
   const resultFile = join(resultsDir, `${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
   writeFileSync(resultFile, `${JSON.stringify(file, null, 2)}\n`);
 
+  const otherRounds = results.filter((r) => r.rounds !== ROUNDS).map((r) => `${r.name}: ${r.rounds}`);
   const markdown = [
     `Run of ${startedAt.toISOString()} (${file.revision}), ${file.machine.cpus} CPUs, Node ${process.version}, ` +
-      `${ROUNDS} rounds per target, alternating; cells are median (min–max) over rounds.`,
+      `${ROUNDS} rounds per target${otherRounds.length === 0 ? '' : ` (${otherRounds.join(', ')})`}, alternating; ` +
+      `cells are median (min–max) over rounds; whole run ${Math.round(file.wallS)} s.`,
     '',
-    ...results.flatMap((r) => [markdownTable(r), '']),
+    ...results.flatMap((r) => [r.markdown, '']),
     ...notes.map((n) => `- ${n}`),
   ].join('\n');
   process.stdout.write(`\n${markdown}\n`);
-  log(`results written to ${resultFile}`);
+  log(`results written to ${resultFile}; whole run ${Math.round(file.wallS)} s`);
   if (UPDATE_README) updateReadme(markdown);
   return 0;
 }

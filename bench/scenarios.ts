@@ -1,23 +1,112 @@
 // The benchmark's scenarios and the request bodies they send. Bodies are built deterministically, so every
 // run and every target gets the same bytes.
+//
+// A scenario is one kind of load (see `kind` below) sent to a list of legs; a leg is one row of the table:
+// a target process (direct, gateway, peer) with the request it gets. Most scenarios send the same request
+// to every target; `translation` sends two requests (pass-through and translated) to the one gateway.
 
+import type { TargetName } from './targets.js';
+
+/** The gateway's openai (chat) channel serves `bench-*`; its anthropic channel `claude-bench-*`. */
 export const MODEL = 'bench-model';
+export const CLAUDE_MODEL = 'claude-bench-sonnet';
 
-export interface Scenario {
+/** The client API a leg speaks: Chat Completions or Anthropic Messages. */
+export type Api = 'chat' | 'messages';
+
+export const API_PATH: Readonly<Record<Api, string>> = { chat: '/v1/chat/completions', messages: '/v1/messages' };
+/** The last SSE line of a complete stream in each API. */
+export const STREAM_TERMINAL: Readonly<Record<Api, string>> = { chat: 'data: [DONE]', messages: 'data: {"type":"message_stop"}' };
+
+/** The stream the fake upstream is asked for, per request (x-fake-chunks, x-fake-chunk-delay-ms). */
+export interface FakeStream {
+  readonly chunks: number;
+  readonly delayMs: number;
+}
+
+export interface Leg {
+  /** The row's name: the target's, or a variant's when one target gets several requests. */
+  readonly name: string;
+  readonly target: TargetName;
+  readonly api: Api;
+  readonly body: Buffer;
+  /** Set for streaming requests (the body says `"stream": true`). */
+  readonly stream?: FakeStream;
+}
+
+interface LoadScenario {
   readonly name: string;
   /** One line for the table's heading and the README. */
   readonly description: string;
-  readonly path: '/v1/chat/completions' | '/v1/messages';
-  readonly body: Buffer;
-  readonly connections: number;
+  readonly legs: readonly Leg[];
+  /** The leg the `added` and `÷` columns compare with (`direct`, or `pass-through`). */
+  readonly baseline: string;
+  /** Seconds of each measured run (BENCH_DURATION_S overrides it). */
   readonly durationS: number;
+  /** Seconds of the unrecorded warm-up run per leg (BENCH_WARMUP_S overrides it); 0 for none. */
+  readonly warmupS: number;
+  /** Measured rounds; undefined: BENCH_ROUNDS. */
+  readonly rounds?: number;
+  /** Restart every process before the scenario (a memory baseline not inflated by earlier scenarios). */
+  readonly freshProcesses?: boolean;
 }
 
+/** autocannon, closed loop: each connection sends its next request when the answer is complete. */
+export interface ClosedScenario extends LoadScenario {
+  readonly kind: 'closed';
+  readonly connections: number;
+}
+
+/** Open loop at a fixed rate, evenly spaced; latency percentiles and what a target adds to direct's. */
+export interface RateScenario extends LoadScenario {
+  readonly kind: 'rate';
+  readonly rate: number;
+}
+
+/** Streams, closed loop at a concurrency; time to the first body bytes, total time, CPU per chunk. */
+export interface StreamClosedScenario extends LoadScenario {
+  readonly kind: 'stream-closed';
+  readonly concurrency: number;
+}
+
+/** New streams opened at a fixed rate whatever the answers do; TTFB while they pile up. */
+export interface StreamOpenScenario extends LoadScenario {
+  readonly kind: 'stream-open';
+  readonly rate: number;
+}
+
+/** `streams` long streams opened over `rampS` and held to their end; failures and RSS per stream. */
+export interface StreamHoldScenario extends LoadScenario {
+  readonly kind: 'stream-hold';
+  readonly streams: number;
+  /**
+   * Streams held through the peer: fewer, because at ~200 µs CPU per relayed chunk on one core it cannot
+   * relay 9,500 x 10 chunks/s in any time the run can afford (about 2,000 is where issue 6 measured it).
+   */
+  readonly peerStreams: number;
+  readonly rampS: number;
+  /** Seconds after the last stream is opened before the ones still open are stopped (and count as unfinished). */
+  readonly drainLimitS: number;
+}
+
+/** The gateway's usage writer on its own, in a child process: records per second into SQLite. */
+export interface UsageWriterScenario {
+  readonly kind: 'usage-writer';
+  readonly name: string;
+  readonly description: string;
+  readonly durationS: number;
+  readonly rounds?: number;
+}
+
+export type DrivenScenario = RateScenario | StreamClosedScenario | StreamOpenScenario | StreamHoldScenario;
+export type Scenario = ClosedScenario | DrivenScenario | UsageWriterScenario;
+
 /** A ~300-byte chat request, like a short chat turn. */
-export function smallChatBody(): Buffer {
+export function smallChatBody(stream = false): Buffer {
   return Buffer.from(
     JSON.stringify({
       model: MODEL,
+      ...(stream ? { stream: true } : {}),
       messages: [
         { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
         {
@@ -110,34 +199,208 @@ export function largeChatBody(targetBytes = 500 * 1024): Buffer {
   return Buffer.from(JSON.stringify(body));
 }
 
+/**
+ * An Anthropic Messages request the size Claude Code sends (about `targetBytes`): a system prompt in blocks
+ * with cache_control, a dozen tools with JSON schemas, a conversation of user turns, assistant text and
+ * tool_use blocks, and tool_result blocks holding source files; metadata.user_id as Claude Code fills it;
+ * streaming. Only `model` differs between the pass-through and the translated request.
+ */
+export function messagesBody(model: string, targetBytes = 80 * 1024): Buffer {
+  const next = rng(7);
+  const toolNames = ['Task', 'Bash', 'Glob', 'Grep', 'LS', 'Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch', 'TodoWrite', 'WebSearch'];
+  const tools = toolNames.map((name) => ({
+    name,
+    description: `Use the ${name} tool when needed.\n${codeText(next, 1200)}`,
+    input_schema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'The absolute path of the file or directory.' },
+        command: { type: 'string', description: 'What to run or look for.' },
+        limit: { type: 'number', description: 'At most this many lines or results.' },
+      },
+      required: ['path'],
+      additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    },
+  }));
+  const system = [
+    { type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral' } },
+    { type: 'text', text: `You are an interactive CLI tool that helps users with software engineering tasks.\n${codeText(next, 10 * 1024)}`, cache_control: { type: 'ephemeral' } },
+  ];
+  const messages: unknown[] = [
+    { role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${codeText(next, 2 * 1024)}\n</system-reminder>` }, { type: 'text', text: 'Fix the failing test in the stream module.' }] },
+  ];
+  const body = {
+    model,
+    messages,
+    system,
+    tools,
+    metadata: { user_id: 'user_0f1e2d3c4b5a69788796a5b4c3d2e1f0_account__session_5b1d5f3e-8a0c-4c2e-9d7a-2f6b8e4c1a90' },
+    max_tokens: 32000,
+    stream: true,
+  };
+  let turn = 0;
+  while (Buffer.byteLength(JSON.stringify(body)) < targetBytes) {
+    turn++;
+    const id = `toolu_bench_${String(turn).padStart(4, '0')}`;
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${turn}: ${codeText(next, 200)}` },
+        { type: 'tool_use', id, name: 'Read', input: { path: `/repo/src/module-${turn}.ts`, limit: 400 } },
+      ],
+    });
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: codeText(next, 4 * 1024) }] });
+  }
+  // The conversation ends on a user turn, as every request does.
+  messages.push({ role: 'assistant', content: [{ type: 'text', text: 'I found the cause; fixing it now.' }] });
+  messages.push({ role: 'user', content: [{ type: 'text', text: 'Go ahead.' }] });
+  return Buffer.from(JSON.stringify(body));
+}
+
+function envNumber(name: string): number | undefined {
+  const v = process.env[name];
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not "${v}"`);
+  return n;
+}
+
 /** Seconds each measured run lasts: BENCH_DURATION_S, else the scenario's own. */
 export function durationOf(defaultS: number): number {
-  const env = process.env['BENCH_DURATION_S'];
-  if (env === undefined || env === '') return defaultS;
-  const n = Number(env);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`BENCH_DURATION_S must be a positive number, not "${env}"`);
-  return n;
+  return envNumber('BENCH_DURATION_S') ?? defaultS;
+}
+
+/** Concurrent streams of stream-hold: 9,500, not the issue's 10,000, because of this machine's fd limit (README). */
+export const HOLD_STREAMS = Math.floor(envNumber('BENCH_HOLD_STREAMS') ?? 9500);
+export const HOLD_PEER_STREAMS = Math.floor(envNumber('BENCH_HOLD_PEER_STREAMS') ?? 1000);
+
+/** One leg per target, all sending the same request. */
+function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
+  return (['direct', 'gateway', 'peer'] as const).map((target) => ({ name: target, target, api, body, ...(stream === undefined ? {} : { stream }) }));
 }
 
 export function scenarios(): Scenario[] {
   const small = smallChatBody();
+  const smallStream = smallChatBody(true);
   const large = largeChatBody();
+  const claudeCode = messagesBody(CLAUDE_MODEL);
+  const claudeCodeOnChat = messagesBody(MODEL);
+  const kb = (b: Buffer): string => `${Math.round(b.length / 1024)} KB`;
+  // Streams whose chunks come as fast as the fake can write them: what is measured is the relaying.
+  const burst200: FakeStream = { chunks: 200, delayMs: 0 };
+  const common = { baseline: 'direct', warmupS: 1 } as const;
   return [
     {
+      kind: 'closed',
       name: 'chat-small',
       description: `chat completions, ${small.length} B body, non-stream, closed loop`,
-      path: '/v1/chat/completions',
-      body: small,
+      legs: sameRequest('chat', small),
+      baseline: 'direct',
       connections: 64,
       durationS: durationOf(10),
+      warmupS: 2,
     },
     {
+      kind: 'closed',
       name: 'chat-large',
-      description: `chat completions, ${Math.round(large.length / 1024)} KB body (a coding agent's context), non-stream, closed loop`,
-      path: '/v1/chat/completions',
-      body: large,
+      description: `chat completions, ${kb(large)} body (a coding agent's context), non-stream, closed loop`,
+      legs: sameRequest('chat', large),
+      baseline: 'direct',
       connections: 8,
-      durationS: durationOf(10),
+      durationS: durationOf(4),
+      warmupS: 2,
+    },
+    {
+      ...common,
+      kind: 'rate',
+      name: 'rate-small',
+      description: `chat completions, ${small.length} B body, non-stream, fixed rate 400 req/s (open loop)`,
+      legs: sameRequest('chat', small),
+      rate: 400,
+      durationS: durationOf(3),
+    },
+    {
+      ...common,
+      kind: 'rate',
+      name: 'rate-large',
+      description: `chat completions, ${kb(large)} body, non-stream, fixed rate 30 req/s (open loop)`,
+      legs: sameRequest('chat', large),
+      rate: 30,
+      durationS: durationOf(4),
+    },
+    {
+      ...common,
+      kind: 'stream-closed',
+      name: 'stream-ttfb-c1',
+      description: `chat completions streaming ${burst200.chunks} chunks (no delay), ${smallStream.length} B body, closed loop, concurrency 1`,
+      legs: sameRequest('chat', smallStream, burst200),
+      concurrency: 1,
+      durationS: durationOf(3),
+    },
+    {
+      ...common,
+      kind: 'stream-closed',
+      name: 'stream-ttfb-c16',
+      description: `chat completions streaming ${burst200.chunks} chunks (no delay), ${smallStream.length} B body, closed loop, concurrency 16`,
+      legs: sameRequest('chat', smallStream, burst200),
+      concurrency: 16,
+      durationS: durationOf(3),
+    },
+    {
+      ...common,
+      kind: 'stream-open',
+      name: 'stream-open',
+      description: 'chat completions streaming 20 chunks 50 ms apart, 200 new streams per second (open loop)',
+      legs: sameRequest('chat', smallStream, { chunks: 20, delayMs: 50 }),
+      rate: 200,
+      durationS: durationOf(3),
+    },
+    {
+      ...common,
+      kind: 'stream-closed',
+      name: 'messages',
+      description: `Anthropic Messages pass-through (anthropic channel), ${kb(claudeCode)} Claude Code body, streaming ${burst200.chunks} chunks (no delay), closed loop, concurrency 4`,
+      legs: sameRequest('messages', claudeCode, burst200),
+      concurrency: 4,
+      durationS: durationOf(3),
+    },
+    {
+      ...common,
+      kind: 'stream-closed',
+      name: 'translation',
+      description: `Anthropic Messages client, ${kb(claudeCode)} Claude Code body, streaming ${burst200.chunks} chunks (no delay), through the gateway: pass-through (anthropic channel) vs translated to Chat (openai channel), closed loop, concurrency 4`,
+      legs: [
+        { name: 'pass-through', target: 'gateway', api: 'messages', body: claudeCode, stream: burst200 },
+        { name: 'translated', target: 'gateway', api: 'messages', body: claudeCodeOnChat, stream: burst200 },
+      ],
+      baseline: 'pass-through',
+      concurrency: 4,
+      durationS: durationOf(3),
+      warmupS: 1,
+    },
+    {
+      // Last of the network scenarios: it leaves every target with a grown heap and thousands of closed sockets.
+      kind: 'stream-hold',
+      name: 'stream-hold',
+      description: `${HOLD_STREAMS.toLocaleString('en-US')} concurrent chat streams (peer: ${HOLD_PEER_STREAMS.toLocaleString('en-US')}) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      legs: sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 }),
+      baseline: 'direct',
+      streams: HOLD_STREAMS,
+      peerStreams: HOLD_PEER_STREAMS,
+      rampS: 2.5,
+      drainLimitS: Math.floor(envNumber('BENCH_HOLD_LIMIT_S') ?? 60),
+      durationS: 0,
+      // On fresh processes; the warm-up is the same stream without pauses, closed loop (JIT, pools).
+      freshProcesses: true,
+      warmupS: 1,
+      rounds: Math.floor(envNumber('BENCH_HOLD_ROUNDS') ?? 1),
+    },
+    {
+      kind: 'usage-writer',
+      name: 'usage-writer',
+      description: "the gateway's UsageWriter and SQLite store in a child process, usage records added as fast as it accepts them",
+      durationS: durationOf(3),
     },
   ];
 }

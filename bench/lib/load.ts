@@ -2,6 +2,7 @@
 // resolution, so every 2xx response time is also kept here (float milliseconds) for exact percentiles.
 
 import autocannon from 'autocannon';
+import { Samples, type Percentiles } from './percentiles.js';
 
 export interface LoadOptions {
   readonly url: string;
@@ -23,33 +24,10 @@ export interface LoadResult {
   /** 2xx responses per second. */
   readonly rps: number;
   /** Milliseconds, 2xx responses only. */
-  readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number; readonly mean: number };
+  readonly latency: Percentiles;
   /** CPU time of the load generator (this process) per 2xx response, microseconds. */
   readonly loadgenCpuUsPerReq: number;
   readonly statusCodes: Readonly<Record<string, number>>;
-}
-
-class Samples {
-  private data = new Float64Array(1 << 16);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Float64Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-  }
-  sorted(): Float64Array {
-    return this.data.slice(0, this.length).sort();
-  }
-}
-
-/** Nearest-rank percentile of sorted values; NaN when empty. */
-export function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] as number;
 }
 
 let current: autocannon.Instance | undefined;
@@ -87,9 +65,6 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     });
   });
   const cpu = process.cpuUsage(cpuBefore);
-  const sorted = latencies.sorted();
-  let sum = 0;
-  for (const v of sorted) sum += v;
   const ok = result['2xx'];
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
@@ -100,13 +75,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     errors: result.errors,
     timeouts: result.timeouts,
     rps: ok / result.duration,
-    latency: {
-      p50: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
-      p99: percentile(sorted, 99),
-      max: sorted.length === 0 ? NaN : (sorted[sorted.length - 1] as number),
-      mean: sorted.length === 0 ? NaN : sum / sorted.length,
-    },
+    latency: latencies.percentiles(),
     loadgenCpuUsPerReq: ok === 0 ? NaN : (cpu.user + cpu.system) / ok,
     statusCodes,
   };

@@ -54,3 +54,53 @@ export function resetPeakRss(pid: number): boolean {
     return false;
   }
 }
+
+/** The kernel's TCP counters that tell why connections failed under load (loopback only here, so ours). */
+export interface TcpCounters {
+  /** Connections dropped because a listener's accept queue was full (the server did not accept fast enough). */
+  readonly listenOverflows: number;
+  /** Resets sent on closing a socket with unread data. */
+  readonly abortOnClose: number;
+  /** Resets sent because data arrived after the socket was closed. */
+  readonly abortOnData: number;
+  /** Established connections that were reset. */
+  readonly estabResets: number;
+  readonly outRsts: number;
+}
+
+/** "Prefix: name name ...\nPrefix: value value ..." pairs of /proc/net/netstat and /proc/net/snmp. */
+function readCounterTable(file: string, prefix: string): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(`${prefix}:`));
+    const names = (lines[0] ?? '').split(/\s+/).slice(1);
+    const values = (lines[1] ?? '').split(/\s+/).slice(1);
+    names.forEach((n, i) => out.set(n, Number(values[i])));
+  } catch {
+    // Not Linux, or /proc/net hidden: the counters read as NaN.
+  }
+  return out;
+}
+
+export function tcpCounters(): TcpCounters {
+  const ext = readCounterTable('/proc/net/netstat', 'TcpExt');
+  const tcp = readCounterTable('/proc/net/snmp', 'Tcp');
+  return {
+    listenOverflows: ext.get('ListenOverflows') ?? NaN,
+    abortOnClose: ext.get('TCPAbortOnClose') ?? NaN,
+    abortOnData: ext.get('TCPAbortOnData') ?? NaN,
+    estabResets: tcp.get('EstabResets') ?? NaN,
+    outRsts: tcp.get('OutRsts') ?? NaN,
+  };
+}
+
+export function tcpCountersSince(before: TcpCounters): TcpCounters {
+  const now = tcpCounters();
+  return {
+    listenOverflows: now.listenOverflows - before.listenOverflows,
+    abortOnClose: now.abortOnClose - before.abortOnClose,
+    abortOnData: now.abortOnData - before.abortOnData,
+    estabResets: now.estabResets - before.estabResets,
+    outRsts: now.outRsts - before.outRsts,
+  };
+}

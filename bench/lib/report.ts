@@ -1,4 +1,5 @@
-// Summaries (min / median / max over rounds) and the markdown table.
+// Summaries (min / median / max over rounds) and the markdown table of the closed-loop (autocannon) scenarios;
+// the cell formatting every table shares.
 
 import type { LoadResult } from './load.js';
 
@@ -16,9 +17,10 @@ export function spread(values: readonly number[]): Spread {
   return { min: v[0] as number, median, max: v[v.length - 1] as number };
 }
 
-/** One measured run of one target. */
+/** One measured closed-loop run of one target. */
 export interface Sample {
   readonly round: number;
+  /** The row: the leg's name (for closed-loop scenarios, the target's). */
   readonly target: string;
   readonly load: LoadResult;
   /** CPU of the target process per 2xx response (for `direct`, the fake upstream itself), microseconds. */
@@ -69,7 +71,7 @@ export function summarize(samples: readonly Sample[], targets: readonly string[]
     });
 }
 
-function num(v: number): string {
+export function num(v: number): string {
   if (!Number.isFinite(v)) return '–';
   const a = Math.abs(v);
   if (a >= 100) return Math.round(v).toLocaleString('en-US');
@@ -78,10 +80,15 @@ function num(v: number): string {
   return v.toFixed(3);
 }
 
+/** A count (streams, overflows, records): whole, with thousands separators. */
+export function count(v: number): string {
+  return Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–';
+}
+
 /** `median (min–max)`, or just the value when all rounds agree or there was one. */
-function cell(s: Spread): string {
+export function cell(s: Spread, format: (v: number) => string = num): string {
   if (!Number.isFinite(s.median)) return '–';
-  return num(s.min) === num(s.max) ? num(s.median) : `${num(s.median)} (${num(s.min)}–${num(s.max)})`;
+  return format(s.min) === format(s.max) ? format(s.median) : `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
 }
 
 export interface ScenarioTable {
