@@ -95,173 +95,102 @@ class Rows {
 
 const mb = (kb: number): number => kb / 1024;
 
-function heading(t: DrivenTable, columns: readonly string[]): string[] {
-  const per = t.durationS > 0 ? `, ${t.durationS} s per run` : '';
-  // Rows are targets, or variants of one target (translation): say which.
-  const variants = t.samples.some((s) => s.leg !== s.target);
-  const first = variants ? `variant (${[...new Set(t.samples.map((s) => s.target))].join(', ')})` : 'target';
-  const cols = [first, ...columns.slice(1)];
-  return [`### ${t.name}: ${t.description}${per}`, '', `| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`];
-}
+/** A column: its heading and its cell for one leg. */
+type Column = readonly [string, (leg: string) => string];
 
 export function drivenMarkdown(t: DrivenTable): string {
   const rows = new Rows(t);
   const legs = t.legs.filter((l) => rows.of(l).length > 0);
-  const isBase = (leg: string): boolean => leg === t.baseline;
-  const addedCell = (leg: string, pick: Pick): string => (isBase(leg) ? '' : cell(rows.added(leg, pick)));
-  const upstreamCell = (leg: string): string => (rows.of(leg)[0]?.target === 'direct' ? '(same)' : cell(rows.spread(leg, (s) => s.upstreamCpuUsPerReq)));
   const base = t.baseline;
-  let lines: string[];
-  switch (t.kind) {
-    case 'rate':
-      lines = heading(t, [
-        'target',
-        'req/s',
-        'p50 ms',
-        'p90 ms',
-        'p99 ms',
-        `added p50 ms vs ${base}`,
-        `added p99 ms vs ${base}`,
-        'CPU µs/req',
-        'upstream CPU µs/req',
-        'peak RSS MB',
-        'failures',
-      ]);
-      for (const l of legs) {
-        const r = (p: Pick): string => cell(rows.spread(l, p));
-        lines.push(
-          `| ${[
-            l,
-            r((s) => s.drive.okPerS),
-            r((s) => s.drive.total.p50),
-            r((s) => s.drive.total.p90),
-            r((s) => s.drive.total.p99),
-            addedCell(l, (s) => s.drive.total.p50),
-            addedCell(l, (s) => s.drive.total.p99),
-            r((s) => s.cpuUsPerReq),
-            upstreamCell(l),
-            r((s) => mb(s.peakRssKb)),
-            failureCell(rows.of(l)),
-          ].join(' | ')} |`,
-        );
-      }
-      break;
-    case 'stream-closed':
-      lines = heading(t, [
-        'target',
-        'streams/s',
-        'TTFB p50 ms',
-        'TTFB p99 ms',
-        `TTFB added p50 ms vs ${base}`,
-        `TTFB added p99 ms vs ${base}`,
-        'total p50 ms',
-        'total p99 ms',
-        'events/stream',
-        'CPU µs/stream',
-        'CPU µs/chunk',
-        `CPU/chunk ÷ ${base}`,
-        'upstream CPU µs/stream',
-        'peak RSS MB',
-        'failures',
-      ]);
-      for (const l of legs) {
-        const r = (p: Pick): string => cell(rows.spread(l, p));
-        lines.push(
-          `| ${[
-            l,
-            r((s) => s.drive.okPerS),
-            r((s) => s.drive.ttfb.p50),
-            r((s) => s.drive.ttfb.p99),
-            addedCell(l, (s) => s.drive.ttfb.p50),
-            addedCell(l, (s) => s.drive.ttfb.p99),
-            r((s) => s.drive.total.p50),
-            r((s) => s.drive.total.p99),
-            r((s) => s.drive.eventsPerOk),
-            r((s) => s.cpuUsPerReq),
-            r((s) => s.cpuUsPerChunk),
-            isBase(l) ? '' : num(rows.ratio(l, (s) => s.cpuUsPerChunk)),
-            upstreamCell(l),
-            r((s) => mb(s.peakRssKb)),
-            failureCell(rows.of(l)),
-          ].join(' | ')} |`,
-        );
-      }
-      break;
-    case 'stream-open':
-      lines = heading(t, [
-        'target',
-        'opened/s',
-        'TTFB p50 ms',
-        'TTFB p90 ms',
-        'TTFB p99 ms',
-        `TTFB added p99 ms vs ${base}`,
-        'total p99 ms',
-        'max open',
-        'CPU µs/stream',
-        'CPU µs/chunk',
-        'peak RSS MB',
-        'failures',
-      ]);
-      for (const l of legs) {
-        const r = (p: Pick): string => cell(rows.spread(l, p));
-        lines.push(
-          `| ${[
-            l,
-            r((s) => s.drive.issuedPerS),
-            r((s) => s.drive.ttfb.p50),
-            r((s) => s.drive.ttfb.p90),
-            r((s) => s.drive.ttfb.p99),
-            addedCell(l, (s) => s.drive.ttfb.p99),
-            r((s) => s.drive.total.p99),
-            cell(rows.spread(l, (s) => s.drive.maxOpen), count),
-            r((s) => s.cpuUsPerReq),
-            r((s) => s.cpuUsPerChunk),
-            r((s) => mb(s.peakRssKb)),
-            failureCell(rows.of(l)),
-          ].join(' | ')} |`,
-        );
-      }
-      break;
-    case 'stream-hold':
-      lines = heading(t, [
-        'target',
-        'streams',
-        'max open',
-        'failures',
-        'listen overflows',
-        'TTFB p99 ms',
-        'total p50 s',
-        'total max s',
-        'RSS before MB',
-        'peak RSS MB',
-        'KB/stream (÷ streams)',
-        'KB/stream (÷ max open)',
-        'CPU µs/stream',
-        'CPU µs/chunk',
-      ]);
-      for (const l of legs) {
-        const r = (p: Pick): string => cell(rows.spread(l, p));
-        const n = (p: Pick): string => cell(rows.spread(l, p), count);
-        lines.push(
-          `| ${[
-            l,
-            n((s) => s.drive.started),
-            n((s) => s.drive.maxOpen),
-            failureCell(rows.of(l)),
-            n((s) => s.tcp.listenOverflows),
-            r((s) => s.drive.ttfb.p99),
-            r((s) => s.drive.total.p50 / 1000),
-            r((s) => s.drive.total.max / 1000),
-            r((s) => mb(s.rssBeforeKb)),
-            r((s) => mb(s.peakRssKb)),
-            r((s) => (s.peakRssKb - s.rssBeforeKb) / s.drive.started),
-            r((s) => (s.peakRssKb - s.rssBeforeKb) / s.drive.maxOpen),
-            r((s) => s.cpuUsPerReq),
-            r((s) => s.cpuUsPerChunk),
-          ].join(' | ')} |`,
-        );
-      }
-      break;
-  }
-  return lines.join('\n');
+  const isBase = (leg: string): boolean => leg === base;
+  const r =
+    (pick: Pick): Column[1] =>
+    (leg) =>
+      cell(rows.spread(leg, pick));
+  const n =
+    (pick: Pick): Column[1] =>
+    (leg) =>
+      cell(rows.spread(leg, pick), count);
+  const added =
+    (pick: Pick): Column[1] =>
+    (leg) =>
+      isBase(leg) ? '' : cell(rows.added(leg, pick));
+  const upstream: Column = [
+    t.kind === 'rate' ? 'upstream CPU µs/req' : 'upstream CPU µs/stream',
+    (leg) => (rows.of(leg)[0]?.target === 'direct' ? '(same)' : cell(rows.spread(leg, (s) => s.upstreamCpuUsPerReq))),
+  ];
+  const peakRss: Column = ['peak RSS MB', r((s) => mb(s.peakRssKb))];
+  const failures: Column = ['failures', (leg) => failureCell(rows.of(leg))];
+
+  const columns: Column[] = {
+    rate: (): Column[] => [
+      ['req/s', r((s) => s.drive.okPerS)],
+      ['p50 ms', r((s) => s.drive.total.p50)],
+      ['p90 ms', r((s) => s.drive.total.p90)],
+      ['p99 ms', r((s) => s.drive.total.p99)],
+      [`added p50 ms vs ${base}`, added((s) => s.drive.total.p50)],
+      [`added p99 ms vs ${base}`, added((s) => s.drive.total.p99)],
+      ['CPU µs/req', r((s) => s.cpuUsPerReq)],
+      upstream,
+      peakRss,
+      failures,
+    ],
+    'stream-closed': (): Column[] => [
+      ['streams/s', r((s) => s.drive.okPerS)],
+      ['TTFB p50 ms', r((s) => s.drive.ttfb.p50)],
+      ['TTFB p99 ms', r((s) => s.drive.ttfb.p99)],
+      [`TTFB added p50 ms vs ${base}`, added((s) => s.drive.ttfb.p50)],
+      [`TTFB added p99 ms vs ${base}`, added((s) => s.drive.ttfb.p99)],
+      ['total p50 ms', r((s) => s.drive.total.p50)],
+      ['total p99 ms', r((s) => s.drive.total.p99)],
+      ['events/stream', r((s) => s.drive.eventsPerOk)],
+      ['CPU µs/stream', r((s) => s.cpuUsPerReq)],
+      ['CPU µs/chunk', r((s) => s.cpuUsPerChunk)],
+      [`CPU/chunk ÷ ${base}`, (leg) => (isBase(leg) ? '' : num(rows.ratio(leg, (s) => s.cpuUsPerChunk)))],
+      upstream,
+      peakRss,
+      failures,
+    ],
+    'stream-open': (): Column[] => [
+      ['opened/s', r((s) => s.drive.issuedPerS)],
+      ['TTFB p50 ms', r((s) => s.drive.ttfb.p50)],
+      ['TTFB p90 ms', r((s) => s.drive.ttfb.p90)],
+      ['TTFB p99 ms', r((s) => s.drive.ttfb.p99)],
+      [`TTFB added p99 ms vs ${base}`, added((s) => s.drive.ttfb.p99)],
+      ['total p99 ms', r((s) => s.drive.total.p99)],
+      ['max open', n((s) => s.drive.maxOpen)],
+      ['CPU µs/stream', r((s) => s.cpuUsPerReq)],
+      ['CPU µs/chunk', r((s) => s.cpuUsPerChunk)],
+      peakRss,
+      failures,
+    ],
+    'stream-hold': (): Column[] => [
+      ['streams', n((s) => s.drive.started)],
+      ['max open', n((s) => s.drive.maxOpen)],
+      failures,
+      ['listen overflows', n((s) => s.tcp.listenOverflows)],
+      ['TTFB p99 ms', r((s) => s.drive.ttfb.p99)],
+      ['total p50 s', r((s) => s.drive.total.p50 / 1000)],
+      ['total max s', r((s) => s.drive.total.max / 1000)],
+      ['RSS before MB', r((s) => mb(s.rssBeforeKb))],
+      peakRss,
+      ['KB/stream (÷ streams)', r((s) => (s.peakRssKb - s.rssBeforeKb) / s.drive.started)],
+      ['KB/stream (÷ max open)', r((s) => (s.peakRssKb - s.rssBeforeKb) / s.drive.maxOpen)],
+      ['CPU µs/stream', r((s) => s.cpuUsPerReq)],
+      ['CPU µs/chunk', r((s) => s.cpuUsPerChunk)],
+    ],
+  }[t.kind]();
+
+  const per = t.durationS > 0 ? `, ${t.durationS} s per run` : '';
+  // Rows are targets, or variants of one target (translation): say which.
+  const variants = t.samples.some((s) => s.leg !== s.target);
+  const first = variants ? `variant (${[...new Set(t.samples.map((s) => s.target))].join(', ')})` : 'target';
+  const headings = [first, ...columns.map(([name]) => name)];
+  return [
+    `### ${t.name}: ${t.description}${per}`,
+    '',
+    `| ${headings.join(' | ')} |`,
+    `|${headings.map(() => '---').join('|')}|`,
+    ...legs.map((leg) => `| ${[leg, ...columns.map(([, value]) => value(leg))].join(' | ')} |`),
+  ].join('\n');
 }

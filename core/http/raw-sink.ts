@@ -11,6 +11,9 @@ const SSE_HEADERS = {
 } as const;
 
 export class RawSink implements ResponseSink {
+  /** Corked for the rest of this tick (see write). */
+  private corked = false;
+
   /**
    * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
    * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
@@ -54,8 +57,6 @@ export class RawSink implements ResponseSink {
     if (this.res.write(chunk)) return undefined;
     return this.drain();
   }
-
-  private corked = false;
 
   private readonly uncork = (): void => {
     this.corked = false;
