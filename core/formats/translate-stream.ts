@@ -1,11 +1,12 @@
 // A translated stream: upstream frames -> IR events (the upstream dialect's decoder) -> client frames (the
-// client format's encoder). Lazy like the pass-through stream: one upstream frame is read per step, so
-// backpressure and the client's abort reach the upstream unchanged.
+// client format's encoder). A FrameTransform (sse/frame-batches.ts): synchronous per upstream read, so it
+// stays lazy like the pass-through stream and backpressure and the client's abort reach the upstream unchanged.
 
 import type { GatewayError } from '../errors.js';
 import type { ChatRequest } from '../ir/request.js';
-import type { EncodedFrame, StreamEncoder } from '../ir/stream.js';
+import type { EncodedFrame, StreamEncoder, StreamDecoder } from '../ir/stream.js';
 import type { SseFrame } from '../sse/frame.js';
+import type { FrameTransform } from '../sse/frame-batches.js';
 import { encodeFrame } from '../sse/frame-writer.js';
 import type { WireCodec } from './codec.js';
 
@@ -22,41 +23,65 @@ export interface TranslatedStreamHooks {
 
 const COLON = 0x3a;
 
-function* written(frames: readonly EncodedFrame[]): Generator<SseFrame> {
-  for (const frame of frames) yield encodeFrame(frame.data, frame.event);
+function written(out: SseFrame[], frames: readonly EncodedFrame[]): void {
+  for (const frame of frames) out.push(encodeFrame(frame.data, frame.event));
 }
 
-export async function* translateStream(
-  frames: AsyncIterable<SseFrame>,
-  upstream: WireCodec,
-  client: WireCodec,
-  request: ChatRequest,
-  hooks: TranslatedStreamHooks,
-): AsyncGenerator<SseFrame> {
-  const decoder = upstream.createStreamDecoder();
-  const encoder: StreamEncoder = client.createStreamEncoder(request);
-  try {
-    for await (const frame of frames) {
+export class StreamTranslation implements FrameTransform {
+  done = false;
+  private readonly decoder: StreamDecoder;
+  private readonly encoder: StreamEncoder;
+  /** The frames of a push that threw halfway: what was translated before the failure still goes out. */
+  private partial: SseFrame[] | null = null;
+
+  constructor(
+    upstream: WireCodec,
+    client: WireCodec,
+    request: ChatRequest,
+    private readonly hooks: TranslatedStreamHooks,
+  ) {
+    this.decoder = upstream.createStreamDecoder();
+    this.encoder = client.createStreamEncoder(request);
+  }
+
+  push(frames: readonly SseFrame[]): readonly SseFrame[] {
+    const out: SseFrame[] = [];
+    this.partial = out;
+    for (const frame of frames) {
       if (frame.data === null) {
         // A keepalive comment is valid in every client's stream: passing it on keeps idle timers of clients and
         // proxies from firing while the upstream thinks.
-        if (frame.raw[0] === COLON) yield frame;
+        if (frame.raw[0] === COLON) out.push(frame);
         continue;
       }
-      for (const event of decoder.push(frame.event, frame.data)) {
-        yield* written(encoder.push(event));
+      for (const event of this.decoder.push(frame.event, frame.data)) {
+        written(out, this.encoder.push(event));
         if (event.type === 'error') {
-          hooks.onUpstreamError(event.error);
-          return;
+          this.hooks.onUpstreamError(event.error);
+          this.done = true;
+          break;
         }
       }
+      if (this.done) break;
     }
-    const rest = decoder.end();
-    for (const event of rest) yield* written(encoder.push(event));
-  } catch (err) {
-    // Decoding and reading failures only: a failed write to the client ends this generator from outside.
-    yield* written(encoder.push({ type: 'error', error: hooks.onBroken(err) }));
-    return;
+    this.partial = null;
+    return out;
   }
-  yield* written(encoder.end());
+
+  end(): readonly SseFrame[] {
+    const out: SseFrame[] = [];
+    this.partial = out;
+    for (const event of this.decoder.end()) written(out, this.encoder.push(event));
+    written(out, this.encoder.end());
+    this.partial = null;
+    return out;
+  }
+
+  /** Decoding and reading failures only: a failed write to the client ends the stream from outside. */
+  fail(err: unknown): readonly SseFrame[] {
+    const out = this.partial ?? [];
+    this.partial = null;
+    written(out, this.encoder.push({ type: 'error', error: this.hooks.onBroken(err) }));
+    return out;
+  }
 }

@@ -25,7 +25,8 @@ export type RelayResult =
       readonly kind: 'stream';
       readonly status: number;
       readonly headers: Readonly<Record<string, string>>;
-      readonly frames: AsyncIterable<SseFrame>;
+      /** Lazy; one batch per upstream read (see sse/frame-batches.ts), each frame then goes through the frame hooks. */
+      readonly frames: AsyncIterable<readonly SseFrame[]>;
     };
 
 /** The phases, in the order a request meets them. A plugin object with any other key fails at load. */

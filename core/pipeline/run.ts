@@ -50,16 +50,18 @@ async function relayStream(
   sink.open(result.status, result.headers);
   gauge.inc();
   try {
-    for await (const upstreamFrame of result.frames) {
-      let frame: SseFrame | null = upstreamFrame;
-      for (const plugin of chain.frame) {
-        frame = plugin.frame?.(ctx, frame) ?? null;
-        if (frame === null) break;
+    for await (const batch of result.frames) {
+      for (const upstreamFrame of batch) {
+        let frame: SseFrame | null = upstreamFrame;
+        for (const plugin of chain.frame) {
+          frame = plugin.frame?.(ctx, frame) ?? null;
+          if (frame === null) break;
+        }
+        if (frame === null) continue;
+        if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
+        const drained = sink.write(frame.raw);
+        if (drained !== undefined) await drained;
       }
-      if (frame === null) continue;
-      if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
-      const drained = sink.write(frame.raw);
-      if (drained !== undefined) await drained;
     }
     sink.end();
   } finally {

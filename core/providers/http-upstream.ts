@@ -5,6 +5,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './provider.js';
 import { UpstreamFailure } from './provider.js';
+import { readableChunks } from './readable-chunks.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -57,7 +58,7 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
         return {
           status: res.statusCode,
           headers: flattenHeaders(res.headers),
-          body,
+          body: readableChunks(body),
           discard: async () => {
             await body.dump().catch(() => undefined);
           },

@@ -83,12 +83,3 @@ function makeFrame(raw: Buffer): SseFrame {
   const { event, data } = readFields(raw.toString('utf8'));
   return { raw, event, data };
 }
-
-/** Turns a byte stream into a frame stream; the upstream is read lazily, one chunk per pull. */
-export async function* parseSseStream(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame> {
-  const parser = new SseFrameParser();
-  for await (const chunk of body) {
-    for (const frame of parser.push(chunk)) yield frame;
-  }
-  for (const frame of parser.end()) yield frame;
-}

@@ -3,7 +3,8 @@
 import {
   GatewayError,
   UpstreamFailure,
-  parseSseStream,
+  frameBatches,
+  NO_FRAMES,
   removeTopLevelFields,
   setTopLevelField,
   upstreamBody,
@@ -13,7 +14,7 @@ import {
   type PluginFactory,
   type RelayResult,
   type RequestContext,
-  type SseFrame,
+  type FrameTransform,
   type UpstreamResponse,
 } from '../../core/index.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
@@ -154,7 +155,7 @@ async function toResult(
       kind: 'stream',
       status: res.status,
       headers: { 'content-type': 'text/event-stream; charset=utf-8' },
-      frames: guardStream(parseSseStream(res.body), ctx, services, attempt),
+      frames: frameBatches(res.body, guard(ctx, services, attempt)),
     };
   }
   const body = await readAll(res.body);
@@ -183,7 +184,7 @@ async function toTranslatedResult(
     }
     const { metrics, router } = services;
     const channel = attempt.channel;
-    const frames = translatedFrames(translation, parseSseStream(res.body), {
+    const frames = translatedFrames(translation, res.body, {
       onUpstreamError(error) {
         ctx.error = error;
         metrics.upstreamErrors.labels(channel.name, 'stream').inc();
@@ -204,21 +205,19 @@ async function toTranslatedResult(
   return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };
 }
 
-/** A stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
-async function* guardStream(
-  frames: AsyncIterable<SseFrame>,
-  ctx: RequestContext,
-  services: GatewayServices,
-  attempt: Attempt,
-): AsyncGenerator<SseFrame> {
-  try {
-    yield* frames;
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
-    services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
-    throw brokenStream(err);
-  }
+/** Pass-through frames, except that a stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
+function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt): FrameTransform {
+  return {
+    done: false,
+    push: (frames) => frames,
+    end: () => NO_FRAMES,
+    fail(err) {
+      if (ctx.signal.aborted) throw err;
+      services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
+      services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
+      throw brokenStream(err);
+    },
+  };
 }
 
 function brokenStream(cause: unknown): GatewayError {

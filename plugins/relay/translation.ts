@@ -5,7 +5,8 @@ import {
   GatewayError,
   codecFor,
   removeTopLevelFields,
-  translateStream,
+  StreamTranslation,
+  frameBatches,
   type Attempt,
   type ChatRequest,
   type RequestContext,
@@ -78,6 +79,7 @@ export function translatedBodyAnswer(translation: Translation, status: number, b
   return translation.client.encodeResponse(translation.upstream.decodeResponse(body), translation.request);
 }
 
-export function translatedFrames(translation: Translation, frames: AsyncIterable<SseFrame>, hooks: TranslatedStreamHooks): AsyncIterable<SseFrame> {
-  return translateStream(frames, translation.upstream, translation.client, translation.request, hooks);
+/** The client's frames of a translated stream, read lazily from the upstream body. */
+export function translatedFrames(translation: Translation, body: AsyncIterable<Uint8Array>, hooks: TranslatedStreamHooks): AsyncIterable<readonly SseFrame[]> {
+  return frameBatches(body, new StreamTranslation(translation.upstream, translation.client, translation.request, hooks));
 }

@@ -9,12 +9,12 @@ import { after, before, describe, it } from 'node:test';
 import type { WireFormat } from '../../../core/config/resolved.js';
 import type { ErrorCode, GatewayError } from '../../../core/errors.js';
 import { codecFor } from '../../../core/formats/codecs.js';
-import { translateStream } from '../../../core/formats/translate-stream.js';
+import { StreamTranslation } from '../../../core/formats/translate-stream.js';
 import type { ReasoningProof } from '../../../core/ir/message.js';
 import { unwrapProof } from '../../../core/ir/proof-tag.js';
 import type { ChatRequest } from '../../../core/ir/request.js';
 import type { Usage } from '../../../core/ir/usage.js';
-import { parseSseStream } from '../../../core/sse/frame-parser.js';
+import { frameBatches } from '../../../core/sse/frame-batches.js';
 import { checkClientStream, type ClientStreamSummary } from '../../helpers/client-stream-checks.js';
 
 const STREAMS = new URL('../../fixtures/streams/', import.meta.url);
@@ -170,8 +170,8 @@ async function translate(upstream: WireFormat, client: WireFormat, chunks: reado
       throw err;
     },
   };
-  const frames = translateStream(parseSseStream(chunksOf(chunks)), codecFor(upstream), codecFor(client), REQUEST, hooks);
-  for await (const frame of frames) out.push(Buffer.from(frame.raw));
+  const frames = frameBatches(chunksOf(chunks), new StreamTranslation(codecFor(upstream), codecFor(client), REQUEST, hooks));
+  for await (const batch of frames) for (const frame of batch) out.push(Buffer.from(frame.raw));
   return { bytes: Buffer.concat(out), errors };
 }
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GatewayError } from '../../../core/errors.js';
 import { codecFor } from '../../../core/formats/codecs.js';
-import { translateStream, type TranslatedStreamHooks } from '../../../core/formats/translate-stream.js';
+import { StreamTranslation, type TranslatedStreamHooks } from '../../../core/formats/translate-stream.js';
 import type { ChatRequest } from '../../../core/ir/request.js';
-import { parseSseStream } from '../../../core/sse/frame-parser.js';
+import { frameBatches } from '../../../core/sse/frame-batches.js';
 import { splitSse } from '../../helpers/sse-text.js';
 
 const REQUEST: ChatRequest = {
@@ -36,8 +36,8 @@ async function* bytes(text: string): AsyncGenerator<Uint8Array> {
 
 async function run(upstream: string, client: 'anthropic-messages' | 'openai-responses', hooks: TranslatedStreamHooks): Promise<string> {
   const out: Buffer[] = [];
-  const frames = translateStream(parseSseStream(bytes(upstream)), codecFor('openai-chat'), codecFor(client), REQUEST, hooks);
-  for await (const frame of frames) out.push(Buffer.from(frame.raw));
+  const frames = frameBatches(bytes(upstream), new StreamTranslation(codecFor('openai-chat'), codecFor(client), REQUEST, hooks));
+  for await (const batch of frames) for (const frame of batch) out.push(Buffer.from(frame.raw));
   return Buffer.concat(out).toString('utf8');
 }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseSseStream, SseFrameParser } from '../../../core/sse/frame-parser.js';
+import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
 import { readFields, type SseFrame } from '../../../core/sse/frame.js';
 
@@ -206,34 +206,6 @@ describe('readFields', () => {
     assert.deepEqual(readFields('id: 1\nretry: 10\nfoo: bar\n\n'), { event: null, data: null });
     assert.deepEqual(readFields(': comment\n\n'), { event: null, data: null });
     assert.deepEqual(readFields('event: a\nevent: b\ndata: x\n\n'), { event: 'b', data: 'x' });
-  });
-});
-
-describe('parseSseStream', () => {
-  it('yields the same frames as the parser, end() remainder included', async () => {
-    const input = fixture('lone-cr.sse');
-    async function* body(): AsyncGenerator<Uint8Array> {
-      for (let i = 0; i < input.length; i += 7) yield copy(input, i, Math.min(i + 7, input.length));
-    }
-    const frames: SseFrame[] = [];
-    for await (const frame of parseSseStream(body())) frames.push(frame);
-    assert.deepEqual(view(frames), feed([input]));
-  });
-
-  it('reads the upstream lazily, one chunk per pull', async () => {
-    let pulls = 0;
-    async function* body(): AsyncGenerator<Uint8Array> {
-      for (const text of ['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n']) {
-        pulls++;
-        yield Buffer.from(text);
-      }
-    }
-    const stream = parseSseStream(body());
-    const first = await stream.next();
-    assert.equal(first.done, false);
-    assert.equal(pulls, 1);
-    await stream.return(undefined);
-    assert.equal(pulls, 1, 'closing the frame stream must not drain the upstream');
   });
 });
 

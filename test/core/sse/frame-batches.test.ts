@@ -1,0 +1,130 @@
+// frameBatches: the parser and one synchronous transform in one lazy loop; what each transform outcome does to
+// the upstream read and to the frames the client gets.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../../core/sse/frame-batches.js';
+import { SseFrameParser } from '../../../core/sse/frame-parser.js';
+import { encodeFrame } from '../../../core/sse/frame-writer.js';
+import type { SseFrame } from '../../../core/sse/frame.js';
+
+const text = (frames: readonly SseFrame[]): string => frames.map((f) => Buffer.from(f.raw).toString('utf8')).join('');
+
+async function collect(batches: AsyncIterable<readonly SseFrame[]>): Promise<SseFrame[][]> {
+  const out: SseFrame[][] = [];
+  for await (const batch of batches) out.push([...batch]);
+  return out;
+}
+
+/** An upstream that counts how many chunks were pulled and whether it was closed early. */
+function upstream(chunks: readonly string[], failAfter?: Error): { body: AsyncGenerator<Uint8Array>; pulls: () => number; closed: () => boolean } {
+  let pulls = 0;
+  let closed = false;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      for (const chunk of chunks) {
+        pulls++;
+        yield Buffer.from(chunk);
+      }
+      if (failAfter !== undefined) throw failAfter;
+    } finally {
+      closed = true;
+    }
+  }
+  return { body: body(), pulls: () => pulls, closed: () => closed };
+}
+
+describe('frameBatches', () => {
+  it('passes every frame through byte for byte, one batch per read, the unterminated last frame included', async () => {
+    const input = readFileSync(new URL('../../fixtures/sse/lone-cr.sse', import.meta.url));
+    const chunks: string[] = [];
+    // 7-byte reads split frames, CRLFs and multibyte characters anywhere; latin1 keeps the bytes as they are.
+    for (let i = 0; i < input.length; i += 7) chunks.push(input.subarray(i, i + 7).toString('latin1'));
+    const parser = new SseFrameParser();
+    const expected = [...parser.push(input), ...parser.end()];
+    const seen: Buffer[] = [];
+    async function* body(): AsyncGenerator<Uint8Array> {
+      for (const chunk of chunks) yield Buffer.from(chunk, 'latin1');
+    }
+    const batches = await collect(frameBatches(body(), PASS_THROUGH));
+    for (const batch of batches) {
+      assert.ok(batch.length > 0, 'no empty batch is yielded');
+      for (const frame of batch) seen.push(Buffer.from(frame.raw));
+    }
+    assert.deepEqual(Buffer.concat(seen), input);
+    assert.deepEqual(
+      batches.flat().map((f) => [f.event, f.data]),
+      expected.map((f) => [f.event, f.data]),
+    );
+  });
+
+  it('frames of one read come as one batch; a read that completes no frame yields nothing', async () => {
+    const up = upstream(['data: 1\n\ndata: 2\n\n', 'data: 3', '\n\n']);
+    const batches = await collect(frameBatches(up.body, PASS_THROUGH));
+    assert.deepEqual(batches.map((b) => b.map((f) => f.data)), [['1', '2'], ['3']]);
+  });
+
+  it('reads the upstream lazily, and closing the batches closes the upstream without draining it', async () => {
+    const up = upstream(['data: 1\n\n', 'data: 2\n\n', 'data: 3\n\n']);
+    const batches = frameBatches(up.body, PASS_THROUGH);
+    const first = await batches.next();
+    assert.equal(first.done, false);
+    assert.equal(up.pulls(), 1);
+    await batches.return(undefined);
+    assert.equal(up.pulls(), 1, 'closing the frame stream must not drain the upstream');
+    assert.equal(up.closed(), true, 'the upstream body is closed');
+  });
+
+  it('a transform that is done stops the read and closes the upstream; end() is not called', async () => {
+    const up = upstream(['data: a\n\n', 'data: stop\n\ndata: after\n\n', 'data: never\n\n']);
+    let ended = false;
+    const stopAt: FrameTransform & { done: boolean } = {
+      done: false,
+      push(frames) {
+        const out: SseFrame[] = [];
+        for (const frame of frames) {
+          out.push(frame);
+          if (frame.data === 'stop') {
+            this.done = true;
+            break;
+          }
+        }
+        return out;
+      },
+      end() {
+        ended = true;
+        return [encodeFrame('end')];
+      },
+      fail: PASS_THROUGH.fail,
+    };
+    const batches = await collect(frameBatches(up.body, stopAt));
+    assert.equal(text(batches.flat()), 'data: a\n\ndata: stop\n\n');
+    assert.equal(up.pulls(), 2);
+    assert.equal(up.closed(), true);
+    assert.equal(ended, false);
+  });
+
+  it('end() frames follow the last upstream frame; a read failure goes to fail(), whose frames close the stream', async () => {
+    const closing: FrameTransform = {
+      done: false,
+      push: (frames) => frames,
+      end: () => [encodeFrame('clean end')],
+      fail: (err) => [encodeFrame(`broken: ${(err as Error).message}`)],
+    };
+    const clean = await collect(frameBatches(upstream(['data: x\n\n']).body, closing));
+    assert.equal(text(clean.flat()), 'data: x\n\ndata: clean end\n\n');
+    const broken = await collect(frameBatches(upstream(['data: x\n\n'], new Error('reset')).body, closing));
+    assert.equal(text(broken.flat()), 'data: x\n\ndata: broken: reset\n\n');
+  });
+
+  it('with PASS_THROUGH a read failure is rethrown after the frames already read', async () => {
+    const seen: string[] = [];
+    await assert.rejects(async () => {
+      for await (const batch of frameBatches(upstream(['data: x\n\n'], new Error('reset')).body, PASS_THROUGH)) {
+        for (const frame of batch) seen.push(frame.data ?? '');
+      }
+    }, /reset/);
+    assert.deepEqual(seen, ['x']);
+  });
+});
