@@ -4,7 +4,7 @@ import {
   GatewayError,
   UpstreamFailure,
   frameBatches,
-  NO_FRAMES,
+  PASS_THROUGH,
   removeTopLevelFields,
   setTopLevelField,
   upstreamBody,
@@ -182,17 +182,14 @@ async function toTranslatedResult(
         upstreamStatus: res.status,
       });
     }
-    const { metrics, router } = services;
-    const channel = attempt.channel;
     const frames = translatedFrames(translation, res.body, {
       onUpstreamError(error) {
         ctx.error = error;
-        metrics.upstreamErrors.labels(channel.name, 'stream').inc();
+        services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
       },
       onBroken(err) {
         if (ctx.signal.aborted) throw err;
-        metrics.upstreamErrors.labels(channel.name, 'stream').inc();
-        router.health.markFailure(channel.name, channel.cooldownMs);
+        countBreak(services, attempt);
         // The decoder says itself what was missing (a stream that ended before its terminal event).
         const error = err instanceof GatewayError ? err : brokenStream(err);
         ctx.error = error;
@@ -208,16 +205,19 @@ async function toTranslatedResult(
 /** Pass-through frames, except that a stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
 function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt): FrameTransform {
   return {
-    done: false,
-    push: (frames) => frames,
-    end: () => NO_FRAMES,
+    ...PASS_THROUGH,
     fail(err) {
       if (ctx.signal.aborted) throw err;
-      services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
-      services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
+      countBreak(services, attempt);
       throw brokenStream(err);
     },
   };
+}
+
+/** An upstream stream that broke after it began: counted, and its channel cools down. */
+function countBreak(services: GatewayServices, attempt: Attempt): void {
+  services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
+  services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
 }
 
 function brokenStream(cause: unknown): GatewayError {
