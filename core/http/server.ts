@@ -1,6 +1,6 @@
-// The only file that imports fastify: routes to handlers, raw bodies, errors in the OpenAI shape.
+// The only file that imports fastify: the API routes to pipeline-intake.ts, the rest to handlers, errors in the OpenAI shape.
 
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime.js';
 import { serveAdmin, type AdminAction } from './admin-routes.js';
 import { errorFormatFor } from './error-format.js';
 import { serveModel, serveModels } from './models-route.js';
-import { servePipelineRoute } from './pipeline-route.js';
+import { pipelineIntake } from './pipeline-intake.js';
 import { sendError, sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
 
@@ -28,14 +28,28 @@ function fromFastifyError(err: FastifyError): GatewayError {
   return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
 }
 
+/** How long an idle kept-alive connection stays open, on both paths. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export function createHttpServer(runtime: Runtime, options: HttpServerOptions): FastifyInstance {
+  const intake = pipelineIntake(runtime, options.bodyLimit);
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit,
+    // The API routes go straight to their chains (pipeline-intake.ts); fastify serves the rest. The settings
+    // are the ones fastify gives a server it creates itself (no request timeout: bodies may be large, slow).
+    serverFactory: (handler) => {
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        if (!intake(req, res)) handler(req, res);
+      });
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = 0;
+      return server;
+    },
     // We answer 503 ourselves, in the caller's error shape, while draining.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    keepAliveTimeout: 65_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   });
 
   // Connections that never carried a request: Node's closeIdleConnections() (fastify's 'idle' mode) skips
@@ -75,13 +89,6 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
   app.setErrorHandler((err: FastifyError, request, reply) => answerError(request, reply, fromFastifyError(err)));
 
   app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url)));
-
-  for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact']) {
-    app.post(path, (request, reply) => {
-      reply.hijack();
-      return servePipelineRoute(runtime, path, request.raw, reply.raw, request.body as Buffer | undefined);
-    });
-  }
 
   app.get('/v1/models', (request, reply) => {
     reply.hijack();
