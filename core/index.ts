@@ -11,6 +11,7 @@ export type { WireFormat } from './config/resolved.js';
 export { removeTopLevelFields, setTopLevelField } from './formats/json-edit.js';
 export type { RequestContext } from './pipeline/context.js';
 export { upstreamBody } from './pipeline/context.js';
+export { ClientAbort } from './pipeline/client-abort.js';
 export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } from './pipeline/plugin.js';
 export type { SseFrame } from './sse/frame.js';
 export { frameBatches, PASS_THROUGH, type FrameTransform } from './sse/frame-batches.js';

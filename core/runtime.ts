@@ -3,10 +3,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ResolvedConfig } from './config/resolved.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
+import type { ClientAbort } from './pipeline/client-abort.js';
 import type { UsageWriter } from './store/usage-writer.js';
 
 interface InFlight {
-  readonly controller: AbortController;
+  readonly abort: ClientAbort;
   readonly res: ServerResponse;
 }
 
@@ -61,8 +62,8 @@ export class Runtime {
   async drained(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    for (const { controller, res } of this.inFlight) {
-      controller.abort();
+    for (const { abort, res } of this.inFlight) {
+      abort.abort();
       res.destroy();
     }
     // Aborted requests still run their finish hooks (usage records) before they leave the set.

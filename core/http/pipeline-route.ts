@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors.js';
+import { ClientAbort } from '../pipeline/client-abort.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { lazyRequest } from '../pipeline/lazy-request.js';
 import { runChain } from '../pipeline/run.js';
@@ -30,9 +31,9 @@ export async function servePipelineRoute(
     return;
   }
   const readRequest = lazyRequest(chain.format, body ?? Buffer.alloc(0));
-  const controller = new AbortController();
+  const abort = new ClientAbort();
   const onClose = (): void => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
   const ctx: RequestContext = {
@@ -41,7 +42,7 @@ export async function servePipelineRoute(
     query: queryOf(req.url),
     format: chain.format,
     headers: req.headers,
-    signal: controller.signal,
+    abort,
     receivedAt,
     startedAt,
     get request() {
@@ -60,7 +61,7 @@ export async function servePipelineRoute(
     firstByteAt: null,
     aborted: false,
   };
-  const untrack = runtime.track({ controller, res });
+  const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {
     await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);

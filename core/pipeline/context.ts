@@ -4,6 +4,7 @@ import type { GatewayError } from '../errors.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
+import type { ClientAbort } from './client-abort.js';
 
 export type HeaderValue = string | string[] | undefined;
 
@@ -16,8 +17,8 @@ export interface RequestContext {
   readonly query: string;
   readonly format: ClientFormat;
   readonly headers: Readonly<Record<string, HeaderValue>>;
-  /** Aborted when the client goes away; passed to the upstream request. */
-  readonly signal: AbortSignal;
+  /** The client's disconnect (`aborted`, `onAbort`, and an AbortSignal made on first use); passed to the upstream request. */
+  readonly abort: ClientAbort;
   /** Epoch ms at arrival (for records). */
   readonly receivedAt: number;
   /** performance.now() at arrival (for durations). */

@@ -70,7 +70,7 @@ async function relayStream(
 }
 
 function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err: unknown): void {
-  if (ctx.signal.aborted) {
+  if (ctx.abort.aborted) {
     // The client is gone: nothing can be written, the record says so.
     ctx.aborted = true;
     ctx.error = new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request');

@@ -5,7 +5,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './provider.js';
 import { UpstreamFailure } from './provider.js';
-import { readableChunks } from './readable-chunks.js';
+import { UpstreamCall } from './upstream-call.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -38,34 +38,27 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
   }
 
   return {
-    async send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const { channel } = request;
-      if (channel.baseUrl === null) throw new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`);
+      if (channel.baseUrl === null) return Promise.reject(new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`));
+      if (request.abort.aborted) return Promise.reject(new Error('the client closed the request'));
       const { origin, prefix } = baseOf(channel.baseUrl);
       // A base URL that already ends in /v1 must not produce /v1/v1/...
       const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;
-      try {
-        const res = await poolFor(origin).request({
-          method: 'POST',
-          path: path + request.query,
-          headers: buildHeaders(request),
-          body: request.body,
-          signal: request.signal,
-          headersTimeout: channel.timeoutMs,
-          bodyTimeout: channel.idleTimeoutMs,
-        });
-        const body = res.body;
-        return {
-          status: res.statusCode,
-          headers: flattenHeaders(res.headers),
-          body: readableChunks(body),
-          discard: async () => {
-            await body.dump().catch(() => undefined);
+      return new Promise((resolve, reject) => {
+        const call = new UpstreamCall(request.abort, resolve, (err) => reject(classify(err, request.abort.aborted)));
+        poolFor(origin).dispatch(
+          {
+            method: 'POST',
+            path: path + request.query,
+            headers: buildHeaders(request),
+            body: request.body,
+            headersTimeout: channel.timeoutMs,
+            bodyTimeout: channel.idleTimeoutMs,
           },
-        };
-      } catch (err) {
-        throw classify(err, request.signal);
-      }
+          call,
+        );
+      });
     },
     async close(): Promise<void> {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
@@ -82,16 +75,8 @@ export function baseHeaders(request: UpstreamRequest): Record<string, string> {
   };
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-function classify(err: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return err;
+function classify(err: unknown, clientGone: boolean): unknown {
+  if (clientGone) return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return new UpstreamFailure('timeout', 'the upstream did not answer in time', { cause: err });
   }

@@ -1,6 +1,7 @@
 // The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
 
 import type { ResolvedChannel } from '../config/resolved.js';
+import type { ClientAbort } from '../pipeline/client-abort.js';
 
 export interface UpstreamRequest {
   readonly channel: ResolvedChannel;
@@ -14,8 +15,8 @@ export interface UpstreamRequest {
   readonly clientHeaders: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
   readonly stream: boolean;
-  /** Aborts the upstream request; wired to the client's disconnect. */
-  readonly signal: AbortSignal;
+  /** The client's disconnect: aborts the upstream request. */
+  readonly abort: ClientAbort;
 }
 
 export interface UpstreamResponse {

@@ -92,7 +92,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
         clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
         body,
         stream: ctx.stream,
-        signal: ctx.signal,
+        abort: ctx.abort,
       });
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
@@ -188,7 +188,7 @@ async function toTranslatedResult(
         services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
       },
       onBroken(err) {
-        if (ctx.signal.aborted) throw err;
+        if (ctx.abort.aborted) throw err;
         countBreak(services, attempt);
         // The decoder says itself what was missing (a stream that ended before its terminal event).
         const error = err instanceof GatewayError ? err : brokenStream(err);
@@ -207,7 +207,7 @@ function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt)
   return {
     ...PASS_THROUGH,
     fail(err) {
-      if (ctx.signal.aborted) throw err;
+      if (ctx.abort.aborted) throw err;
       countBreak(services, attempt);
       throw brokenStream(err);
     },

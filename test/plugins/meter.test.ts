@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { GatewayError } from '../../core/errors.js';
 import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js';
 import { GatewayMetrics } from '../../core/metrics/gateway-metrics.js';
+import { ClientAbort } from '../../core/pipeline/client-abort.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, UsageSink } from '../../core/pipeline/plugin.js';
 import { encodeFrame } from '../../core/sse/frame-writer.js';
@@ -30,7 +31,7 @@ function context(body: Record<string, unknown>): RequestContext {
     query: '',
     format: createOpenAIChatFormat(),
     headers: {},
-    signal: new AbortController().signal,
+    abort: new ClientAbort(),
     receivedAt: Date.now(),
     startedAt: 0,
     request: { raw, head: body, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },

@@ -22,7 +22,7 @@ export function answerMessages(request: UpstreamRequest, body: Record<string, un
       usage: usageOf(reply, reply.completionTokens),
     });
   }
-  return sseResponse(streamEvents(id, reply, request.channel.mock.chunkDelayMs, request.signal));
+  return sseResponse(streamEvents(id, reply, request.channel.mock.chunkDelayMs, request.abort.signal));
 }
 
 function messageShell(id: string, reply: MockReply): Record<string, unknown> {

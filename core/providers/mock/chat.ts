@@ -13,7 +13,7 @@ export function answerChat(request: UpstreamRequest, body: Record<string, unknow
   if (!request.stream) return jsonResponse(completion(id, created, reply));
   const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
   const includeUsage = options?.include_usage === true;
-  return sseResponse(streamChunks(id, created, reply, includeUsage, request.channel.mock.chunkDelayMs, request.signal));
+  return sseResponse(streamChunks(id, created, reply, includeUsage, request.channel.mock.chunkDelayMs, request.abort.signal));
 }
 
 function usageOf(reply: MockReply): Record<string, unknown> {

@@ -55,7 +55,7 @@ export function answerResponses(request: UpstreamRequest, body: Record<string, u
   const itemId = `msg_mock${randomBytes(9).toString('hex')}`;
   const text = reply.pieces.join('');
   if (!request.stream) return jsonResponse(responseObject(id, reply, 'completed', [messageItem(itemId, text, 'completed')], usageOf(reply)));
-  return sseResponse(streamEvents(id, itemId, reply, request.channel.mock.chunkDelayMs, request.signal));
+  return sseResponse(streamEvents(id, itemId, reply, request.channel.mock.chunkDelayMs, request.abort.signal));
 }
 
 async function* streamEvents(id: string, itemId: string, reply: MockReply, delayMs: number, signal: AbortSignal): AsyncGenerator<Uint8Array> {

@@ -1,0 +1,99 @@
+// An upstream body as an async iterable, fed chunk by chunk by the HTTP client's handler. No Readable in
+// between: Node's stream machinery (and its iterator's promises per chunk) cost more than the relaying itself;
+// this costs a promise only when the reader waits.
+
+/** Chunks queued unread before the upstream is paused, so a slow client slows the upstream socket. */
+const HIGH_WATER = 16;
+
+const DONE: IteratorResult<Uint8Array> = { value: undefined, done: true };
+
+/** What the body needs from the connection it comes from. */
+export interface BodySource {
+  pause(): void;
+  resume(): void;
+  /** The reader stopped early: the rest of the body is not wanted. */
+  cancel(): void;
+}
+
+export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
+  private queue: Uint8Array[] = [];
+  private head = 0;
+  private ended = false;
+  private paused = false;
+  private failure: { error: unknown } | null = null;
+  private waiting: { resolve(r: IteratorResult<Uint8Array>): void; reject(err: unknown): void } | null = null;
+
+  constructor(private readonly source: BodySource) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this;
+  }
+
+  /** The handler's side: one chunk arrived. */
+  push(chunk: Uint8Array): void {
+    if (this.ended || this.failure !== null) return;
+    const waiting = this.waiting;
+    if (waiting !== null) {
+      this.waiting = null;
+      waiting.resolve({ value: chunk, done: false });
+      return;
+    }
+    this.queue.push(chunk);
+    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+      this.paused = true;
+      this.source.pause();
+    }
+  }
+
+  /** The handler's side: the body is complete. */
+  end(): void {
+    if (this.failure !== null) return;
+    this.ended = true;
+    this.settle();
+  }
+
+  /** The handler's side: the body broke off (reset, timeout, abort). Chunks already queued are read first. */
+  fail(error: unknown): void {
+    if (this.ended || this.failure !== null) return;
+    this.failure = { error };
+    this.settle();
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++] as Uint8Array;
+      if (this.head === this.queue.length) {
+        this.queue = [];
+        this.head = 0;
+        if (this.paused) {
+          this.paused = false;
+          this.source.resume();
+        }
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.failure !== null) return Promise.reject(this.failure.error);
+    if (this.ended) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  /** The reader stopped early (client gone, a frame it refused): the upstream body is not wanted any more. */
+  return(): Promise<IteratorResult<Uint8Array>> {
+    if (!this.ended && this.failure === null) {
+      this.failure = { error: new Error('the reader left') };
+      this.queue = [];
+      this.source.cancel();
+    }
+    return Promise.resolve(DONE);
+  }
+
+  private settle(): void {
+    const waiting = this.waiting;
+    if (waiting === null) return;
+    this.waiting = null;
+    if (this.failure !== null) waiting.reject(this.failure.error);
+    else waiting.resolve(DONE);
+  }
+}

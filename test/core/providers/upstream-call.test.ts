@@ -1,0 +1,259 @@
+// UpstreamBody and UpstreamCall: an upstream answer over real HTTP on loopback, read chunk by chunk through
+// undici's dispatch: chunks in order, backpressure to the upstream socket, every way a body can end, the
+// client's disconnect aborting the call, 1xx answers skipped, a discarded body keeping its connection.
+
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Pool } from 'undici';
+import { ClientAbort } from '../../../core/pipeline/client-abort.js';
+import type { UpstreamResponse } from '../../../core/providers/provider.js';
+import { UpstreamBody, type BodySource } from '../../../core/providers/upstream-body.js';
+import { UpstreamCall } from '../../../core/providers/upstream-call.js';
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const text = (r: IteratorResult<Uint8Array>): string => Buffer.from(r.value as Uint8Array).toString();
+
+class RecordingSource implements BodySource {
+  readonly calls: string[] = [];
+  pause(): void {
+    this.calls.push('pause');
+  }
+  resume(): void {
+    this.calls.push('resume');
+  }
+  cancel(): void {
+    this.calls.push('cancel');
+  }
+}
+
+describe('UpstreamBody', () => {
+  it('yields every chunk in order, whether it arrived before or while the reader waits', async () => {
+    const body = new UpstreamBody(new RecordingSource());
+    body.push(Buffer.from('a'));
+    body.push(Buffer.from('b'));
+    const got = [text(await body.next()), text(await body.next())];
+    const waiting = body.next();
+    body.push(Buffer.from('c'));
+    got.push(text(await waiting));
+    body.end();
+    assert.equal((await body.next()).done, true);
+    assert.deepEqual(got, ['a', 'b', 'c']);
+  });
+
+  it('pauses its source once 16 chunks wait unread, and resumes it when the reader has caught up', async () => {
+    const source = new RecordingSource();
+    const body = new UpstreamBody(source);
+    for (let i = 0; i < 15; i++) body.push(Buffer.from(String(i)));
+    assert.deepEqual(source.calls, []);
+    body.push(Buffer.from('15'));
+    body.push(Buffer.from('16'));
+    assert.deepEqual(source.calls, ['pause'], 'paused once, at the 16th unread chunk');
+    const got: string[] = [];
+    for (let i = 0; i < 16; i++) got.push(text(await body.next()));
+    assert.deepEqual(source.calls, ['pause'], 'still paused while one chunk is unread');
+    got.push(text(await body.next()));
+    assert.deepEqual(source.calls, ['pause', 'resume']);
+    assert.deepEqual(got, Array.from({ length: 17 }, (_, i) => String(i)));
+  });
+
+  it('a failure reaches the reader after the chunks already received, and stays', async () => {
+    const body = new UpstreamBody(new RecordingSource());
+    body.push(Buffer.from('x'));
+    body.fail(new Error('socket reset'));
+    body.push(Buffer.from('late'));
+    assert.equal(text(await body.next()), 'x');
+    await assert.rejects(body.next(), /socket reset/);
+    await assert.rejects(body.next(), /socket reset/);
+  });
+
+  it('a reader that stops early cancels the source once; an end after that changes nothing', async () => {
+    const source = new RecordingSource();
+    const body = new UpstreamBody(source);
+    body.push(Buffer.from('x'));
+    await body.return();
+    await body.return();
+    body.end();
+    assert.deepEqual(source.calls, ['cancel']);
+  });
+
+  it('a reader that leaves after the end cancels nothing', async () => {
+    const source = new RecordingSource();
+    const body = new UpstreamBody(source);
+    body.end();
+    assert.equal((await body.next()).done, true);
+    await body.return();
+    assert.deepEqual(source.calls, []);
+  });
+});
+
+describe('UpstreamCall over loopback HTTP', () => {
+  let server: Server;
+  let pool: Pool;
+  let origin: string;
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => undefined;
+
+  before(async () => {
+    server = createServer((req, res) => handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pool = new Pool(origin);
+  });
+
+  after(async () => {
+    await pool.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  function call(abort = new ClientAbort(), options: { bodyTimeout?: number } = {}): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      pool.dispatch({ method: 'POST', path: '/', body: '{}', headers: { 'content-type': 'application/json' }, ...options }, new UpstreamCall(abort, resolve, reject));
+    });
+  }
+
+  async function readAll(res: UpstreamResponse): Promise<string> {
+    const parts: Buffer[] = [];
+    for await (const chunk of res.body) parts.push(Buffer.from(chunk));
+    return Buffer.concat(parts).toString();
+  }
+
+  it('settles with the status and flattened headers, then the whole body', async () => {
+    handle = (_req, res) => {
+      res.writeHead(201, [['content-type', 'application/json'], ['x-multi', 'a'], ['x-multi', 'b']]);
+      res.write('{"a":');
+      setTimeout(() => res.end('1}'), 5);
+    };
+    const res = await call();
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.equal(res.headers['x-multi'], 'a, b');
+    assert.equal(await readAll(res), '{"a":1}');
+  });
+
+  it('skips 1xx answers (103 Early Hints) and settles with the final response', async () => {
+    handle = (_req, res) => {
+      res.writeEarlyHints({ link: '</x>; rel=preload' });
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('final');
+      }, 5);
+    };
+    const res = await call();
+    assert.equal(res.status, 200);
+    assert.equal(await readAll(res), 'final');
+  });
+
+  it('a reader that does not read slows the upstream: its writes back up until the reader catches up', async () => {
+    let backedUp = false;
+    let written = 0;
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const piece = Buffer.alloc(64 * 1024, 0x61);
+      const pump = (): void => {
+        while (written < 64) {
+          written++;
+          if (!res.write(piece)) {
+            backedUp = true;
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    };
+    const res = await call();
+    for (let i = 0; i < 20 && !backedUp; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(backedUp, true, 'the upstream socket backed up while nobody read');
+    assert.ok(written < 64, `the upstream was held back (${written} of 64 pieces written)`);
+    assert.equal((await readAll(res)).length, 64 * 64 * 1024);
+  });
+
+  it('the client going away aborts the call: the upstream sees its connection close', async () => {
+    const abort = new ClientAbort();
+    const upstreamClosed = new Promise<void>((resolve) => {
+      handle = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: 1\n\n');
+        res.on('close', () => resolve());
+      };
+    });
+    const res = await call(abort);
+    const it = res.body[Symbol.asyncIterator]();
+    assert.equal(text(await it.next()), 'data: 1\n\n');
+    const next = it.next();
+    abort.abort();
+    await assert.rejects(next, /client closed the request/);
+    await upstreamClosed;
+  });
+
+  it('a client already gone before the response aborts the call and rejects it', async () => {
+    const abort = new ClientAbort();
+    handle = (req) => {
+      // Answers nothing: only the abort can end this call.
+      req.resume();
+      setImmediate(() => abort.abort());
+    };
+    await assert.rejects(call(abort), /client closed the request/);
+  });
+
+  it('a body cut off mid-way fails the reader after the chunks that came', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const res = await call();
+    const it = res.body[Symbol.asyncIterator]();
+    assert.equal(text(await it.next()), 'data: 1\n\n');
+    await assert.rejects(it.next());
+  });
+
+  it('a body that stalls past bodyTimeout fails with undici\'s timeout', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+    };
+    const res = await call(new ClientAbort(), { bodyTimeout: 100 });
+    const it = res.body[Symbol.asyncIterator]();
+    await it.next();
+    await assert.rejects(it.next(), (err: Error) => err.name === 'BodyTimeoutError');
+  });
+
+  it('a connection refused rejects the call before any response', async () => {
+    const closed = new Pool('http://127.0.0.1:1');
+    try {
+      await assert.rejects(
+        new Promise((resolve, reject) => closed.dispatch({ method: 'POST', path: '/', body: '{}' }, new UpstreamCall(new ClientAbort(), resolve, reject))),
+        (err: NodeJS.ErrnoException) => err.code === 'ECONNREFUSED',
+      );
+    } finally {
+      await closed.destroy();
+    }
+  });
+
+  it('a discarded body is read to its end and its connection serves the next call', async () => {
+    const used = new Set<Socket>();
+    handle = (req, res) => {
+      used.add(req.socket);
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'x'.repeat(20_000) } }));
+    };
+    // One connection only: had the discard closed it, the second call would need a new one.
+    const single = new Pool(origin, { connections: 1 });
+    const send = (): Promise<UpstreamResponse> =>
+      new Promise((resolve, reject) => single.dispatch({ method: 'POST', path: '/', body: '{}' }, new UpstreamCall(new ClientAbort(), resolve, reject)));
+    try {
+      const first = await send();
+      await first.discard();
+      const second = await send();
+      assert.equal(second.status, 429);
+      await second.discard();
+      assert.equal(used.size, 1, 'both calls went over one kept-alive connection');
+    } finally {
+      await single.destroy();
+    }
+  });
+});
