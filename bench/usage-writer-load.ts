@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { newRequestId } from '../core/pipeline/request-id.js';
 import { openStore } from '../core/store/open-store.js';
 import type { UsageRecord } from '../core/store/store.js';
 import { UsageWriter } from '../core/store/usage-writer.js';
@@ -57,7 +58,8 @@ function record(now: number): UsageRecord {
   serial++;
   const stream = (serial & 1) === 0;
   return {
-    requestId: `req_${serial.toString(16).padStart(32, '0')}`,
+    // The gateway's own ids: they decide where each row lands in the request_id index.
+    requestId: newRequestId(now),
     ts: now,
     keyId: 'key_bench_0001',
     keyName: 'bench',

@@ -1,12 +1,12 @@
 // A route served by a plugin chain: decode once, wire the client's disconnect to an AbortSignal, run the chain.
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors.js';
 import { ClientAbort } from '../pipeline/client-abort.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { lazyRequest } from '../pipeline/lazy-request.js';
+import { newRequestId } from '../pipeline/request-id.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';
 import { RawSink } from './raw-sink.js';
@@ -23,7 +23,7 @@ export async function servePipelineRoute(
   const startedAt = performance.now();
   const gateway = runtime.current;
   const chain = gateway.chains.get(path);
-  const id = `req_${randomUUID().replace(/-/g, '')}`;
+  const id = newRequestId(receivedAt);
   if (chain === undefined) {
     res.setHeader('x-request-id', id);
     res.setHeader('request-id', id);
