@@ -76,18 +76,18 @@ export const meterPlugin: PluginFactory = {
         // Unrouted model names stay out of label values so a caller cannot grow the series without bound.
         const channel = ctx.channel ?? 'none';
         const model = ctx.channel === null ? 'unrouted' : ctx.request.model;
-        metrics.requests.labels(ctx.route, model, channel, String(ctx.status)).inc();
-        metrics.latency.labels(ctx.route, model, channel).observe((end - ctx.startedAt) / 1000);
-        if (ctx.firstByteAt !== null) {
-          metrics.timeToFirstToken.labels(ctx.route, model, channel).observe((ctx.firstByteAt - ctx.startedAt) / 1000);
-        }
+        metrics.requests.inc([ctx.route, model, channel, String(ctx.status)]);
+        // One labels object for both histograms: prom-client's labels() form costs twice as much per observation.
+        const labels = { route: ctx.route, model, channel };
+        metrics.latency.observe(labels, (end - ctx.startedAt) / 1000);
+        if (ctx.firstByteAt !== null) metrics.timeToFirstToken.observe(labels, (ctx.firstByteAt - ctx.startedAt) / 1000);
         const usage = ctx.usage;
         if (usage !== null) {
-          metrics.tokens.labels(model, channel, 'prompt').inc(usage.promptTokens);
-          metrics.tokens.labels(model, channel, 'completion').inc(usage.completionTokens);
-          metrics.tokens.labels(model, channel, 'cached').inc(usage.cachedTokens);
-          metrics.tokens.labels(model, channel, 'cache_write').inc(usage.cacheWriteTokens);
-          metrics.tokens.labels(model, channel, 'reasoning').inc(usage.reasoningTokens);
+          metrics.tokens.inc([model, channel, 'prompt'], usage.promptTokens);
+          metrics.tokens.inc([model, channel, 'completion'], usage.completionTokens);
+          metrics.tokens.inc([model, channel, 'cached'], usage.cachedTokens);
+          metrics.tokens.inc([model, channel, 'cache_write'], usage.cacheWriteTokens);
+          metrics.tokens.inc([model, channel, 'reasoning'], usage.reasoningTokens);
         }
       },
     };

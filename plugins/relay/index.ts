@@ -97,13 +97,13 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
       last = { kind: 'transport', error: err };
-      metrics.upstreamErrors.labels(channel.name, err.reason).inc();
+      metrics.upstreamErrors.inc([channel.name, err.reason]);
       router.health.markFailure(channel.name, channel.cooldownMs);
       continue;
     }
     if (isChannelFailure(res.status)) {
       last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
-      metrics.upstreamErrors.labels(channel.name, reasonOf(last)).inc();
+      metrics.upstreamErrors.inc([channel.name, reasonOf(last)]);
       router.health.markFailure(channel.name, channel.cooldownMs);
       await res.discard();
       continue;
@@ -185,7 +185,7 @@ async function toTranslatedResult(
     const frames = translatedFrames(translation, res.body, {
       onUpstreamError(error) {
         ctx.error = error;
-        services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
+        services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
       },
       onBroken(err) {
         if (ctx.abort.aborted) throw err;
@@ -216,7 +216,7 @@ function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt)
 
 /** An upstream stream that broke after it began: counted, and its channel cools down. */
 function countBreak(services: GatewayServices, attempt: Attempt): void {
-  services.metrics.upstreamErrors.labels(attempt.channel.name, 'stream').inc();
+  services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
   services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
 }
 

@@ -39,7 +39,7 @@ export async function stick(ctx: RequestContext, services: GatewayServices, plan
     served(attempt, keyIndex) {
       const binding: AffinityBinding = { channel: attempt.channel.name, keyIndex };
       const outcome = bound === null ? 'miss' : bound.channel === binding.channel && bound.keyIndex === keyIndex ? 'hit' : 'break';
-      services.metrics.affinity.labels(ctx.route, outcome).inc();
+      services.metrics.affinity.inc([ctx.route, outcome]);
       services.affinity.set(key, binding, ttlMs).catch((err: unknown) => {
         services.logger.warn({ err }, 'saving a conversation binding failed; the conversation may move');
       });
