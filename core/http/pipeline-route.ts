@@ -1,12 +1,11 @@
-// A route served by a plugin chain: decode once, wire the client's disconnect to an AbortSignal, run the chain.
+// A route served by a plugin chain: the request's context, the client's disconnect wired to it, the chain run.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors.js';
 import { ClientAbort } from '../pipeline/client-abort.js';
-import type { RequestContext } from '../pipeline/context.js';
-import { lazyRequest } from '../pipeline/lazy-request.js';
 import { newRequestId } from '../pipeline/request-id.js';
+import { RequestState } from '../pipeline/request-state.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';
 import { RawSink } from './raw-sink.js';
@@ -17,7 +16,7 @@ export async function servePipelineRoute(
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
-  body: Buffer | undefined,
+  body: Buffer,
 ): Promise<void> {
   const receivedAt = Date.now();
   const startedAt = performance.now();
@@ -30,37 +29,12 @@ export async function servePipelineRoute(
     sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
     return;
   }
-  const readRequest = lazyRequest(chain.format, body ?? Buffer.alloc(0));
   const abort = new ClientAbort();
   const onClose = (): void => {
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const ctx: RequestContext = {
-    id,
-    route: path,
-    query: queryOf(req.url),
-    format: chain.format,
-    headers: req.headers,
-    abort,
-    receivedAt,
-    startedAt,
-    get request() {
-      return readRequest();
-    },
-    get stream() {
-      return readRequest().stream;
-    },
-    bodyOverride: null,
-    key: null,
-    channel: null,
-    upstreamModel: null,
-    usage: null,
-    status: 0,
-    error: null,
-    firstByteAt: null,
-    aborted: false,
-  };
+  const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {

@@ -23,7 +23,7 @@ export interface RequestContext {
   readonly receivedAt: number;
   /** performance.now() at arrival (for durations). */
   readonly startedAt: number;
-  /** Decoded on first read; a bad body throws its 400 GatewayError from here (see lazy-request.ts). */
+  /** Decoded on first read; a bad body throws its 400 GatewayError from here (see request-state.ts). */
   readonly request: ParsedRequest;
   /**
    * The bytes to send upstream when a plugin changed the body, or null for the client's own bytes. Plugins
