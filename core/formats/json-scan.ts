@@ -90,3 +90,45 @@ export function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
     throw new Error('expected a comma or the end of the object');
   }
 }
+
+/**
+ * The bytes of the top-level value named `name` (the last one, as JSON.parse keeps the last of duplicate
+ * keys), or null when there is none or the object cannot be walked. Keys are compared as bytes: `name` is
+ * plain ASCII, and a key written with escapes is decoded before it is compared.
+ */
+export function topLevelValue(raw: Buffer, name: string): Buffer | null {
+  let found: Buffer | null = null;
+  try {
+    let i = skipSpace(raw, 0);
+    if (raw[i] !== OPEN_BRACE) return null;
+    i = skipSpace(raw, i + 1);
+    if (raw[i] === CLOSE_BRACE) return null;
+    for (;;) {
+      if (raw[i] !== QUOTE) return null;
+      const keyEnd = skipString(raw, i);
+      const matches = keyIs(raw, i, keyEnd, name);
+      i = skipSpace(raw, keyEnd);
+      if (raw[i] !== COLON) return null;
+      const valueStart = skipSpace(raw, i + 1);
+      const valueEnd = skipValue(raw, valueStart);
+      if (matches) found = raw.subarray(valueStart, valueEnd);
+      i = skipSpace(raw, valueEnd);
+      if (raw[i] === COMMA) {
+        i = skipSpace(raw, i + 1);
+        continue;
+      }
+      return raw[i] === CLOSE_BRACE ? found : null;
+    }
+  } catch {
+    return null;
+  }
+}
+
+function keyIs(raw: Buffer, start: number, end: number, name: string): boolean {
+  for (let k = start + 1; k < end - 1; k++) {
+    if (raw[k] === BACKSLASH) return JSON.parse(raw.toString('utf8', start, end)) === name;
+  }
+  if (end - start - 2 !== name.length) return false;
+  for (let k = 0; k < name.length; k++) if (raw[start + 1 + k] !== name.charCodeAt(k)) return false;
+  return true;
+}

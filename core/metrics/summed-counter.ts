@@ -13,8 +13,12 @@ interface Sum {
   fresh: boolean;
 }
 
+/** One level per label: the values' own strings are the keys, so no key is built per increment. */
+type Level = Map<string, Level | Sum>;
+
 export class SummedCounter<L extends string> {
-  private readonly sums = new Map<string, Sum>();
+  private readonly root: Level = new Map();
+  private readonly sums: Sum[] = [];
   private readonly counter: Counter<L>;
 
   constructor(
@@ -30,7 +34,7 @@ export class SummedCounter<L extends string> {
       labelNames,
       registers: [registry],
       collect(this: Counter<L>) {
-        for (const sum of sums.values()) {
+        for (const sum of sums) {
           if (sum.value === 0 && !sum.fresh) continue;
           this.inc(sum.labels as Partial<Record<L, string>>, sum.value);
           sum.value = 0;
@@ -42,16 +46,27 @@ export class SummedCounter<L extends string> {
 
   /** `values` in the order of the label names. */
   inc(values: readonly string[], amount = 1): void {
-    const key = values.length === 1 ? (values[0] as string) : values.join('\u0000');
-    const sum = this.sums.get(key);
+    if (values.length !== this.labelNames.length) throw new Error(`${this.labelNames.length} label values expected`);
+    let level = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] as string;
+      let next = level.get(value) as Level | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const sum = level.get(values[last] as string) as Sum | undefined;
     if (sum !== undefined) {
       sum.value += amount;
       return;
     }
-    if (values.length !== this.labelNames.length) throw new Error(`${this.labelNames.length} label values expected`);
     const labels: Record<string, string> = {};
     this.labelNames.forEach((name, i) => (labels[name] = values[i] as string));
-    this.sums.set(key, { labels, value: amount, fresh: true });
+    const created: Sum = { labels, value: amount, fresh: true };
+    level.set(values[last] as string, created);
+    this.sums.push(created);
   }
-
 }

@@ -16,7 +16,11 @@ export async function runChain(
   metrics: GatewayMetrics,
 ): Promise<void> {
   try {
-    for (const plugin of chain.request) await plugin.request?.(ctx);
+    for (const plugin of chain.request) {
+      // Awaited only when the hook returned a promise: a synchronous hook costs no microtask turn.
+      const pending = plugin.request?.(ctx);
+      if (pending !== undefined) await pending;
+    }
     const result = await chain.relay.relay(ctx);
     for (const plugin of chain.response) plugin.response?.(ctx, result);
     ctx.status = result.status;

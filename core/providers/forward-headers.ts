@@ -33,16 +33,27 @@ const OWN = new Set([
   'openai-project',
 ]);
 
+/** The client's end-to-end headers, as a new object the caller may add to. */
 export function forwardableHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
-  const named = new Set<string>();
-  const connection = headers['connection'];
-  for (const value of Array.isArray(connection) ? connection : [connection ?? '']) {
-    for (const name of value.split(',')) if (name.trim() !== '') named.add(name.trim().toLowerCase());
-  }
+  const named = connectionNamed(headers['connection']);
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || OWN.has(name) || named.has(name) || name.startsWith('x-forwarded-')) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || OWN.has(name) || named?.has(name) === true || name.startsWith('x-forwarded-')) continue;
+    out[name] = typeof value === 'string' ? value : value.join(', ');
   }
   return out;
+}
+
+/** Headers the Connection header names as hop-by-hop, beyond the usual keep-alive/close (rare, so no Set for those). */
+function connectionNamed(connection: string | string[] | undefined): Set<string> | null {
+  if (connection === undefined) return null;
+  let named: Set<string> | null = null;
+  for (const value of typeof connection === 'string' ? [connection] : connection) {
+    for (const token of value.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name !== '' && name !== 'keep-alive' && name !== 'close') (named ??= new Set()).add(name);
+    }
+  }
+  return named;
 }

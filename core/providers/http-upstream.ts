@@ -66,13 +66,22 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
   };
 }
 
-/** Headers every call sends: JSON in, the right Accept, and an uncompressed body (the meter reads usage from it). */
-export function baseHeaders(request: UpstreamRequest): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    accept: request.stream ? 'text/event-stream' : 'application/json',
-    'accept-encoding': 'identity',
-  };
+/**
+ * Headers every call sends, set on `headers` over what is there: JSON in, the right Accept, and an
+ * uncompressed body (the meter reads usage from it).
+ */
+export function setBaseHeaders(headers: Record<string, string>, request: UpstreamRequest): Record<string, string> {
+  headers['content-type'] = 'application/json';
+  headers['accept'] = request.stream ? 'text/event-stream' : 'application/json';
+  headers['accept-encoding'] = 'identity';
+  return headers;
+}
+
+/** The channel's configured headers over the client's forwarded ones. */
+export function addChannelHeaders(headers: Record<string, string>, request: UpstreamRequest): Record<string, string> {
+  const own = request.channel.headers;
+  for (const name in own) headers[name] = own[name] as string;
+  return headers;
 }
 
 function classify(err: unknown, clientGone: boolean): unknown {

@@ -4,6 +4,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage, ParsedRequest } from '../format.js';
 import { setTopLevelField } from '../json-edit.js';
+import { topLevelValue } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
@@ -25,7 +26,9 @@ export function readUsage(usage: unknown): Usage | null {
 
 export function decodeUsage(body: Buffer): Usage | null {
   try {
-    return readUsage(field(JSON.parse(body.toString('utf8')), 'usage'));
+    // Only the usage value is parsed: a long completion's text is skipped over, not decoded.
+    const usage = topLevelValue(body, 'usage');
+    return usage === null ? null : readUsage(JSON.parse(usage.toString('utf8')));
   } catch {
     return null;
   }

@@ -1,7 +1,7 @@
 // Upstreams that speak Anthropic Messages: the channel's key as x-api-key, the client's end-to-end headers
 // forwarded (anthropic-version, anthropic-beta, Claude Code's session headers), the caller's own key never.
 
-import { baseHeaders, createHttpProvider } from '../http-upstream.js';
+import { addChannelHeaders, createHttpProvider, setBaseHeaders } from '../http-upstream.js';
 import type { Provider, UpstreamRequest } from '../provider.js';
 import { forwardableHeaders } from '../forward-headers.js';
 
@@ -27,11 +27,7 @@ function withoutCallerAuthBetas(headers: Record<string, string>): Record<string,
 }
 
 function anthropicHeaders(request: UpstreamRequest): Record<string, string> {
-  const headers: Record<string, string> = {
-    ...withoutCallerAuthBetas(forwardableHeaders(request.clientHeaders)),
-    ...request.channel.headers,
-    ...baseHeaders(request),
-  };
+  const headers = setBaseHeaders(addChannelHeaders(withoutCallerAuthBetas(forwardableHeaders(request.clientHeaders)), request), request);
   headers['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
   if (request.key !== '') headers['x-api-key'] = request.key;
   return headers;
