@@ -61,14 +61,16 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
 
   next(): Promise<IteratorResult<Uint8Array>> {
     if (this.head < this.queue.length) {
-      const value = this.queue[this.head++] as Uint8Array;
-      if (this.head === this.queue.length) {
-        this.queue = [];
-        this.head = 0;
-        if (this.paused) {
-          this.paused = false;
-          this.source.resume();
-        }
+      // Everything that arrived while the reader was busy, as one chunk: an upstream burst (a chunked SSE
+      // body is one chunk per event) then costs one read of the loop, not one per event, and its first frames
+      // do not wait behind a promise turn for every other one.
+      const unread = this.queue.length - this.head;
+      const value = unread === 1 ? (this.queue[this.head] as Uint8Array) : Buffer.concat(this.head === 0 ? this.queue : this.queue.slice(this.head));
+      this.queue = [];
+      this.head = 0;
+      if (this.paused) {
+        this.paused = false;
+        this.source.resume();
       }
       return Promise.resolve({ value, done: false });
     }
