@@ -11,9 +11,6 @@ const SSE_HEADERS = {
 } as const;
 
 export class RawSink implements ResponseSink {
-  /** Corked for the rest of this tick (see write). */
-  private corked = false;
-
   /**
    * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
    * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
@@ -47,22 +44,18 @@ export class RawSink implements ResponseSink {
 
   write(chunk: Uint8Array): Promise<void> | undefined {
     if (this.res.destroyed) throw new Error('client connection closed');
-    // Frames that arrive together (one upstream read holding several) leave in one write: corked until the
-    // end of this tick, so nothing waits longer than the work already queued, and a lone frame still goes at once.
-    if (!this.corked) {
-      this.corked = true;
-      this.res.cork();
-      process.nextTick(this.uncork);
-    }
     if (this.res.write(chunk)) return undefined;
     return this.drain();
   }
 
-  private readonly uncork = (): void => {
-    this.corked = false;
-    // end() uncorks by itself; a stray uncork must not reach a later response on the same connection.
+  cork(): void {
+    this.res.cork();
+  }
+
+  uncork(): void {
+    // end() uncorks by itself (an error path may have ended the response in between).
     if (this.res.writableCorked > 0) this.res.uncork();
-  };
+  }
 
   end(): void {
     if (!this.res.destroyed) this.res.end();

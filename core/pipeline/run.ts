@@ -55,17 +55,26 @@ async function relayStream(
   gauge.inc();
   try {
     for await (const batch of result.frames) {
-      for (const upstreamFrame of batch) {
-        let frame: SseFrame | null = upstreamFrame;
-        for (const plugin of chain.frame) {
-          frame = plugin.frame?.(ctx, frame) ?? null;
-          if (frame === null) break;
+      // The frames of one upstream read (UpstreamBody hands over all that came while the loop was busy) leave
+      // in one write, as soon as they are processed: not held for a later read, not split into one per frame.
+      const several = batch.length > 1;
+      if (several) sink.cork();
+      let drained: Promise<void> | undefined;
+      try {
+        for (const upstreamFrame of batch) {
+          let frame: SseFrame | null = upstreamFrame;
+          for (const plugin of chain.frame) {
+            frame = plugin.frame?.(ctx, frame) ?? null;
+            if (frame === null) break;
+          }
+          if (frame === null) continue;
+          if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
+          drained = sink.write(frame.raw) ?? drained;
         }
-        if (frame === null) continue;
-        if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
-        const drained = sink.write(frame.raw);
-        if (drained !== undefined) await drained;
+      } finally {
+        if (several) sink.uncork();
       }
+      if (drained !== undefined) await drained;
     }
     sink.end();
   } finally {

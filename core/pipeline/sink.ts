@@ -9,5 +9,8 @@ export interface ResponseSink {
   open(status: number, headers: Readonly<Record<string, string>>): void;
   /** Writes one frame; resolves when the socket accepts more (backpressure). */
   write(chunk: Uint8Array): Promise<void> | undefined;
+  /** Between cork() and uncork() writes are held, and leave together as one write at uncork(). */
+  cork(): void;
+  uncork(): void;
   end(): void;
 }
