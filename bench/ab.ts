@@ -1,0 +1,125 @@
+// A/B of two builds of the gateway under the same load at once: `npm run bench:ab -- <rev-a> <rev-b> [kind]`.
+//
+// Sequential runs of one build vary by ±20% on a shared VM, more than most single changes. Here both builds
+// sit behind one fake upstream and get the same closed-loop load at the same time (half the connections
+// each), so whatever slows the machine slows both; each round compares their CPU per request, and the start
+// order alternates by round (the one started first gets a little more). An A/A run (the same revision twice)
+// gives ratios of 0.95-1.03: differences of ~5% are visible.
+//
+// A revision is anything `git worktree add` takes (HEAD~1, a commit, a branch) or `.` for the work tree as
+// it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
+// kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), large
+// (chat-large's body). BENCH_AB_ROUNDS (6) and BENCH_AB_SECONDS (4) set the rounds and their length.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { cpuMicros } from './lib/os-stats.js';
+import { freePort, ProcessSet, waitForHttp } from './lib/procs.js';
+import { largeChatBody, smallChatBody } from './scenarios.js';
+import { gatewayConfig, GATEWAY_KEY, REPO_DIR, startFakeUpstream } from './targets.js';
+
+interface Kind {
+  readonly body: Buffer;
+  readonly connections: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const KINDS: Readonly<Record<string, () => Kind>> = {
+  small: () => ({ body: smallChatBody(), connections: 64, headers: {} }),
+  stream: () => ({ body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
+  burst: () => ({ body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
+  large: () => ({ body: largeChatBody(), connections: 8, headers: {} }),
+};
+
+const [revA, revB, kindName = 'small'] = process.argv.slice(2);
+const makeKind = KINDS[kindName];
+if (revA === undefined || revB === undefined || makeKind === undefined) {
+  console.error(`usage: npm run bench:ab -- <rev-a> <rev-b> [${Object.keys(KINDS).join('|')}]`);
+  process.exit(2);
+}
+const rounds = Number(process.env['BENCH_AB_ROUNDS'] ?? 6);
+const seconds = Number(process.env['BENCH_AB_SECONDS'] ?? 4);
+const kind = makeKind();
+
+const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-ab-'));
+const procs = new ProcessSet(tmp, tmp);
+const worktrees: string[] = [];
+
+/** A directory holding the revision's build (dist/, schemas/, node_modules). */
+function build(rev: string, label: string): string {
+  let dir = REPO_DIR;
+  if (rev !== '.') {
+    dir = join(tmp, `src-${label}`);
+    execFileSync('git', ['worktree', 'add', '--detach', dir, rev], { cwd: REPO_DIR, stdio: 'ignore' });
+    worktrees.push(dir);
+    symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'));
+  }
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+  return dir;
+}
+
+async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
+  const home = join(tmp, `run-${label}`);
+  mkdirSync(home);
+  const config = join(home, 'gateway.yaml');
+  writeFileSync(config, gatewayConfig(upstreamUrl, home));
+  const port = await freePort();
+  const child = procs.spawn(`gateway-${label}`, process.execPath, [join(dir, 'dist/bin/gateway.js'), 'serve', '--config', config], {
+    cwd: home,
+    env: { ...process.env, PORT: String(port) },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(child, `${url}/healthz`, 30_000);
+  return { url, pid: child.pid };
+}
+
+function load(url: string, connections: number, durationS: number): Promise<LoadResult> {
+  return runLoad({
+    url: `${url}/v1/chat/completions`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', ...kind.headers },
+    body: kind.body,
+    connections,
+    durationS,
+    timeoutS: 10,
+  });
+}
+
+const median = (values: readonly number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
+
+try {
+  const dirs = [build(revA, 'a'), build(revB, 'b')];
+  const fake = await startFakeUpstream(procs);
+  const targets = [await startBuild(dirs[0] as string, 'a', fake.baseUrl), await startBuild(dirs[1] as string, 'b', fake.baseUrl)];
+  // Warm-up: JIT, pools, the SQLite file.
+  await Promise.all(targets.map((t) => load(t.url, kind.connections / 2, 3)));
+  const ratios: number[] = [];
+  const cpu: [number[], number[]] = [[], []];
+  for (let round = 0; round < rounds; round++) {
+    const before = targets.map((t) => cpuMicros(t.pid));
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    const started = new Map(order.map((i) => [i, load((targets[i] as { url: string }).url, kind.connections / 2, seconds)]));
+    const results = await Promise.all([started.get(0), started.get(1)] as Promise<LoadResult>[]);
+    // Work that trails the responses (the usage writer's flush) is counted too.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const perRequest = targets.map((t, i) => (cpuMicros(t.pid) - (before[i] as number)) / Math.max(1, (results[i] as LoadResult).ok));
+    const failed = results.map((r) => r.non2xx + r.errors + r.timeouts);
+    cpu[0].push(perRequest[0] as number);
+    cpu[1].push(perRequest[1] as number);
+    ratios.push((perRequest[1] as number) / (perRequest[0] as number));
+    console.error(
+      `round ${round + 1}: a ${(perRequest[0] as number).toFixed(1)} µs/req, b ${(perRequest[1] as number).toFixed(1)} µs/req, b/a ${(ratios.at(-1) as number).toFixed(3)}` +
+        (failed.some((n) => n > 0) ? `, failures a ${failed[0]} b ${failed[1]}` : ''),
+    );
+  }
+  console.log(`${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s`);
+  console.log(`CPU per request, median: a ${median(cpu[0]).toFixed(1)} µs, b ${median(cpu[1]).toFixed(1)} µs`);
+  console.log(`b/a per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(' ')})`);
+} finally {
+  await procs.stopAll();
+  for (const dir of worktrees) execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: REPO_DIR, stdio: 'ignore' });
+  rmSync(tmp, { recursive: true, force: true });
+}
