@@ -11,6 +11,8 @@ const SSE_HEADERS = {
 } as const;
 
 export class RawSink implements ResponseSink {
+  private draining: Promise<void> | null = null;
+
   /**
    * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
    * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
@@ -45,7 +47,11 @@ export class RawSink implements ResponseSink {
   write(chunk: Uint8Array): Promise<void> | undefined {
     if (this.res.destroyed) throw new Error('client connection closed');
     if (this.res.write(chunk)) return undefined;
-    return this.drain();
+    // One wait per full buffer, however many frames of a batch are written into it.
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+    });
+    return this.draining;
   }
 
   cork(): void {

@@ -47,6 +47,8 @@ export class SummedCounter<L extends string> {
   /** `values` in the order of the label names. */
   inc(values: readonly string[], amount = 1): void {
     if (values.length !== this.labelNames.length) throw new Error(`${this.labelNames.length} label values expected`);
+    // Refused here, as prom-client would: a bad amount summed in would make every later scrape throw.
+    if (!(amount >= 0) || !Number.isFinite(amount)) throw new RangeError(`a counter cannot be increased by ${amount}`);
     let level = this.root;
     const last = values.length - 1;
     for (let i = 0; i < last; i++) {

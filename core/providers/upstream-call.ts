@@ -17,6 +17,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
   private readonly body = new UpstreamBody(this);
   private finished = false;
   private discarded: { bytes: number; done: (() => void) | null } | null = null;
+  private discarding: Promise<void> | null = null;
   private readonly stopListening: () => void;
 
   constructor(
@@ -92,11 +93,12 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
 
   private discard(): Promise<void> {
     if (this.finished) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.discarding ??= new Promise((resolve) => {
       this.discarded = { bytes: 0, done: resolve };
       // Paused for a reader that will not come: the rest flows (and is dropped) from here.
       this.controller?.resume();
     });
+    return this.discarding;
   }
 }
 

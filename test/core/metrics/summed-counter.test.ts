@@ -50,6 +50,14 @@ test('label values that would run together when joined stay separate series', as
   assert.deepEqual(series(await registry.metrics(), 'u_total'), { '{a="x",b="yz"}': 1, '{a="xy",b="z"}': 1 });
 });
 
+test('a negative or non-finite amount is refused at once, and scraping keeps working', async () => {
+  const registry = new Registry();
+  const counter = new SummedCounter('w_total', 'test', ['a'], registry);
+  counter.inc(['x'], 2);
+  for (const bad of [-1, Number.NaN, Infinity]) assert.throws(() => counter.inc(['x'], bad), RangeError);
+  assert.deepEqual(series(await registry.metrics(), 'w_total'), { '{a="x"}': 2 });
+});
+
 test('the wrong number of label values is refused', () => {
   const counter = new SummedCounter('v_total', 'test', ['a', 'b'], new Registry());
   assert.throws(() => counter.inc(['only-one']), /2 label values expected/);
