@@ -12,14 +12,14 @@
 // (chat-large's body). BENCH_AB_ROUNDS (6) and BENCH_AB_SECONDS (4) set the rounds and their length.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
-import { freePort, ProcessSet, waitForHttp } from './lib/procs.js';
+import { ProcessSet } from './lib/procs.js';
 import { largeChatBody, smallChatBody } from './scenarios.js';
-import { gatewayConfig, GATEWAY_KEY, REPO_DIR, startFakeUpstream } from './targets.js';
+import { GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
 interface Kind {
   readonly body: Buffer;
@@ -64,16 +64,8 @@ function build(rev: string, label: string): string {
 async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
   const home = join(tmp, `run-${label}`);
   mkdirSync(home);
-  const config = join(home, 'gateway.yaml');
-  writeFileSync(config, gatewayConfig(upstreamUrl, home));
-  const port = await freePort();
-  const child = procs.spawn(`gateway-${label}`, process.execPath, [join(dir, 'dist/bin/gateway.js'), 'serve', '--config', config], {
-    cwd: home,
-    env: { ...process.env, PORT: String(port) },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(child, `${url}/healthz`, 30_000);
-  return { url, pid: child.pid };
+  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`);
+  return { url: target.baseUrl, pid: target.child.pid };
 }
 
 function load(url: string, connections: number, durationS: number): Promise<LoadResult> {

@@ -97,11 +97,12 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string): string {
   ].join('\n');
 }
 
-export async function startGateway(procs: ProcessSet, upstreamUrl: string, tmpDir: string): Promise<Target> {
+/** `buildDir` holds the build to run (dist/, schemas/, node_modules): this repo's, or a worktree's (bench/ab.ts). */
+export async function startGateway(procs: ProcessSet, upstreamUrl: string, tmpDir: string, buildDir = REPO_DIR, processName = 'gateway'): Promise<Target> {
   const configFile = join(tmpDir, 'gateway.yaml');
   writeFileSync(configFile, gatewayConfig(upstreamUrl, tmpDir));
   const port = await freePort();
-  const child = procs.spawn('gateway', process.execPath, [join(REPO_DIR, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
+  const child = procs.spawn(processName, process.execPath, [join(buildDir, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
     cwd: tmpDir,
     env: { ...process.env, PORT: String(port) },
   });

@@ -63,65 +63,60 @@ export interface Pair {
   readonly valueEnd: number;
 }
 
-/** The top-level pairs of a JSON object, in order, and the index of its opening brace. */
-export function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
+/**
+ * Walks the top-level pairs of a JSON object, calling `visit` with each key's and value's extent (the key
+ * from its opening quote to just past its closing one); returns the index of the opening brace. Throws on
+ * anything that is not one walkable object.
+ */
+function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void): number {
   let i = skipSpace(raw, 0);
   if (raw[i] !== OPEN_BRACE) throw new Error('not a JSON object');
   const open = i;
-  const pairs: Pair[] = [];
   i = skipSpace(raw, i + 1);
-  if (raw[i] === CLOSE_BRACE) return { pairs, open };
+  if (raw[i] === CLOSE_BRACE) return open;
   for (;;) {
     if (raw[i] !== QUOTE) throw new Error('expected a key');
     const keyStart = i;
     const keyEnd = skipString(raw, i);
-    const name = JSON.parse(raw.toString('utf8', i, keyEnd)) as string;
     i = skipSpace(raw, keyEnd);
     if (raw[i] !== COLON) throw new Error('expected a colon');
     const valueStart = skipSpace(raw, i + 1);
     const valueEnd = skipValue(raw, valueStart);
-    pairs.push({ name, keyStart, valueStart, valueEnd });
+    visit(keyStart, keyEnd, valueStart, valueEnd);
     i = skipSpace(raw, valueEnd);
     if (raw[i] === COMMA) {
       i = skipSpace(raw, i + 1);
       continue;
     }
-    if (raw[i] === CLOSE_BRACE) return { pairs, open };
+    if (raw[i] === CLOSE_BRACE) return open;
     throw new Error('expected a comma or the end of the object');
   }
 }
 
+/** The top-level pairs of a JSON object, in order, and the index of its opening brace. */
+export function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
+  const pairs: Pair[] = [];
+  const open = walkTopLevel(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+    pairs.push({ name: JSON.parse(raw.toString('utf8', keyStart, keyEnd)) as string, keyStart, valueStart, valueEnd });
+  });
+  return { pairs, open };
+}
+
 /**
- * The bytes of the top-level value named `name` (the last one, as JSON.parse keeps the last of duplicate
- * keys), or null when there is none or the object cannot be walked. Keys are compared as bytes: `name` is
- * plain ASCII, and a key written with escapes is decoded before it is compared.
+ * The top-level value named `name`, parsed (the last one, as JSON.parse keeps the last of duplicate keys), or
+ * undefined when there is none or the object cannot be walked; only that value is decoded. Keys are compared
+ * as bytes: `name` is plain ASCII, and a key written with escapes is decoded before it is compared.
  */
-export function topLevelValue(raw: Buffer, name: string): Buffer | null {
+export function topLevelJson(raw: Buffer, name: string): unknown {
   let found: Buffer | null = null;
   try {
-    let i = skipSpace(raw, 0);
-    if (raw[i] !== OPEN_BRACE) return null;
-    i = skipSpace(raw, i + 1);
-    if (raw[i] === CLOSE_BRACE) return null;
-    for (;;) {
-      if (raw[i] !== QUOTE) return null;
-      const keyEnd = skipString(raw, i);
-      const matches = keyIs(raw, i, keyEnd, name);
-      i = skipSpace(raw, keyEnd);
-      if (raw[i] !== COLON) return null;
-      const valueStart = skipSpace(raw, i + 1);
-      const valueEnd = skipValue(raw, valueStart);
-      if (matches) found = raw.subarray(valueStart, valueEnd);
-      i = skipSpace(raw, valueEnd);
-      if (raw[i] === COMMA) {
-        i = skipSpace(raw, i + 1);
-        continue;
-      }
-      return raw[i] === CLOSE_BRACE ? found : null;
-    }
+    walkTopLevel(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+      if (keyIs(raw, keyStart, keyEnd, name)) found = raw.subarray(valueStart, valueEnd);
+    });
   } catch {
-    return null;
+    return undefined;
   }
+  return found === null ? undefined : (JSON.parse((found as Buffer).toString('utf8')) as unknown);
 }
 
 function keyIs(raw: Buffer, start: number, end: number, name: string): boolean {

@@ -5,7 +5,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './provider.js';
 import { UpstreamFailure } from './provider.js';
-import { UpstreamCall } from './upstream-call.js';
+import { clientGone, UpstreamCall } from './upstream-call.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -41,7 +41,7 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
     send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const { channel } = request;
       if (channel.baseUrl === null) return Promise.reject(new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`));
-      if (request.abort.aborted) return Promise.reject(new Error('the client closed the request'));
+      if (request.abort.aborted) return Promise.reject(clientGone());
       const { origin, prefix } = baseOf(channel.baseUrl);
       // A base URL that already ends in /v1 must not produce /v1/v1/...
       const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;

@@ -16,7 +16,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
   private response: UpstreamResponse | null = null;
   private readonly body = new UpstreamBody(this);
   private finished = false;
-  private discarded: { bytes: number; done: (() => void) | null } | null = null;
+  private discarded: { bytes: number; done: () => void } | null = null;
   private discarding: Promise<void> | null = null;
   private readonly stopListening: () => void;
 
@@ -87,8 +87,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
     if (this.finished) return;
     this.finished = true;
     this.stopListening();
-    const done = this.discarded?.done;
-    if (done) done();
+    this.discarded?.done();
   }
 
   private discard(): Promise<void> {
@@ -102,7 +101,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
   }
 }
 
-function clientGone(): Error {
+/** The error a call ends with when the client went away. */
+export function clientGone(): Error {
   const err = new Error('the client closed the request');
   err.name = 'AbortError';
   return err;

@@ -4,7 +4,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage } from '../format.js';
-import { topLevelValue } from '../json-scan.js';
+import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
@@ -47,8 +47,7 @@ export function readUsage(usage: unknown, previous: Usage | null): Usage | null 
 export function decodeUsage(body: Buffer): Usage | null {
   try {
     // Only the usage value is parsed: a long completion's text is skipped over, not decoded.
-    const usage = topLevelValue(body, 'usage');
-    return usage === null ? null : readUsage(JSON.parse(usage.toString('utf8')), null);
+    return readUsage(topLevelJson(body, 'usage'), null);
   } catch {
     return null;
   }

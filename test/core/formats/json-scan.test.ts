@@ -1,17 +1,14 @@
-// topLevelValue: the bytes of one top-level value, as JSON.parse would read it (last duplicate wins, nested
+// topLevelJson: one top-level value, as JSON.parse would read it (last duplicate wins, nested
 // keys of the same name ignored, escaped keys decoded), and null for anything it cannot walk.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { topLevelValue } from '../../../core/formats/json-scan.js';
+import { topLevelJson } from '../../../core/formats/json-scan.js';
 
-const value = (text: string, name = 'usage'): unknown => {
-  const found = topLevelValue(Buffer.from(text, 'utf8'), name);
-  return found === null ? null : JSON.parse(found.toString('utf8'));
-};
+const value = (text: string, name = 'usage'): unknown => topLevelJson(Buffer.from(text, 'utf8'), name) ?? null;
 
-describe('topLevelValue', () => {
+describe('topLevelJson', () => {
   it('agrees with JSON.parse on random objects, whitespace and escapes included', () => {
     const key = fc.oneof(fc.constant('usage'), fc.string(), fc.constantFrom('usag', 'usages', 'Usage', 'us\u00e4ge'));
     fc.assert(
@@ -37,7 +34,7 @@ describe('topLevelValue', () => {
 
   it('is null for what is not one walkable object', () => {
     for (const text of ['', '[]', '"usage"', '{"usage":', '{"usage":{"a":1}', '{"usage" {"a":1}}', '{"a":1 "usage":2}', '{}']) {
-      assert.equal(topLevelValue(Buffer.from(text), 'usage'), null, text);
+      assert.equal(topLevelJson(Buffer.from(text), 'usage'), undefined, text);
     }
   });
 });
