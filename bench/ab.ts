@@ -9,7 +9,10 @@
 // A revision is anything `git worktree add` takes (HEAD~1, a commit, a branch) or `.` for the work tree as
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
 // kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), large
-// (chat-large's body). BENCH_AB_ROUNDS (6) and BENCH_AB_SECONDS (4) set the rounds and their length.
+// (chat-large's body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
+// through) and translate (the same on the chat channel: translated). BENCH_AB_ROUNDS (6) and
+// BENCH_AB_SECONDS (4) set the rounds and their length; BENCH_GATEWAY_NODE_ARGS (space-separated) is given
+// to both gateways' node (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -18,20 +21,23 @@ import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
 import { ProcessSet } from './lib/procs.js';
-import { largeChatBody, smallChatBody } from './scenarios.js';
-import { GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
+import { API_PATH, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, type Api } from './scenarios.js';
+import { anthropicClientHeaders, GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
 interface Kind {
+  readonly api: Api;
   readonly body: Buffer;
   readonly connections: number;
   readonly headers: Readonly<Record<string, string>>;
 }
 
 const KINDS: Readonly<Record<string, () => Kind>> = {
-  small: () => ({ body: smallChatBody(), connections: 64, headers: {} }),
-  stream: () => ({ body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
-  burst: () => ({ body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
-  large: () => ({ body: largeChatBody(), connections: 8, headers: {} }),
+  small: () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {} }),
+  stream: () => ({ api: 'chat', body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
+  burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
+  large: () => ({ api: 'chat', body: largeChatBody(), connections: 8, headers: {} }),
+  messages: () => ({ api: 'messages', body: messagesBody(CLAUDE_MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
+  translate: () => ({ api: 'messages', body: messagesBody(MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
 };
 
 const [revA, revB, kindName = 'small'] = process.argv.slice(2);
@@ -43,6 +49,7 @@ if (revA === undefined || revB === undefined || makeKind === undefined) {
 const rounds = Number(process.env['BENCH_AB_ROUNDS'] ?? 6);
 const seconds = Number(process.env['BENCH_AB_SECONDS'] ?? 4);
 const kind = makeKind();
+const authHeaders = kind.api === 'chat' ? { authorization: `Bearer ${GATEWAY_KEY}` } : anthropicClientHeaders(GATEWAY_KEY);
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-ab-'));
 const procs = new ProcessSet(tmp, tmp);
@@ -70,9 +77,9 @@ async function startBuild(dir: string, label: string, upstreamUrl: string): Prom
 
 function load(url: string, connections: number, durationS: number): Promise<LoadResult> {
   return runLoad({
-    url: `${url}/v1/chat/completions`,
+    url: `${url}${API_PATH[kind.api]}`,
     method: 'POST',
-    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', ...kind.headers },
+    headers: { ...authHeaders, 'content-type': 'application/json', ...kind.headers },
     body: kind.body,
     connections,
     durationS,

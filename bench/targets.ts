@@ -57,7 +57,7 @@ export function buildGateway(): void {
 }
 
 /** What the Anthropic SDKs (and Claude Code) send with every Messages request. */
-function anthropicClientHeaders(key: string): Record<string, string> {
+export function anthropicClientHeaders(key: string): Record<string, string> {
   return { 'x-api-key': key, 'anthropic-version': '2023-06-01' };
 }
 
@@ -97,12 +97,22 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string): string {
   ].join('\n');
 }
 
-/** `buildDir` holds the build to run (dist/, schemas/, node_modules): this repo's, or a worktree's (bench/ab.ts). */
-export async function startGateway(procs: ProcessSet, upstreamUrl: string, tmpDir: string, buildDir = REPO_DIR, processName = 'gateway'): Promise<Target> {
+/**
+ * `buildDir` holds the build to run (dist/, schemas/, node_modules): this repo's, or a worktree's (bench/ab.ts);
+ * `nodeArgs` go to node before the script (a profile, GC flags); by default BENCH_GATEWAY_NODE_ARGS (space-separated).
+ */
+export async function startGateway(
+  procs: ProcessSet,
+  upstreamUrl: string,
+  tmpDir: string,
+  buildDir = REPO_DIR,
+  processName = 'gateway',
+  nodeArgs: readonly string[] = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
+): Promise<Target> {
   const configFile = join(tmpDir, 'gateway.yaml');
   writeFileSync(configFile, gatewayConfig(upstreamUrl, tmpDir));
   const port = await freePort();
-  const child = procs.spawn(processName, process.execPath, [join(buildDir, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
+  const child = procs.spawn(processName, process.execPath, [...nodeArgs, join(buildDir, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
     cwd: tmpDir,
     env: { ...process.env, PORT: String(port) },
   });
