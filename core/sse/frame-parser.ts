@@ -26,6 +26,22 @@ export class SseFrameParser {
     const frames: SseFrame[] = [];
     let start = 0;
     const buf = this.buf;
+    if (!this.pendingCR && incoming.indexOf(CR) === -1) {
+      // LF-only bytes (nearly every stream): jump from line end to line end with indexOf, not byte by byte.
+      let i = this.pos;
+      for (let lf = buf.indexOf(LF, i); lf !== -1; lf = buf.indexOf(LF, i)) {
+        if (this.lineLen === 0 && lf === i) {
+          frames.push(makeFrame(buf.subarray(start, lf + 1)));
+          start = lf + 1;
+        }
+        this.lineLen = 0;
+        i = lf + 1;
+      }
+      this.lineLen += buf.length - i;
+      this.buf = start === 0 ? buf : buf.subarray(start);
+      this.pos = this.buf.length;
+      return frames;
+    }
     for (let i = this.pos; i < buf.length; i++) {
       const b = buf[i];
       if (this.pendingCR) {

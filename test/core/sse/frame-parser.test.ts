@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
 import { readFields, type SseFrame } from '../../../core/sse/frame.js';
@@ -197,6 +198,49 @@ describe('SseFrameParser edge cases', () => {
   });
 });
 
+describe('SseFrameParser on generated streams', () => {
+  // Frame boundaries the plain way: a line ends at CRLF, CR or LF; a frame ends with its blank line; what is
+  // left at the end is one last frame.
+  function specFrames(input: Buffer): string[] {
+    const frames: string[] = [];
+    let start = 0;
+    let lineStart = 0;
+    let i = 0;
+    while (i < input.length) {
+      const b = input[i];
+      if (b !== 10 && b !== 13) {
+        i++;
+        continue;
+      }
+      const end = b === 13 && input[i + 1] === 10 ? i + 2 : i + 1;
+      if (i === lineStart) {
+        frames.push(input.subarray(start, end).toString('latin1'));
+        start = end;
+      }
+      i = end;
+      lineStart = end;
+    }
+    if (start < input.length) frames.push(input.subarray(start).toString('latin1'));
+    return frames;
+  }
+
+  it('cuts frames where the spec does, with LF-only and CR bytes, however the bytes are chunked', () => {
+    const piece = fc.constantFrom('data: x', 'event: e', ': c', 'é', '\n', '\n\n', '\r', '\r\n', '\r\n\r\n', '{"a":"b"}');
+    const stream = fc.array(piece, { maxLength: 30 }).map((pieces) => Buffer.from(pieces.join(''), 'utf8'));
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 6 }), (input, cutSeeds) => {
+        const cuts = [...new Set(cutSeeds.map((c) => (input.length === 0 ? 0 : c % input.length)))].sort((a, b) => a - b);
+        const chunks = [0, ...cuts].map((from, k) => copy(input, from, [...cuts, input.length][k] ?? input.length));
+        const expected = specFrames(input);
+        const rawOf = (frames: readonly FrameView[]): string[] => frames.map((f) => Buffer.from(f.raw).toString('latin1'));
+        assert.deepEqual(rawOf(feed([input])), expected);
+        assert.deepEqual(rawOf(feed(chunks)), expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe('readFields', () => {
   it('strips one space after the colon, keeps a value without a colon empty, ignores unknown fields', () => {
     assert.deepEqual(readFields('data:no-space\n\n'), { event: null, data: 'no-space' });
@@ -206,6 +250,37 @@ describe('readFields', () => {
     assert.deepEqual(readFields('id: 1\nretry: 10\nfoo: bar\n\n'), { event: null, data: null });
     assert.deepEqual(readFields(': comment\n\n'), { event: null, data: null });
     assert.deepEqual(readFields('event: a\nevent: b\ndata: x\n\n'), { event: 'b', data: 'x' });
+    assert.deepEqual(readFields('data: one\ndata:\ndata: three'), { event: null, data: 'one\n\nthree' });
+    assert.deepEqual(readFields('event\ndata: x:y\n\n'), { event: '', data: 'x:y' });
+    assert.deepEqual(readFields('datum: x\nevents: y\n\n'), { event: null, data: null });
+  });
+
+  // The spec's field parsing, written the plain way: every line ending, a regex per line. readFields reads
+  // LF-only text without either; both must agree on any text.
+  function specFields(text: string): { event: string | null; data: string | null } {
+    let event: string | null = null;
+    let data: string | null = null;
+    for (const line of text.split(/\r\n|\r|\n/)) {
+      if (line === '' || line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const name = colon === -1 ? line : line.slice(0, colon);
+      let value = colon === -1 ? '' : line.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (name === 'data') data = data === null ? value : `${data}\n${value}`;
+      else if (name === 'event') event = value;
+    }
+    return { event, data };
+  }
+
+  it('agrees with the spec on any text made of field-like lines, with or without CRs', () => {
+    const piece = fc.constantFrom('data', 'event', 'id', 'dat', 'datas', ':', ': ', ' ', 'x', 'é', '\u2028', '\n', '\r', '\r\n', '{"a":1}');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), (pieces) => {
+        const text = pieces.join('');
+        assert.deepEqual(readFields(text), specFields(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
@@ -224,5 +299,12 @@ describe('encodeFrame', () => {
     const parsed = feed([frame.raw]);
     assert.deepEqual(fields(parsed), [[null, '{"text":"héllo — 你好 🎉"}']]);
     assert.deepEqual(fields(feed([encodeFrame('a\nb', 'note').raw])), [['note', 'a\nb']]);
+  });
+
+  it('writes data with a lone CR or a trailing line break as several data lines that read back the same', () => {
+    for (const data of ['a\rb', 'a\n', '\r\n', '', 'x\u2028y']) {
+      const frame = encodeFrame(data, 'e');
+      assert.deepEqual(fields(feed([frame.raw])), [['e', data.replace(/\r\n|\r/g, '\n')]], JSON.stringify(data));
+    }
   });
 });
