@@ -7,7 +7,7 @@ import type { ChatRequest } from '../ir/request.js';
 import type { EncodedFrame, StreamEncoder, StreamDecoder } from '../ir/stream.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { FrameTransform } from '../sse/frame-batches.js';
-import { encodeFrame } from '../sse/frame-writer.js';
+import { encodeFrames } from '../sse/frame-writer.js';
 import type { WireCodec } from './codec.js';
 
 export interface TranslatedStreamHooks {
@@ -23,16 +23,14 @@ export interface TranslatedStreamHooks {
 
 const COLON = 0x3a;
 
-function written(out: SseFrame[], frames: readonly EncodedFrame[]): void {
-  for (const frame of frames) out.push(encodeFrame(frame.data, frame.event));
-}
-
 export class StreamTranslation implements FrameTransform {
   done = false;
   private readonly decoder: StreamDecoder;
   private readonly encoder: StreamEncoder;
   /** The frames of a push that threw halfway: what was translated before the failure still goes out. */
   private partial: SseFrame[] | null = null;
+  /** Encoded since the last frame was put in `partial`: written together into one buffer (encodeFrames). */
+  private pending: EncodedFrame[] = [];
 
   constructor(
     upstream: WireCodec,
@@ -51,11 +49,14 @@ export class StreamTranslation implements FrameTransform {
       if (frame.data === null) {
         // A keepalive comment is valid in every client's stream: passing it on keeps idle timers of clients and
         // proxies from firing while the upstream thinks.
-        if (frame.raw[0] === COLON) out.push(frame);
+        if (frame.raw[0] === COLON) {
+          this.flush(out);
+          out.push(frame);
+        }
         continue;
       }
       for (const event of this.decoder.push(frame.event, frame.data)) {
-        written(out, this.encoder.push(event));
+        this.pending.push(...this.encoder.push(event));
         if (event.type === 'error') {
           this.hooks.onUpstreamError(event.error);
           this.done = true;
@@ -64,6 +65,7 @@ export class StreamTranslation implements FrameTransform {
       }
       if (this.done) break;
     }
+    this.flush(out);
     this.partial = null;
     return out;
   }
@@ -71,8 +73,9 @@ export class StreamTranslation implements FrameTransform {
   end(): readonly SseFrame[] {
     const out: SseFrame[] = [];
     this.partial = out;
-    for (const event of this.decoder.end()) written(out, this.encoder.push(event));
-    written(out, this.encoder.end());
+    for (const event of this.decoder.end()) this.pending.push(...this.encoder.push(event));
+    this.pending.push(...this.encoder.end());
+    this.flush(out);
     this.partial = null;
     return out;
   }
@@ -81,7 +84,15 @@ export class StreamTranslation implements FrameTransform {
   fail(err: unknown): readonly SseFrame[] {
     const out = this.partial ?? [];
     this.partial = null;
-    written(out, this.encoder.push({ type: 'error', error: this.hooks.onBroken(err) }));
+    // Only a push or end that threw leaves frames pending: they were translated before the failure.
+    this.pending.push(...this.encoder.push({ type: 'error', error: this.hooks.onBroken(err) }));
+    this.flush(out);
     return out;
+  }
+
+  private flush(out: SseFrame[]): void {
+    if (this.pending.length === 0) return;
+    out.push(...encodeFrames(this.pending));
+    this.pending = [];
   }
 }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
-import { encodeFrame } from '../../../core/sse/frame-writer.js';
+import { encodeFrame, encodeFrames } from '../../../core/sse/frame-writer.js';
 import { readFields, type SseFrame } from '../../../core/sse/frame.js';
 
 const FIXTURES = new URL('../../fixtures/sse/', import.meta.url);
@@ -299,6 +299,30 @@ describe('encodeFrame', () => {
     const parsed = feed([frame.raw]);
     assert.deepEqual(fields(parsed), [[null, '{"text":"héllo — 你好 🎉"}']]);
     assert.deepEqual(fields(feed([encodeFrame('a\nb', 'note').raw])), [['note', 'a\nb']]);
+  });
+
+  it('encodes a batch into one buffer whose parts are, byte for byte, the frames encodeFrame writes', () => {
+    const batch = [
+      { data: '{"text":"héllo — 你好 🎉"}', event: 'content_block_delta' },
+      { data: 'multi\nline' },
+      { data: '' },
+      { data: '{"type":"message_stop"}', event: 'message_stop' },
+    ];
+    const frames = encodeFrames(batch);
+    assert.equal(frames.length, batch.length);
+    frames.forEach((frame, i) => {
+      const one = encodeFrame(batch[i]?.data ?? '', batch[i]?.event);
+      assert.deepEqual(Buffer.from(frame.raw), Buffer.from(one.raw), `frame ${i}`);
+      assert.equal(frame.event, one.event);
+      assert.equal(frame.data, one.data);
+      // Side by side in one buffer: the relay writes them as one.
+      if (i > 0) {
+        const prev = frames[i - 1]?.raw as Uint8Array;
+        assert.equal(frame.raw.buffer, prev.buffer);
+        assert.equal(frame.raw.byteOffset, prev.byteOffset + prev.length);
+      }
+    });
+    assert.deepEqual(fields(feed(frames.map((f) => f.raw))), batch.map((f) => [f.event ?? null, f.data]));
   });
 
   it('writes data with a lone CR or a trailing line break as several data lines that read back the same', () => {
