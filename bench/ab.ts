@@ -8,7 +8,8 @@
 //
 // A revision is anything `git worktree add` takes (HEAD~1, a commit, a branch) or `.` for the work tree as
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
-// kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), large
+// kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), paced
+// (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
 // (chat-large's body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
 // through) and translate (the same on the chat channel: translated). BENCH_AB_ROUNDS (6) and
 // BENCH_AB_SECONDS (4) set the rounds and their length; BENCH_GATEWAY_NODE_ARGS (space-separated) is given
@@ -35,6 +36,7 @@ const KINDS: Readonly<Record<string, () => Kind>> = {
   small: () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {} }),
   stream: () => ({ api: 'chat', body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
   burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
+  paced: () => ({ api: 'chat', body: smallChatBody(true), connections: 400, headers: { 'x-fake-chunks': '20', 'x-fake-chunk-delay-ms': '20' } }),
   large: () => ({ api: 'chat', body: largeChatBody(), connections: 8, headers: {} }),
   messages: () => ({ api: 'messages', body: messagesBody(CLAUDE_MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
   translate: () => ({ api: 'messages', body: messagesBody(MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
