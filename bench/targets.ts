@@ -98,6 +98,18 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string): string {
 }
 
 /**
+ * The node flags of `npm start` (package.json), so the gateway is measured as it is run: they are part of
+ * how it performs (`--no-memory-reducer`: README, "Run it").
+ */
+function startScriptNodeFlags(buildDir: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(buildDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const words = (pkg.scripts?.['start'] ?? '').split(/\s+/);
+  const script = words.indexOf('dist/bin/gateway.js');
+  if (words[0] !== 'node' || script === -1) throw new Error(`package.json's start script is not "node [flags] dist/bin/gateway.js ...": ${pkg.scripts?.['start']}`);
+  return words.slice(1, script);
+}
+
+/**
  * `buildDir` holds the build to run (dist/, schemas/, node_modules): this repo's, or a worktree's (bench/ab.ts);
  * `nodeArgs` go to node before the script (a profile, GC flags); by default BENCH_GATEWAY_NODE_ARGS (space-separated).
  */
@@ -109,10 +121,11 @@ export async function startGateway(
   processName = 'gateway',
   nodeArgs: readonly string[] = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 ): Promise<Target> {
+  const startFlags = startScriptNodeFlags(buildDir);
   const configFile = join(tmpDir, 'gateway.yaml');
   writeFileSync(configFile, gatewayConfig(upstreamUrl, tmpDir));
   const port = await freePort();
-  const child = procs.spawn(processName, process.execPath, [...nodeArgs, join(buildDir, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
+  const child = procs.spawn(processName, process.execPath, [...startFlags, ...nodeArgs, join(buildDir, 'dist/bin/gateway.js'), 'serve', '--config', configFile], {
     cwd: tmpDir,
     env: { ...process.env, PORT: String(port) },
   });
