@@ -119,7 +119,7 @@ export async function startGateway(
   tmpDir: string,
   buildDir = REPO_DIR,
   processName = 'gateway',
-  nodeArgs: readonly string[] = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
+  nodeArgs: readonly string[] = (process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== ''),
 ): Promise<Target> {
   const startFlags = startScriptNodeFlags(buildDir);
   const configFile = join(tmpDir, 'gateway.yaml');

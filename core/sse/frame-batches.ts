@@ -37,6 +37,9 @@ export const PASS_THROUGH: FrameTransform = {
 export async function* frameBatches(body: AsyncIterable<Uint8Array>, transform: FrameTransform): AsyncGenerator<readonly SseFrame[]> {
   const parser = new SseFrameParser();
   let last: readonly SseFrame[];
+  // The unterminated last frame's output, kept if end() then fails (a stream cut before its terminal event):
+  // it goes out before the closing error, as every earlier frame did.
+  let tail: readonly SseFrame[] = NO_FRAMES;
   try {
     for await (const chunk of body) {
       const frames = parser.push(chunk);
@@ -46,10 +49,10 @@ export async function* frameBatches(body: AsyncIterable<Uint8Array>, transform: 
       if (transform.done) return;
     }
     const rest = parser.end();
-    const tail = rest.length === 0 ? NO_FRAMES : transform.push(rest);
+    if (rest.length > 0) tail = transform.push(rest);
     last = transform.done ? tail : concat(tail, transform.end());
   } catch (err) {
-    last = transform.fail(err);
+    last = concat(tail, transform.fail(err));
   }
   if (last.length > 0) yield last;
 }

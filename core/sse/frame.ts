@@ -26,12 +26,15 @@ export function readFields(text: string): { event: string | null; data: string |
   let data: string | null = null;
   const n = text.length;
   let pos = 0;
+  // The next colon at or after pos, found once and reused while lines without one go by (searching again per
+  // line would read to the next colon for every such line: quadratic).
+  let nextColon = -2;
   while (pos < n) {
     let end = text.indexOf('\n', pos);
     if (end === -1) end = n;
     if (end > pos && text.charCodeAt(pos) !== COLON) {
-      let colon = text.indexOf(':', pos);
-      if (colon === -1 || colon > end) colon = end;
+      if (nextColon !== -1 && nextColon < pos) nextColon = text.indexOf(':', pos);
+      const colon = nextColon === -1 || nextColon > end ? end : nextColon;
       let from = colon < end ? colon + 1 : end;
       if (from < end && text.charCodeAt(from) === SPACE) from++;
       const nameLength = colon - pos;

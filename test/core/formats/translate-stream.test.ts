@@ -88,3 +88,18 @@ test('a client that went away is not written to: onBroken rethrowing ends the tr
   };
   await assert.rejects(run(chunk({ content: 'x' }), 'anthropic-messages', hooks), (err) => err === gone);
 });
+
+test('a stream cut inside its last frame (no blank line, no finish) delivers that frame before the in-band error', async () => {
+  const hooks: TranslatedStreamHooks = {
+    onUpstreamError: (error) => assert.fail(`not an upstream error: ${error.message}`),
+    onBroken: (err) => (err instanceof GatewayError ? err : new GatewayError('GW_ERR_UPSTREAM_STREAM_BROKEN', 'broken')),
+  };
+  // The last frame's blank line never came: the parser hands it over at the end, then the translation finds
+  // no finish and reports the break.
+  const cut = `${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'Hello' }).trimEnd()}`;
+  const text = await run(cut, 'anthropic-messages', hooks);
+  const events = splitSse(text).map((f) => f.event);
+  assert.ok(text.includes('"text":"Hello"'), text);
+  assert.equal(events.at(-1), 'error');
+  assert.ok(text.indexOf('"text":"Hello"') < text.indexOf('event: error'), 'the text comes before the error');
+});

@@ -118,6 +118,19 @@ describe('frameBatches', () => {
     assert.equal(text(broken.flat()), 'data: x\n\ndata: broken: reset\n\n');
   });
 
+  it('when end() fails, the unterminated last frame still goes out before fail() closes the stream', async () => {
+    const cutShort: FrameTransform = {
+      done: false,
+      push: (frames) => frames.map((f) => encodeFrame(`got ${f.data ?? ''}`)),
+      end: () => {
+        throw new Error('no terminal event');
+      },
+      fail: (err) => [encodeFrame(`broken: ${(err as Error).message}`)],
+    };
+    const batches = await collect(frameBatches(upstream(['data: a\n\n', 'data: b']).body, cutShort));
+    assert.equal(text(batches.flat()), 'data: got a\n\ndata: got b\n\ndata: broken: no terminal event\n\n');
+  });
+
   it('with PASS_THROUGH a read failure is rethrown after the frames already read', async () => {
     const seen: string[] = [];
     await assert.rejects(async () => {
