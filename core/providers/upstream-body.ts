@@ -16,8 +16,8 @@ export interface BodySource {
 }
 
 export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
+  /** Arrived and not yet read; next() hands all of it over at once. */
   private queue: Uint8Array[] = [];
-  private head = 0;
   private ended = false;
   private paused = false;
   private failure: { error: unknown } | null = null;
@@ -39,7 +39,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
       return;
     }
     this.queue.push(chunk);
-    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+    if (!this.paused && this.queue.length >= HIGH_WATER) {
       this.paused = true;
       this.source.pause();
     }
@@ -60,14 +60,12 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
-    if (this.head < this.queue.length) {
+    if (this.queue.length > 0) {
       // Everything that arrived while the reader was busy, as one chunk: an upstream burst (a chunked SSE
       // body is one chunk per event) then costs one read of the loop, not one per event, and its first frames
       // do not wait behind a promise turn for every other one.
-      const unread = this.queue.length - this.head;
-      const value = unread === 1 ? (this.queue[this.head] as Uint8Array) : Buffer.concat(this.head === 0 ? this.queue : this.queue.slice(this.head));
+      const value = this.queue.length === 1 ? (this.queue[0] as Uint8Array) : Buffer.concat(this.queue);
       this.queue = [];
-      this.head = 0;
       if (this.paused) {
         this.paused = false;
         this.source.resume();
