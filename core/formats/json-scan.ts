@@ -1,6 +1,8 @@
 // Byte-level walking of JSON bodies without decoding them: where a value ends, where the top-level pairs are.
 // A coding agent's body is hundreds of KB of string content around a little structure, so string content is
-// jumped over with Buffer#indexOf (memchr) instead of being visited byte by byte.
+// jumped over by json-string-end.ts (a SIMD scan) instead of being visited byte by byte in JavaScript.
+
+import { stringEnds, type StringEnd } from './json-string-end.js';
 
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
@@ -20,29 +22,15 @@ export function skipSpace(raw: Buffer, i: number): number {
   return i;
 }
 
-/** From an opening quote, the index just past the closing quote. */
-export function skipString(raw: Buffer, i: number): number {
-  let from = i + 1;
-  for (;;) {
-    const quote = raw.indexOf(QUOTE, from);
-    if (quote === -1) throw new Error('unterminated string');
-    // Escaped when an odd number of backslashes precede it (`\\"` ends the string, `\"` does not).
-    let b = quote - 1;
-    while (b > i && raw[b] === BACKSLASH) b--;
-    if ((quote - 1 - b) % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
-}
-
 /** From the first byte of any value, the index just past it (strings are skipped whole, so brackets inside them do not count). */
-export function skipValue(raw: Buffer, i: number): number {
+function skipValue(raw: Buffer, i: number, stringEnd: StringEnd): number {
   const first = raw[i];
-  if (first === QUOTE) return skipString(raw, i);
+  if (first === QUOTE) return stringEnd(i);
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
     let depth = 0;
     for (; i < raw.length; i++) {
       const byte = raw[i];
-      if (byte === QUOTE) i = skipString(raw, i) - 1;
+      if (byte === QUOTE) i = stringEnd(i) - 1;
       else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
       else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
         depth--;
@@ -69,6 +57,7 @@ export interface Pair {
  * anything that is not one walkable object.
  */
 function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void): number {
+  const stringEnd = stringEnds(raw);
   let i = skipSpace(raw, 0);
   if (raw[i] !== OPEN_BRACE) throw new Error('not a JSON object');
   const open = i;
@@ -77,11 +66,11 @@ function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, val
   for (;;) {
     if (raw[i] !== QUOTE) throw new Error('expected a key');
     const keyStart = i;
-    const keyEnd = skipString(raw, i);
+    const keyEnd = stringEnd(i);
     i = skipSpace(raw, keyEnd);
     if (raw[i] !== COLON) throw new Error('expected a colon');
     const valueStart = skipSpace(raw, i + 1);
-    const valueEnd = skipValue(raw, valueStart);
+    const valueEnd = skipValue(raw, valueStart, stringEnd);
     visit(keyStart, keyEnd, valueStart, valueEnd);
     i = skipSpace(raw, valueEnd);
     if (raw[i] === COMMA) {

@@ -6,12 +6,12 @@
 //
 // So: every object, array, number, literal and key is parsed and checked; strings are decoded exactly, except
 // strings longer than LONG_STRING_BYTES nested at least DEEP levels down, which are skipped (their end found
-// with indexOf) and stand as UNDECODED. Their content is not checked (a raw control character or a bad escape
-// inside one reaches the upstream, which refuses it in the same API's words). Anything the parser refuses is
-// handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
+// by json-string-end.ts) and stand as UNDECODED. Their content is not checked (a raw control character or a
+// bad escape inside one reaches the upstream, which refuses it in the same API's words). Anything the parser
+// refuses is handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
 
+import { asciiText } from './ascii-text.js';
 import {
-  BACKSLASH,
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COLON,
@@ -20,8 +20,8 @@ import {
   OPEN_BRACKET,
   QUOTE,
   skipSpace,
-  skipString,
 } from './json-scan.js';
+import { stringEnds, type StringEnd } from './json-string-end.js';
 
 /** Stands in for a long string the skeleton did not decode. */
 export const UNDECODED = '\u0000(undecoded)';
@@ -42,10 +42,12 @@ export function parseSkeleton(raw: Buffer): unknown {
 
 class SkeletonParser {
   readonly #raw: Buffer;
+  readonly #stringEnd: StringEnd;
   #pos = 0;
 
   constructor(raw: Buffer) {
     this.#raw = raw;
+    this.#stringEnd = stringEnds(raw);
   }
 
   document(): unknown {
@@ -139,7 +141,7 @@ class SkeletonParser {
     const start = this.#pos;
     let end: number;
     try {
-      end = skipString(raw, start);
+      end = this.#stringEnd(start);
     } catch {
       this.#fail('unterminated string');
     }
@@ -147,15 +149,12 @@ class SkeletonParser {
     if (depth >= DEEP && end - start > LONG_STRING_BYTES) return UNDECODED;
     // Printable ASCII without escapes (keys, roles, model names) is its own text; anything else is decoded
     // and checked by JSON.parse.
-    for (let i = start + 1; i < end - 1; i++) {
-      const byte = raw[i] as number;
-      if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return JSON.parse(raw.toString('utf8', start, end)) as string;
-    }
-    return raw.toString('latin1', start + 1, end - 1);
+    return asciiText(raw, start + 1, end - 1) ?? (JSON.parse(raw.toString('utf8', start, end)) as string);
   }
 
   #literal<V>(word: string, value: V): V {
-    if (this.#raw.toString('latin1', this.#pos, this.#pos + word.length) !== word) this.#fail('unexpected token');
+    const raw = this.#raw;
+    for (let k = 0; k < word.length; k++) if (raw[this.#pos + k] !== word.charCodeAt(k)) this.#fail('unexpected token');
     this.#pos += word.length;
     return value;
   }

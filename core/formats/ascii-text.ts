@@ -1,0 +1,39 @@
+// The text of a JSON string's bytes when they are printable ASCII without escapes: keys, roles, types, model
+// names. Every body repeats the same few dozen of them, and making a string from bytes is a call into Node
+// (Buffer#toString, ~0.1 us) that the skeleton of an agent's body made a thousand times; a short one seen
+// before is found again by a hash of its bytes, computed in the same loop that checks them.
+
+import { BACKSLASH } from './json-scan.js';
+
+/** Longer texts are rarely repeated (and a miss costs the comparison): they are always made anew. */
+const SHORT = 32;
+const SLOTS = 1024;
+
+// One text per slot, the last one made for it; a slot's text is only returned after a byte-for-byte match.
+const slots: string[] = new Array<string>(SLOTS).fill('');
+
+/**
+ * The text of raw[start, end) read as Latin-1, when every byte is printable ASCII and none is a backslash;
+ * otherwise null (the caller decodes it as JSON).
+ */
+export function asciiText(raw: Buffer, start: number, end: number): string | null {
+  let hash = 0;
+  for (let i = start; i < end; i++) {
+    const byte = raw[i] as number;
+    if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return null;
+    hash = (Math.imul(hash, 31) + byte) | 0;
+  }
+  const length = end - start;
+  if (length > SHORT) return raw.toString('latin1', start, end);
+  const slot = (hash ^ length) & (SLOTS - 1);
+  const seen = slots[slot] as string;
+  if (seen.length === length && sameBytes(seen, raw, start)) return seen;
+  const text = raw.toString('latin1', start, end);
+  slots[slot] = text;
+  return text;
+}
+
+function sameBytes(text: string, raw: Buffer, start: number): boolean {
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== raw[start + k]) return false;
+  return true;
+}

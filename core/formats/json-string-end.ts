@@ -1,0 +1,110 @@
+// Where each JSON string of a body ends. An agent's body is hundreds of KB of string content with a quote or a
+// backslash every ~20 bytes (source files: escaped quotes, \n, \t), so finding one string's end with
+// Buffer#indexOf stops at every escaped quote, and each stop is a call into Node (~30 ns): most of what the
+// skeleton of such a body cost. A WebAssembly SIMD loop (json-string-end.wat) looks at 16 bytes per step and
+// handles escapes without leaving WebAssembly; it reads a copy of the body in its own memory. Where the runtime
+// has no WebAssembly SIMD (or runs --jitless) the indexOf walk stays.
+
+import { JSON_STRING_END_WASM } from './json-string-end.wasm.gen.js';
+
+// The global WebAssembly object, as far as it is used here (TypeScript declares it only in the DOM lib).
+declare const WebAssembly: {
+  readonly Module: new (bytes: Uint8Array) => object;
+  readonly Instance: new (module: object) => { readonly exports: Record<string, unknown> };
+};
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** From the opening quote at `open`, the index just past the closing quote; throws when the string is not closed. */
+export type StringEnd = (open: number) => number;
+
+/**
+ * Bodies up to this size are copied into the module's memory, which then keeps the largest size it has held
+ * (WebAssembly memory cannot shrink); larger ones take the indexOf walk.
+ */
+const WASM_MAX_BYTES = 8 * 1024 * 1024;
+const PAGE = 65536;
+
+/** The finder for `raw`: the WebAssembly one when this runtime has it and `raw` is not too large. */
+export function stringEnds(raw: Buffer): StringEnd {
+  return (raw.length <= WASM_MAX_BYTES ? wasmStringEnds(raw) : null) ?? indexOfStringEnds(raw);
+}
+
+/** The walk with Buffer#indexOf: one call per quote, the escaped ones included. */
+export function indexOfStringEnds(raw: Buffer): StringEnd {
+  return (open) => {
+    let from = open + 1;
+    for (;;) {
+      const quote = raw.indexOf(QUOTE, from);
+      if (quote === -1) throw unterminated();
+      // Escaped when an odd number of backslashes precede it (`\\"` ends the string, `\"` does not).
+      let b = quote - 1;
+      while (b > open && raw[b] === BACKSLASH) b--;
+      if ((quote - 1 - b) % 2 === 0) return quote + 1;
+      from = quote + 1;
+    }
+  };
+}
+
+interface Scanner {
+  readonly memory: WasmMemory;
+  readonly stringEnd: (open: number, len: number) => number;
+  bytes: Uint8Array;
+  /** The finder whose body the memory holds now. */
+  holder: StringEnd | null;
+}
+
+let scanner: Scanner | null | undefined;
+
+function loadScanner(): Scanner | null {
+  try {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JSON_STRING_END_WASM, 'base64')));
+    const memory = instance.exports['memory'] as WasmMemory;
+    const stringEnd = instance.exports['stringEnd'] as (open: number, len: number) => number;
+    return { memory, stringEnd, bytes: new Uint8Array(memory.buffer), holder: null };
+  } catch {
+    // No WebAssembly (--jitless) or no SIMD on this CPU: the indexOf walk does the same.
+    return null;
+  }
+}
+
+/** The WebAssembly finder for `raw`, or null when this runtime cannot compile the module. */
+export function wasmStringEnds(raw: Buffer): StringEnd | null {
+  scanner ??= loadScanner();
+  const s = scanner;
+  if (s === null) return null;
+  const len = raw.length;
+  // The memory holds one body at a time: a finder whose body was replaced by another's copies its own back.
+  const finder: StringEnd = (open) => {
+    if (s.holder !== finder) load(s, raw, finder);
+    const end = s.stringEnd(open, len);
+    if (end < 0) throw unterminated();
+    return end;
+  };
+  load(s, raw, finder);
+  return finder;
+}
+
+function load(s: Scanner, raw: Buffer, finder: StringEnd): void {
+  if (s.bytes.length < raw.length) {
+    s.memory.grow(Math.ceil((raw.length - s.bytes.length) / PAGE));
+    s.bytes = new Uint8Array(s.memory.buffer);
+  }
+  s.bytes.set(raw, 0);
+  s.holder = finder;
+}
+
+/** Whether this runtime runs the WebAssembly finder (false: --jitless, or a CPU without SIMD). */
+export function wasmStringEndAvailable(): boolean {
+  scanner ??= loadScanner();
+  return scanner !== null;
+}
+
+function unterminated(): Error {
+  return new Error('unterminated string');
+}
