@@ -1,5 +1,6 @@
 // Both finders of a JSON string's end (the WebAssembly SIMD scan and the indexOf walk) agree with a plain
-// byte-by-byte reading of the spec, wherever the string starts and ends against the scan's 16-byte blocks,
+// byte-by-byte reading of the spec, wherever the string starts and ends against the scan's 64-byte blocks
+// (backslash runs across a block's end included),
 // and a finder stays right when another body has been loaded into the module's memory since.
 
 import assert from 'node:assert/strict';
@@ -39,7 +40,7 @@ function wasmFinder(raw: Buffer): StringEnd {
 
 /** Bytes dense in quotes and backslashes (escaped quotes, backslash runs), with some UTF-8 and control bytes. */
 const piece = fc.constantFrom('"', '\\', '\\"', '\\\\', '\\\\"', 'a', 'bcdefghijklmnop', '\n', 'é', '\u{1F600}', '\\u0022', '\\n');
-const body = fc.tuple(fc.string({ maxLength: 40 }), fc.array(piece, { maxLength: 80 })).map(([prefix, parts]) => Buffer.from(`${prefix}"${parts.join('')}`, 'utf8'));
+const body = fc.tuple(fc.string({ maxLength: 40 }), fc.array(piece, { maxLength: 300 })).map(([prefix, parts]) => Buffer.from(`${prefix}"${parts.join('')}`, 'utf8'));
 
 describe('json-string-end', () => {
   it('runs the WebAssembly finder here (Node 20 on x64 and arm64 has WebAssembly SIMD)', () => {
@@ -61,11 +62,13 @@ describe('json-string-end', () => {
     );
   });
 
-  it('finds the end at every offset around a 16-byte block, after a backslash run of every length', () => {
-    for (let pad = 0; pad < 40; pad++) {
+  it('finds the end at every offset around 64-byte blocks, after a backslash run of every length', () => {
+    for (let pad = 0; pad < 140; pad++) {
       for (let run = 0; run < 6; run++) {
-        // `run` backslashes, then a quote: escaped when the run is odd; a final quote always closes.
-        const raw = Buffer.from(`${'x'.repeat(pad)}"${'y'.repeat(pad % 17)}${'\\'.repeat(run)}"z"`, 'latin1');
+        // `run` backslashes, then a quote: escaped when the run is odd; a final quote always closes. The
+        // run ends at every offset within a block; the bytes after the string make the body long enough
+        // for the block loop to read it (the last 0-63 bytes go byte by byte).
+        const raw = Buffer.from(`${'x'.repeat(pad)}"${'y'.repeat(pad % 67)}${'\\'.repeat(run)}"z"${' '.repeat(70)}`, 'latin1');
         const open = pad;
         assert.equal(wasmFinder(raw)(open), specEnd(raw, open), `pad ${pad} run ${run}`);
         assert.equal(indexOfStringEnds(raw)(open), specEnd(raw, open), `pad ${pad} run ${run}`);
