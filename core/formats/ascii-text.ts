@@ -9,8 +9,12 @@ import { BACKSLASH } from './json-scan.js';
 const SHORT = 32;
 const SLOTS = 1024;
 
-// One text per slot, the last one made for it; a slot's text is only returned after a byte-for-byte match.
-const slots: string[] = new Array<string>(SLOTS).fill('');
+// One text per slot, the last one made for it, and its bytes (compared as bytes: a text used as a property
+// key may have become a reference to its interned copy, slower to read than a typed array); a slot's text
+// is only returned after a byte-for-byte match.
+const texts: string[] = new Array<string>(SLOTS).fill('');
+const lengths = new Int32Array(SLOTS).fill(-1);
+const bytes = new Uint8Array(SLOTS * SHORT);
 
 /**
  * The text of raw[start, end) read as Latin-1, when every byte is printable ASCII and none is a backslash;
@@ -26,14 +30,16 @@ export function asciiText(raw: Buffer, start: number, end: number): string | nul
   const length = end - start;
   if (length > SHORT) return raw.toString('latin1', start, end);
   const slot = (hash ^ length) & (SLOTS - 1);
-  const seen = slots[slot] as string;
-  if (seen.length === length && sameBytes(seen, raw, start)) return seen;
+  const at = slot * SHORT;
+  if (lengths[slot] === length && sameBytes(raw, start, length, at)) return texts[slot] as string;
   const text = raw.toString('latin1', start, end);
-  slots[slot] = text;
+  for (let k = 0; k < length; k++) bytes[at + k] = raw[start + k] as number;
+  lengths[slot] = length;
+  texts[slot] = text;
   return text;
 }
 
-function sameBytes(text: string, raw: Buffer, start: number): boolean {
-  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) !== raw[start + k]) return false;
+function sameBytes(raw: Buffer, start: number, length: number, at: number): boolean {
+  for (let k = 0; k < length; k++) if (bytes[at + k] !== raw[start + k]) return false;
   return true;
 }
