@@ -2,11 +2,11 @@
 // json-string-end.wasm.gen.ts (the module's bytes as base64, so it loads the same from src/ under tsx and from
 // dist/, and nothing but tsc builds the gateway); `--check` fails when it is stale.
 
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { findSchemaDir } from '../core/config/schema-dir.js';
+import { isMainScript, writeOrCheck } from './generated-file.js';
 
 const SOURCE = join('core', 'formats', 'json-string-end.wat');
 export const GENERATED_FILE = join('core', 'formats', 'json-string-end.wasm.gen.ts');
@@ -36,21 +36,7 @@ export async function renderFromRepo(): Promise<{ readonly path: string; readonl
   return { path: join(root, GENERATED_FILE), text: await renderWasmModule(await readFile(join(root, SOURCE), 'utf8')) };
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const { path, text } = await renderFromRepo();
-  const shown = relative(process.cwd(), path);
-  if (!argv.includes('--check')) {
-    await writeFile(path, text);
-    console.log(`wrote ${shown}`);
-    return 0;
-  }
-  const current = await readFile(path, 'utf8').catch(() => null);
-  if (current === text) return 0;
-  console.error(`${shown} is out of date with ${SOURCE}; run \`npm run gen\` and commit the result.`);
-  return 1;
-}
-
 // Only act when run as a script, so tests can import the renderer.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main(process.argv.slice(2));
+if (isMainScript(import.meta.url)) {
+  process.exitCode = await writeOrCheck(process.argv.slice(2), await renderFromRepo(), SOURCE);
 }
