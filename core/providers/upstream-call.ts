@@ -108,10 +108,13 @@ export function clientGone(): Error {
   // measured when many clients leave at once. The frames would only show undici's abort path.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  const err = new Error('the client closed the request');
-  Error.stackTraceLimit = limit;
-  err.name = 'AbortError';
-  return err;
+  try {
+    const err = new Error('the client closed the request');
+    err.name = 'AbortError';
+    return err;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
