@@ -3,7 +3,8 @@
 // (Buffer#toString, ~0.1 us) that the skeleton of an agent's body made a thousand times; a short one seen
 // before is found again by a hash of its bytes, computed in the same loop that checks them.
 
-import { BACKSLASH } from './json-scan.js';
+// Not imported from json-scan.ts, which reads its keys through jsonStringText below.
+const BACKSLASH = 0x5c;
 
 /** Longer texts are rarely repeated (and a miss costs the comparison): they are always made anew. */
 const SHORT = 32;
@@ -42,4 +43,12 @@ export function asciiText(raw: Buffer, start: number, end: number): string | nul
 function sameBytes(raw: Buffer, start: number, length: number, at: number): boolean {
   for (let k = 0; k < length; k++) if (bytes[at + k] !== raw[start + k]) return false;
   return true;
+}
+
+/**
+ * The value of the JSON string literal raw[start, end), quotes included: its own bytes when asciiText takes
+ * them, else JSON.parse's reading (escapes, non-ASCII; a bad one throws).
+ */
+export function jsonStringText(raw: Buffer, start: number, end: number): string {
+  return asciiText(raw, start + 1, end - 1) ?? (JSON.parse(raw.toString('utf8', start, end)) as string);
 }

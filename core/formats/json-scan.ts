@@ -2,6 +2,7 @@
 // A coding agent's body is hundreds of KB of string content around a little structure, so string content is
 // jumped over by json-string-end.ts (a SIMD scan) instead of being visited byte by byte in JavaScript.
 
+import { jsonStringText } from './ascii-text.js';
 import { stringEnds, type StringEnd } from './json-string-end.js';
 
 export const QUOTE = 0x22;
@@ -86,7 +87,7 @@ function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, val
 export function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
   const pairs: Pair[] = [];
   const open = walkTopLevel(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-    pairs.push({ name: JSON.parse(raw.toString('utf8', keyStart, keyEnd)) as string, keyStart, valueStart, valueEnd });
+    pairs.push({ name: jsonStringText(raw, keyStart, keyEnd), keyStart, valueStart, valueEnd });
   });
   return { pairs, open };
 }

@@ -10,7 +10,7 @@
 // bad escape inside one reaches the upstream, which refuses it in the same API's words). Anything the parser
 // refuses is handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
 
-import { asciiText } from './ascii-text.js';
+import { jsonStringText } from './ascii-text.js';
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -149,7 +149,7 @@ class SkeletonParser {
     if (depth >= DEEP && end - start > LONG_STRING_BYTES) return UNDECODED;
     // Printable ASCII without escapes (keys, roles, model names) is its own text; anything else is decoded
     // and checked by JSON.parse.
-    return asciiText(raw, start + 1, end - 1) ?? (JSON.parse(raw.toString('utf8', start, end)) as string);
+    return jsonStringText(raw, start, end);
   }
 
   #literal<V>(word: string, value: V): V {

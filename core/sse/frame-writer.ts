@@ -7,13 +7,19 @@ export function encodeFrame(data: string, event?: string): SseFrame {
   return { raw: Buffer.from(frameText(data, event), 'utf8'), event: event ?? null, data };
 }
 
+/** What a frame says: its data and, when not the default, its event name. */
+export interface FrameText {
+  readonly data: string;
+  readonly event?: string | undefined;
+}
+
 /**
  * Several frames in one buffer, each frame's `raw` a view of its part: side by side, they leave in one write
  * (pipeline/run.ts), and a batch costs one allocation instead of one per frame.
  */
-export function encodeFrames(frames: readonly { readonly data: string; readonly event?: string | undefined }[]): SseFrame[] {
+export function encodeFrames(frames: readonly FrameText[]): SseFrame[] {
   if (frames.length === 1) {
-    const only = frames[0] as { readonly data: string; readonly event?: string | undefined };
+    const only = frames[0] as FrameText;
     return [encodeFrame(only.data, only.event)];
   }
   const texts = frames.map((f) => frameText(f.data, f.event));
@@ -21,7 +27,7 @@ export function encodeFrames(frames: readonly { readonly data: string; readonly 
   const out: SseFrame[] = [];
   let offset = 0;
   for (let i = 0; i < frames.length; i++) {
-    const frame = frames[i] as { readonly data: string; readonly event?: string | undefined };
+    const frame = frames[i] as FrameText;
     const end = offset + Buffer.byteLength(texts[i] as string, 'utf8');
     out.push({ raw: buf.subarray(offset, end), event: frame.event ?? null, data: frame.data });
     offset = end;
