@@ -8,6 +8,7 @@ export { codecFor } from './formats/codecs.js';
 export { StreamTranslation, type TranslatedStreamHooks } from './formats/translate-stream.js';
 export type { ChatRequest } from './ir/request.js';
 export type { WireFormat } from './config/resolved.js';
+export { BodyBytes } from './formats/body-bytes.js';
 export { removeTopLevelFields, setTopLevelField } from './formats/json-edit.js';
 export type { RequestContext } from './pipeline/context.js';
 export { upstreamBody } from './pipeline/context.js';

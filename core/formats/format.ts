@@ -3,11 +3,13 @@
 import type { WireFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
+import type { BodyBytes } from './body-bytes.js';
 import type { SseFrame } from '../sse/frame.js';
 
 /** A request body after the shallow check, original bytes kept for forwarding. */
 export interface ParsedRequest {
-  readonly raw: Buffer;
+  /** The client's bytes, as its reads (joined only when something needs them in one Buffer). */
+  readonly raw: BodyBytes;
   /**
    * What routing and the format's own rules read (top-level fields, metadata, message roles): exact, except
    * that long strings three or more levels down may be UNDECODED (json-skeleton.ts). Cheap at any size.
@@ -57,7 +59,7 @@ export interface ClientFormat {
    */
   readonly translatable: boolean;
   /** Throws a GatewayError naming the offending field. */
-  decodeRequest(raw: Buffer): ParsedRequest;
+  decodeRequest(raw: BodyBytes): ParsedRequest;
   encodeError(err: GatewayError): RenderedError;
   /** The in-band error frame written when a stream already began. */
   encodeStreamError(err: GatewayError): SseFrame;
@@ -66,9 +68,9 @@ export interface ClientFormat {
    * stream_options.include_usage): the body to send instead, or null when it already asks (or needs not).
    * A new body means the client did not ask for usage frames.
    */
-  requestStreamUsage(request: ParsedRequest, body: Buffer): Buffer | null;
+  requestStreamUsage(request: ParsedRequest, body: BodyBytes): Buffer | null;
   /** Rules of this API for every upstream call (Responses: store false), applied to the bytes to send. */
-  prepareUpstreamBody(request: ParsedRequest, body: Buffer): Buffer;
+  prepareUpstreamBody(request: ParsedRequest, body: BodyBytes): BodyBytes;
   decodeUsage(body: Buffer): Usage | null;
   /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
   decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
 import type { GatewayError } from '../errors.js';
+import type { BodyBytes } from './body-bytes.js';
 import { parseSkeleton } from './json-skeleton.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
@@ -30,7 +31,7 @@ export interface JsonBody {
 }
 
 /** Returns the checked body; throws the format's GatewayError for the first problem. */
-export type JsonBodyReader = (raw: Buffer) => JsonBody;
+export type JsonBodyReader = (body: BodyBytes) => JsonBody;
 
 /** Bodies up to this size are parsed whole at once: JSON.parse is native and, this small, cheaper than a skeleton. */
 const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
@@ -47,17 +48,17 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
     }
   };
 
-  return function readJsonBody(raw: Buffer): JsonBody {
+  return function readJsonBody(body: BodyBytes): JsonBody {
     let whole: unknown;
     let head: unknown;
-    if (raw.length <= WHOLE_PARSE_MAX_BYTES) {
-      head = whole = parseWhole(raw);
+    if (body.length <= WHOLE_PARSE_MAX_BYTES) {
+      head = whole = parseWhole(body.joined());
     } else {
       try {
-        head = parseSkeleton(raw);
+        head = parseSkeleton(body);
       } catch {
         // The real parser words the syntax error (and should it accept what the skeleton refused, its result stands).
-        head = whole = parseWhole(raw);
+        head = whole = parseWhole(body.joined());
       }
     }
     if (!validate(head)) throw word(toProblem(validate.errors?.[0]));
@@ -65,7 +66,7 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
     return {
       head: checked,
       whole(): Record<string, unknown> {
-        whole ??= parseWhole(raw);
+        whole ??= parseWhole(body.joined());
         return whole as Record<string, unknown>;
       },
     };

@@ -11,6 +11,7 @@
 // refuses is handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
 
 import { jsonStringText } from './ascii-text.js';
+import type { BodyBytes } from './body-bytes.js';
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -21,7 +22,7 @@ import {
   QUOTE,
   skipSpace,
 } from './json-scan.js';
-import { stringEnds, type StringEnd } from './json-string-end.js';
+import { scanBody, type StringEnd } from './json-string-end.js';
 
 /** Stands in for a long string the skeleton did not decode. */
 export const UNDECODED = '\u0000(undecoded)';
@@ -34,9 +35,9 @@ const T = 0x74;
 const F = 0x66;
 const N = 0x6e;
 
-/** Parses `raw` as JSON with deep long strings left undecoded; throws on anything it does not accept. */
-export function parseSkeleton(raw: Buffer): unknown {
-  const parser = new SkeletonParser(raw);
+/** Parses `body` as JSON with deep long strings left undecoded; throws on anything it does not accept. */
+export function parseSkeleton(body: BodyBytes): unknown {
+  const parser = new SkeletonParser(body);
   return parser.document();
 }
 
@@ -45,9 +46,12 @@ class SkeletonParser {
   readonly #stringEnd: StringEnd;
   #pos = 0;
 
-  constructor(raw: Buffer) {
-    this.#raw = raw;
-    this.#stringEnd = stringEnds(raw);
+  // The bytes read are the scan's (the WebAssembly memory's copy of the body's reads): the parse is synchronous
+  // and every value it makes is a new string or number, so nothing points into that memory afterwards.
+  constructor(body: BodyBytes) {
+    const scan = scanBody(body);
+    this.#raw = scan.raw;
+    this.#stringEnd = scan.stringEnd;
   }
 
   document(): unknown {

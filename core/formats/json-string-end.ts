@@ -5,6 +5,7 @@
 // escaped bytes without a branch per backslash; it reads a copy of the body in its own memory. Where the
 // runtime has no WebAssembly SIMD (or runs --jitless) the indexOf walk stays.
 
+import { BodyBytes } from './body-bytes.js';
 import { JSON_STRING_END_WASM } from './json-string-end.wasm.gen.js';
 
 // The global WebAssembly object, as far as it is used here (TypeScript declares it only in the DOM lib).
@@ -32,7 +33,28 @@ const PAGE = 65536;
 
 /** The finder for `raw`: the WebAssembly one when this runtime has it and `raw` is not too large. */
 export function stringEnds(raw: Buffer): StringEnd {
-  return (raw.length <= WASM_MAX_BYTES ? wasmStringEnds(raw) : null) ?? indexOfStringEnds(raw);
+  return (raw.length <= WASM_MAX_BYTES ? wasmStringEnds(BodyBytes.of(raw)) : null) ?? indexOfStringEnds(raw);
+}
+
+/** A body's bytes in one Buffer and the finder of its strings' ends. */
+export interface BodyScan {
+  /**
+   * The body's bytes: the WebAssembly memory's copy, which the next scan of another body overwrites (read it
+   * at once, keep nothing that points into it), or the body's reads joined where the indexOf walk is used.
+   */
+  readonly raw: Buffer;
+  readonly stringEnd: StringEnd;
+}
+
+/**
+ * The scan of `body` without joining its reads when the WebAssembly finder takes it: the reads are copied
+ * into its memory, which is the Buffer to parse (no new memory outside V8's heap: body-bytes.ts says why).
+ */
+export function scanBody(body: BodyBytes): BodyScan {
+  const scan = body.length <= WASM_MAX_BYTES ? wasmScan(body) : null;
+  if (scan !== null) return scan;
+  const raw = body.joined();
+  return { raw, stringEnd: indexOfStringEnds(raw) };
 }
 
 /** The walk with Buffer#indexOf: one call per quote, the escaped ones included. */
@@ -55,6 +77,8 @@ interface Scanner {
   readonly memory: WasmMemory;
   readonly stringEnd: (open: number, len: number) => number;
   bytes: Uint8Array;
+  /** The same memory as a Buffer (remade with `bytes` when the memory grows). */
+  view: Buffer;
   /** Finders made so far: each has its own number. */
   made: number;
   /** The number of the finder whose body the memory holds now (a number, so the last body is not kept alive). */
@@ -68,36 +92,42 @@ function loadScanner(): Scanner | null {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JSON_STRING_END_WASM, 'base64')));
     const memory = instance.exports['memory'] as WasmMemory;
     const stringEnd = instance.exports['stringEnd'] as (open: number, len: number) => number;
-    return { memory, stringEnd, bytes: new Uint8Array(memory.buffer), made: 0, holder: 0 };
+    return { memory, stringEnd, bytes: new Uint8Array(memory.buffer), view: Buffer.from(memory.buffer), made: 0, holder: 0 };
   } catch {
     // No WebAssembly (--jitless) or no SIMD on this CPU: the indexOf walk does the same.
     return null;
   }
 }
 
-/** The WebAssembly finder for `raw`, or null when this runtime cannot compile the module. */
-export function wasmStringEnds(raw: Buffer): StringEnd | null {
+/** The WebAssembly finder for `body`, or null when this runtime cannot compile the module. */
+export function wasmStringEnds(body: BodyBytes): StringEnd | null {
+  return wasmScan(body)?.stringEnd ?? null;
+}
+
+function wasmScan(body: BodyBytes): BodyScan | null {
   scanner ??= loadScanner();
   const s = scanner;
   if (s === null) return null;
-  const len = raw.length;
+  const len = body.length;
   const id = ++s.made;
-  load(s, raw, id);
+  load(s, body, id);
   // The memory holds one body at a time: a finder whose body was replaced by another's copies its own back.
-  return (open) => {
-    if (s.holder !== id) load(s, raw, id);
+  const stringEnd: StringEnd = (open) => {
+    if (s.holder !== id) load(s, body, id);
     const end = s.stringEnd(open, len);
     if (end < 0) throw unterminated();
     return end;
   };
+  return { raw: s.view.subarray(0, len), stringEnd };
 }
 
-function load(s: Scanner, raw: Buffer, id: number): void {
-  if (s.bytes.length < raw.length) {
-    s.memory.grow(Math.ceil((raw.length - s.bytes.length) / PAGE));
+function load(s: Scanner, body: BodyBytes, id: number): void {
+  if (s.bytes.length < body.length) {
+    s.memory.grow(Math.ceil((body.length - s.bytes.length) / PAGE));
     s.bytes = new Uint8Array(s.memory.buffer);
+    s.view = Buffer.from(s.memory.buffer);
   }
-  s.bytes.set(raw, 0);
+  body.copyInto(s.bytes);
   s.holder = id;
 }
 

@@ -7,6 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
+import { BodyBytes } from '../formats/body-bytes.js';
 import type { Runtime } from '../runtime.js';
 import { errorFormatFor } from './error-format.js';
 import { servePipelineRoute } from './pipeline-route.js';
@@ -53,24 +54,25 @@ export function pipelineIntake(runtime: Runtime, bodyLimit: number): (req: Incom
 }
 
 /**
- * Collects the body; over `limit` bytes it stops collecting and reports 413 (Node discards the rest once
- * the answer is out). A client that goes away mid-body gets no answer: there is no one to read it.
+ * Collects the body's reads (held as body-bytes.ts says); over `limit` bytes it stops collecting and reports
+ * 413 (Node discards the rest once the answer is out). A client that goes away mid-body gets no answer: there
+ * is no one to read it.
  */
-function readBody(req: IncomingMessage, limit: number, done: (err: GatewayError | null, body: Buffer) => void): void {
+function readBody(req: IncomingMessage, limit: number, done: (err: GatewayError | null, body: BodyBytes) => void): void {
   const parts: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {
     size += chunk.length;
     if (size > limit) {
       stop();
-      done(tooLarge(), EMPTY);
+      done(tooLarge(), BodyBytes.of(EMPTY));
       return;
     }
     parts.push(chunk);
   };
   const onEnd = (): void => {
     stop();
-    done(null, parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
+    done(null, BodyBytes.fromReads(parts, size));
   };
   const onError = (): void => stop();
   const stop = (): void => {

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors.js';
+import type { BodyBytes } from '../formats/body-bytes.js';
 import { ClientAbort } from '../pipeline/client-abort.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import { RequestState } from '../pipeline/request-state.js';
@@ -16,7 +17,7 @@ export async function servePipelineRoute(
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
-  body: Buffer,
+  body: BodyBytes,
 ): Promise<void> {
   const receivedAt = Date.now();
   const startedAt = performance.now();
@@ -40,6 +41,8 @@ export async function servePipelineRoute(
   try {
     await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
   } finally {
+    // Nothing reads the body after the chain: a pooled one goes back for the next request.
+    body.release();
     gateway.leave();
     untrack();
     res.off('close', onClose);

@@ -1,6 +1,7 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
 import type { GatewayError } from '../errors.js';
+import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
@@ -46,6 +47,6 @@ export interface RequestContext {
 }
 
 /** The request body to send upstream: the original bytes unless a plugin changed them. */
-export function upstreamBody(ctx: RequestContext): Buffer {
-  return ctx.bodyOverride ?? ctx.request.raw;
+export function upstreamBody(ctx: RequestContext): BodyBytes {
+  return ctx.bodyOverride === null ? ctx.request.raw : BodyBytes.of(ctx.bodyOverride);
 }

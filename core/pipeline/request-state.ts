@@ -6,6 +6,7 @@
 // APIs do. Decoded once; a bad body throws the same 400 on every read.
 
 import { toGatewayError, type GatewayError } from '../errors.js';
+import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
@@ -34,7 +35,7 @@ export class RequestState implements RequestContext {
     readonly abort: ClientAbort,
     readonly receivedAt: number,
     readonly startedAt: number,
-    private readonly body: Buffer,
+    private readonly body: BodyBytes,
   ) {}
 
   get request(): ParsedRequest {

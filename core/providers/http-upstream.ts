@@ -1,7 +1,7 @@
 // The HTTP side every remote dialect shares: one keep-alive undici pool per origin (no connection cap), the
 // base URL joined without doubling /v1, timeouts, and transport failures classified for failover.
 
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './provider.js';
 import { UpstreamFailure } from './provider.js';
@@ -45,14 +45,19 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
       const { origin, prefix } = baseOf(channel.baseUrl);
       // A base URL that already ends in /v1 must not produce /v1/v1/...
       const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;
+      const headers = buildHeaders(request);
+      const body = request.body.forUpstream();
+      // An iterable (a large body's copies, body-bytes.ts) needs its length given, or undici sends it chunked.
+      if (!Buffer.isBuffer(body)) headers['content-length'] = String(request.body.length);
       return new Promise((resolve, reject) => {
         const call = new UpstreamCall(request.abort, resolve, (err) => reject(classify(err, request.abort.aborted)));
         poolFor(origin).dispatch(
           {
             method: 'POST',
             path: path + request.query,
-            headers: buildHeaders(request),
-            body: request.body,
+            headers,
+            // undici takes an Iterable body (docs/api/Dispatcher.md); its type declarations list fewer kinds.
+            body: body as Exclude<Dispatcher.DispatchOptions['body'], undefined>,
             headersTimeout: channel.timeoutMs,
             bodyTimeout: channel.idleTimeoutMs,
           },

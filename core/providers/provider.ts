@@ -1,6 +1,7 @@
 // The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
 
 import type { ResolvedChannel } from '../config/resolved.js';
+import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientAbort } from '../pipeline/client-abort.js';
 
 export interface UpstreamRequest {
@@ -13,7 +14,8 @@ export interface UpstreamRequest {
   readonly query: string;
   /** The client's request headers; each dialect forwards the ones its API defines (never the client's key). */
   readonly clientHeaders: Readonly<Record<string, string | string[] | undefined>>;
-  readonly body: Buffer;
+  /** Sent as it is: the client's reads one after another when it has several. */
+  readonly body: BodyBytes;
   readonly stream: boolean;
   /** The client's disconnect: aborts the upstream request. */
   readonly abort: ClientAbort;

@@ -1,6 +1,7 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
 import {
+  BodyBytes,
   GatewayError,
   UpstreamFailure,
   frameBatches,
@@ -70,7 +71,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     ctx.upstreamModel = attempt.upstreamModel;
     const dialect = dialectFor(ctx, attempt);
     let translation: Translation | null = null;
-    let body: Buffer;
+    let body: BodyBytes;
     try {
       translation = dialect === null ? null : translator.prepare(dialect);
       body = translation === null ? bodyFor(ctx, attempt) : translatedBody(translation, attempt);
@@ -136,11 +137,15 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
  * The bytes to send: the API's own rules (Responses: store false), the model alias, the channel's drop_params,
  * each an edit of one top-level field in place, so every other byte stays as the client sent it.
  */
-function bodyFor(ctx: RequestContext, attempt: Attempt): Buffer {
-  let body = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
-  if (attempt.upstreamModel !== ctx.request.model) body = setTopLevelField(body, 'model', attempt.upstreamModel);
+function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
+  const prepared = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
+  const rename = attempt.upstreamModel !== ctx.request.model;
   const drop = attempt.channel.dropParams;
-  return drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop));
+  // Unedited, the body goes as the client's reads (BodyBytes says why they are not joined).
+  if (!rename && drop.length === 0) return prepared;
+  let body = prepared.joined();
+  if (rename) body = setTopLevelField(body, 'model', attempt.upstreamModel);
+  return BodyBytes.of(drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop)));
 }
 
 async function toResult(

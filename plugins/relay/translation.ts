@@ -2,6 +2,7 @@
 // the channel's dialect, and the answer, stream or error comes back through it in the client's format.
 
 import {
+  BodyBytes,
   GatewayError,
   codecFor,
   removeTopLevelFields,
@@ -67,10 +68,10 @@ export function translatedHeaders(headers: RequestContext['headers']): RequestCo
 }
 
 /** The upstream body: the IR in the channel's dialect, the channel's drop_params applied as for native bodies. */
-export function translatedBody(translation: Translation, attempt: Attempt): Buffer {
+export function translatedBody(translation: Translation, attempt: Attempt): BodyBytes {
   const body = translation.upstream.encodeRequest(translation.request, attempt.upstreamModel);
   const drop = attempt.channel.dropParams;
-  return drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop));
+  return BodyBytes.of(drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop)));
 }
 
 /** A whole answer in the client's format, or the upstream's error as the client's error. */

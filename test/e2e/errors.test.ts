@@ -306,6 +306,32 @@ test('a body of exactly body_limit bytes is accepted and reaches the upstream wh
   assert.equal(upstream.requests[requests]?.raw.length, 65_536);
 });
 
+test('a body sent in pieces reaches the upstream byte for byte, with its length (not chunked)', async () => {
+  // Sent chunked in 12 pieces with pauses, so the gateway reads it in several reads, and forwards those
+  // without joining them (core/formats/body-bytes.ts).
+  const text = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'é"\\ '.repeat(6_000) }] });
+  const bytes = Buffer.from(text, 'utf8');
+  const pieces = Array.from({ length: 12 }, (_, i) => bytes.subarray(Math.floor((i * bytes.length) / 12), Math.floor(((i + 1) * bytes.length) / 12)));
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (next === pieces.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.enqueue(pieces[next++] as Uint8Array);
+    },
+  });
+  const requests = upstream.requests.length;
+  const init = { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: stream, duplex: 'half' } as RequestInit;
+  const res = await fetch(`${gw.url}${CHAT}`, init);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  const got = upstream.requests[requests];
+  assert.ok(got !== undefined);
+  assert.ok(got.raw.equals(bytes), 'the upstream got the client\'s bytes');
+  assert.equal(got.headers['content-length'], String(bytes.length));
+  assert.equal(got.headers['transfer-encoding'], undefined);
+});
+
 test('the key is checked before the body: a bad key with a bad body gets 401, a good key gets the 400', async () => {
   const before = upstream.requests.length;
   const bad = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-nope-0000000000000000' }, body: '{not json' });

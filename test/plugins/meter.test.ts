@@ -13,6 +13,7 @@ import type { UsageRecord } from '../../core/store/store.js';
 import { UsageWriter } from '../../core/store/usage-writer.js';
 import type { Store } from '../../core/store/store.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
+import { BodyBytes } from '../../core/formats/body-bytes.js';
 
 function sink(saturated: boolean): UsageSink & { records: UsageRecord[] } {
   const records: UsageRecord[] = [];
@@ -34,7 +35,7 @@ function context(body: Record<string, unknown>): RequestContext {
     abort: new ClientAbort(),
     receivedAt: Date.now(),
     startedAt: 0,
-    request: { raw, head: body, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },
+    request: { raw: BodyBytes.of(raw), head: body, json: body, model: String(body['model']), stream: body['stream'] === true, conversation: null },
     bodyOverride: null,
     key: { id: 'k1', name: 'tester', group: 'pro' },
     channel: 'a',

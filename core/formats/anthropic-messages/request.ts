@@ -2,14 +2,15 @@
 // ("max_tokens: Field required", "messages.0.role: ...").
 
 import { GatewayError } from '../../errors.js';
+import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
 
-export type RequestDecoder = (raw: Buffer) => ParsedRequest;
+export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
 export function createRequestDecoder(schemaFile: string): RequestDecoder {
   const read = createJsonBodyReader(schemaFile, wordProblem);
-  return function decodeMessagesRequest(raw: Buffer): ParsedRequest {
+  return function decodeMessagesRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const head = body.head;
     const metadata = head['metadata'];

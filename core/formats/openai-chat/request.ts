@@ -1,15 +1,16 @@
 // Reads a Chat Completions request: the shared JSON check, problems worded as OpenAI words them.
 
 import { GatewayError } from '../../errors.js';
+import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
 
-export type RequestDecoder = (raw: Buffer) => ParsedRequest;
+export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
 /** OpenAI's request decoding, for Chat Completions and (with its own schema) the Responses API. */
 export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.json'): RequestDecoder {
   const read = createJsonBodyReader(schemaFile, wordProblem);
-  return function decodeOpenAIRequest(raw: Buffer): ParsedRequest {
+  return function decodeOpenAIRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const head = body.head;
     const cacheKey = head['prompt_cache_key'];

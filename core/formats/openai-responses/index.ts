@@ -1,5 +1,6 @@
 // The OpenAI Responses client format, for /v1/responses and /v1/responses/compact.
 
+import { BodyBytes } from '../body-bytes.js';
 import { withRequestFields, type ClientFormat } from '../format.js';
 import { setTopLevelField } from '../json-edit.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
@@ -23,7 +24,7 @@ export function createOpenAIResponsesFormat(): ClientFormat {
     translatable: true,
     decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
-    prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : setTopLevelField(body, 'store', false)),
+    prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : BodyBytes.of(setTopLevelField(body.joined(), 'store', false))),
   };
 }
 

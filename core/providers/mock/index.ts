@@ -10,7 +10,7 @@ import { answerCompact, answerResponses } from './responses.js';
 export function createMockProvider(): Provider {
   return {
     send(request: UpstreamRequest): Promise<UpstreamResponse> {
-      const body = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
+      const body = JSON.parse(request.body.joined().toString('utf8')) as Record<string, unknown>;
       switch (request.path) {
         case '/v1/chat/completions':
           return Promise.resolve(answerChat(request, body));

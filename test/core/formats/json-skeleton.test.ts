@@ -10,6 +10,7 @@ import { GatewayError } from '../../../core/errors.js';
 import { createAnthropicMessagesFormat } from '../../../core/formats/anthropic-messages/index.js';
 import { parseSkeleton, UNDECODED } from '../../../core/formats/json-skeleton.js';
 import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
+import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
 const LONG = 256;
 
@@ -25,7 +26,7 @@ function expectedSkeleton(value: unknown, depth = 0): unknown {
   return value;
 }
 
-const skeleton = (text: string): unknown => parseSkeleton(Buffer.from(text, 'utf8'));
+const skeleton = (text: string): unknown => parseSkeleton(BodyBytes.of(Buffer.from(text, 'utf8')));
 
 /** JSON values with every kind of string (escapes, non-ASCII, astral, control characters) and long ones. */
 const anyString = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'binary', minLength: 200, maxLength: 400 }));
@@ -50,6 +51,18 @@ describe('parseSkeleton', () => {
         assert.deepEqual(skeleton(text), expectedSkeleton(JSON.parse(text)));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('gives the same for a body in reads cut anywhere (node:http hands a body over in its socket reads)', () => {
+    fc.assert(
+      fc.property(jsonValue, fc.array(fc.nat(), { maxLength: 6 }), (value, picks) => {
+        const raw = Buffer.from(JSON.stringify(value), 'utf8');
+        const cuts = [...new Set([0, ...picks.map((p) => p % (raw.length + 1)), raw.length])].sort((x, y) => x - y);
+        const reads = cuts.slice(1).map((end, i) => raw.subarray(cuts[i], end));
+        assert.deepEqual(parseSkeleton(BodyBytes.fromReads(reads, raw.length)), expectedSkeleton(JSON.parse(raw.toString('utf8'))));
+      }),
+      { numRuns: 300 },
     );
   });
 
@@ -121,14 +134,17 @@ describe('a large body through a format', () => {
 
   it('reads routing fields from the head, leaves the bulk undecoded, and parses the whole body on request', () => {
     const raw = Buffer.from(JSON.stringify(body), 'utf8');
-    const request = chat.decodeRequest(raw);
+    // As node:http hands a body over: in reads, cut anywhere (here inside strings and between the key and its value).
+    const cuts = [0, 7, 8, 5000, 5001, 33_000, raw.length];
+    const reads = cuts.slice(1).map((end, i) => raw.subarray(cuts[i], end));
+    const request = chat.decodeRequest(BodyBytes.fromReads(reads, raw.length));
     assert.equal(request.model, 'gpt-big');
     assert.equal(request.stream, true);
     assert.equal(request.conversation, 'thread-1');
     assert.deepEqual(request.head['stream_options'], { include_usage: false });
     assert.equal((request.head['messages'] as { content: unknown }[])[0]?.content, UNDECODED);
     assert.deepEqual(request.json, body);
-    assert.equal(request.raw, raw, 'the original bytes are kept for forwarding');
+    assert.deepEqual(request.raw.joined(), raw, 'the original bytes are kept for forwarding');
   });
 
   it('words errors as a full parse does: bad JSON, a missing field, a message without a role', () => {
@@ -142,13 +158,13 @@ describe('a large body through a format', () => {
       const raw = Buffer.from(text, 'utf8');
       assert.ok(raw.length > 8 * 1024, 'large enough for the skeleton path');
       assert.throws(
-        () => chat.decodeRequest(raw),
+        () => chat.decodeRequest(BodyBytes.of(raw)),
         (err: unknown) => err instanceof GatewayError && err.code === code,
         code,
       );
     }
     const missingRole = Buffer.from(JSON.stringify({ ...body, messages: [{ content: longText }] }), 'utf8');
-    assert.throws(() => chat.decodeRequest(missingRole), /messages\[0\]\.role/);
+    assert.throws(() => chat.decodeRequest(BodyBytes.of(missingRole)), /messages\[0\]\.role/);
     // The syntax error names what V8's parser names.
     const bad = Buffer.from(`${JSON.stringify(body).slice(0, -1)},}`, 'utf8');
     let v8Message = '';
@@ -157,12 +173,12 @@ describe('a large body through a format', () => {
     } catch (err) {
       v8Message = (err as Error).message;
     }
-    assert.throws(() => chat.decodeRequest(bad), (err: unknown) => err instanceof GatewayError && err.message.includes(v8Message));
+    assert.throws(() => chat.decodeRequest(BodyBytes.of(bad)), (err: unknown) => err instanceof GatewayError && err.message.includes(v8Message));
   });
 
   it('a bad escape inside an undecoded string is refused when the whole body is read (translation), not before', () => {
     const text = JSON.stringify(body).replace('const a', '\\q const a');
-    const request = chat.decodeRequest(Buffer.from(text, 'utf8'));
+    const request = chat.decodeRequest(BodyBytes.of(Buffer.from(text, 'utf8')));
     assert.equal(request.model, 'gpt-big');
     assert.throws(() => request.json, (err: unknown) => err instanceof GatewayError && err.code === 'GW_ERR_REQUEST_INVALID_JSON');
   });
@@ -172,7 +188,7 @@ describe('a large body through a format', () => {
     for (const name of ['claude-code-messages.json', 'claude-code-messages-tool-result.json']) {
       const raw = readFileSync(new URL(`../../fixtures/requests/${name}`, import.meta.url));
       const full = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-      const request = messages.decodeRequest(raw);
+      const request = messages.decodeRequest(BodyBytes.of(raw));
       assert.deepEqual(request.head, expectedSkeleton(full));
       assert.equal(request.model, full['model']);
       assert.equal(request.conversation, (full['metadata'] as { user_id: string }).user_id);

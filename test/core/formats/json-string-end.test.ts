@@ -13,6 +13,7 @@ import {
   wasmStringEnds,
   type StringEnd,
 } from '../../../core/formats/json-string-end.js';
+import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
 /** The spec, one byte at a time: a backslash escapes the next byte, the first other quote closes. */
 function specEnd(raw: Buffer, open: number): number {
@@ -33,7 +34,7 @@ const endOrMinus = (find: StringEnd, open: number): number => {
 };
 
 function wasmFinder(raw: Buffer): StringEnd {
-  const finder = wasmStringEnds(raw);
+  const finder = wasmStringEnds(BodyBytes.of(raw));
   assert.ok(finder !== null, 'the WebAssembly finder must load on this runtime');
   return finder;
 }

@@ -14,6 +14,7 @@ import type { ChatRequest, FunctionTool, Tool, ToolChoice } from '../../../core/
 import type { StreamEvent } from '../../../core/ir/stream.js';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
+import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
 const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
 const RUNS = 300;
@@ -162,7 +163,7 @@ function parsed(format: WireFormat, raw: Buffer): ParsedRequest {
         : undefined
       : json['prompt_cache_key'];
   assert.equal(typeof json['model'], 'string', 'the encoded body names the model');
-  return { raw, head: json, json, model: json['model'] as string, stream: json['stream'] === true, conversation: typeof key === 'string' ? key : null };
+  return { raw: BodyBytes.of(raw), head: json, json, model: json['model'] as string, stream: json['stream'] === true, conversation: typeof key === 'string' ? key : null };
 }
 
 function roundTrip(codec: WireCodec, ir: ChatRequest): ChatRequest {

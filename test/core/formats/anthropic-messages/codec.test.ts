@@ -12,6 +12,7 @@ import { unwrapProof, wrapProof } from '../../../../core/ir/proof-tag.js';
 import type { ChatRequest } from '../../../../core/ir/request.js';
 import type { ChatResponse } from '../../../../core/ir/response.js';
 import type { EncodedFrame, StreamEvent } from '../../../../core/ir/stream.js';
+import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +24,7 @@ function parsed(json: Json): ParsedRequest {
   const metadata = json['metadata'] as Json | undefined;
   const userId = metadata?.['user_id'];
   return {
-    raw: Buffer.from(JSON.stringify(json)),
+    raw: BodyBytes.of(Buffer.from(JSON.stringify(json))),
     head: json,
     json,
     model: json['model'] as string,

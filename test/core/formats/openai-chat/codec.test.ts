@@ -13,12 +13,13 @@ import type { EncodedFrame, StreamEvent } from '../../../../core/ir/stream.js';
 import type { Usage } from '../../../../core/ir/usage.js';
 import { SseFrameParser } from '../../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../../core/sse/frame-writer.js';
+import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 
 const parse = createRequestDecoder();
 
 /** A client body through the real request reader (JSON + schema check), then the codec. */
 function decode(body: Record<string, unknown>): ChatRequest {
-  return codec.decodeRequest(parse(Buffer.from(JSON.stringify(body), 'utf8')));
+  return codec.decodeRequest(parse(BodyBytes.of(Buffer.from(JSON.stringify(body), 'utf8'))));
 }
 
 function encode(request: ChatRequest, model = 'gpt-upstream'): Record<string, unknown> {

@@ -12,16 +12,17 @@ import { unwrapProof, wrapProof } from '../../../../core/ir/proof-tag.js';
 import type { ChatRequest, FunctionTool, Tool } from '../../../../core/ir/request.js';
 import type { ChatResponse } from '../../../../core/ir/response.js';
 import type { EncodedFrame, StreamEvent } from '../../../../core/ir/stream.js';
+import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 
 const format = createOpenAIResponsesFormat();
 
 function fixture(name: string): ParsedRequest {
-  return format.decodeRequest(readFileSync(new URL(`../../../fixtures/requests/${name}`, import.meta.url)));
+  return format.decodeRequest(BodyBytes.of(readFileSync(new URL(`../../../fixtures/requests/${name}`, import.meta.url))));
 }
 
 /** A client request given as JSON, through the format's shallow check as the gateway reads it. */
 function parsed(json: Record<string, unknown>): ParsedRequest {
-  return format.decodeRequest(Buffer.from(JSON.stringify({ model: 'gpt-5.4', ...json }), 'utf8'));
+  return format.decodeRequest(BodyBytes.of(Buffer.from(JSON.stringify({ model: 'gpt-5.4', ...json }), 'utf8')));
 }
 
 function decode(json: Record<string, unknown>): ChatRequest {
@@ -401,7 +402,7 @@ describe('encodeRequest toward a Responses upstream', () => {
       stream: true,
       conversation: 'thread-1',
     };
-    const again = codec.decodeRequest(format.decodeRequest(codec.encodeRequest(original, 'gpt-5.4')));
+    const again = codec.decodeRequest(format.decodeRequest(BodyBytes.of(codec.encodeRequest(original, 'gpt-5.4'))));
     assert.deepEqual(again, original);
   });
 });

@@ -1,0 +1,102 @@
+// A request body's bytes, held so that a large one costs no new memory outside V8's heap while it waits.
+//
+// Why: V8 counts every ArrayBuffer's bytes as external memory, and a request body held for the whole request
+// (failover may send it again) outlives a few young-generation GCs and is promoted; promoted external memory
+// starts a major GC each time ~64 MB of it has built up. A 500 KB agent body held as its socket reads (or
+// joined into one Buffer) therefore cost a mark-compact every ~100 large requests: at ~800 of them a second,
+// about a third of the gateway's CPU (bench/README.md). So a body of POOLED_MIN bytes or more is copied into
+// a slab reused from request to request (body-pool.ts) and its reads die young; the upstream call gets fresh
+// copies, each dropped as soon as it is written (young again). The slab goes back to the pool when the
+// request is over (`release`); anything still reading the body then fails instead of reading another's.
+
+import { giveSlab, takeSlab } from './body-pool.js';
+
+/** Bodies from this size on are held in a pooled slab; smaller ones stay in their read(s). */
+const POOLED_MIN = 64 * 1024;
+/** The size of each copy handed to the upstream call. */
+const UPSTREAM_CHUNK = 1024 * 1024;
+
+export class BodyBytes {
+  #parts: readonly Buffer[];
+  #joined: Buffer | null;
+  #slab: Buffer | null = null;
+  #released = false;
+
+  private constructor(
+    parts: readonly Buffer[],
+    readonly length: number,
+  ) {
+    this.#parts = parts;
+    this.#joined = parts.length === 1 ? (parts[0] as Buffer) : null;
+  }
+
+  /** A body already in one Buffer, used as it is (never pooled). */
+  static of(buffer: Buffer): BodyBytes {
+    return new BodyBytes([buffer], buffer.length);
+  }
+
+  /** A body read in `parts`, `length` bytes in all: copied into a pooled slab when it is large. */
+  static fromReads(parts: readonly Buffer[], length: number): BodyBytes {
+    if (length < POOLED_MIN) return parts.length === 0 ? BodyBytes.of(EMPTY) : new BodyBytes(parts, length);
+    const slab = takeSlab(length);
+    let at = 0;
+    for (const part of parts) {
+      slab.set(part, at);
+      at += part.length;
+    }
+    const body = new BodyBytes([slab.subarray(0, length)], length);
+    body.#slab = slab;
+    return body;
+  }
+
+  /** The body as one Buffer (reads joined on the first call). Read it during the request only: a pooled slab is reused after. */
+  joined(): Buffer {
+    this.#check();
+    this.#joined ??= Buffer.concat(this.#parts as Buffer[], this.length);
+    return this.#joined;
+  }
+
+  /** Copies the body into `target` from index 0 (`target` must hold `length` bytes). */
+  copyInto(target: Uint8Array): void {
+    this.#check();
+    let at = 0;
+    for (const part of this.#parts) {
+      target.set(part, at);
+      at += part.length;
+    }
+  }
+
+  /**
+   * What an upstream call sends: the body's one Buffer, or for a pooled body an iterable of fresh copies made
+   * as the sender asks for them, which ends the send with an error once the body is released.
+   */
+  forUpstream(): Buffer | Iterable<Buffer> {
+    this.#check();
+    if (this.#slab === null) return this.joined();
+    return this.#copies();
+  }
+
+  *#copies(): Generator<Buffer> {
+    for (let at = 0; at < this.length; at += UPSTREAM_CHUNK) {
+      this.#check();
+      yield Buffer.from(this.joined().subarray(at, Math.min(at + UPSTREAM_CHUNK, this.length)));
+    }
+  }
+
+  /** The request is over: a pooled slab goes back for another body, and every later read throws. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    const slab = this.#slab;
+    this.#slab = null;
+    this.#parts = [];
+    this.#joined = null;
+    if (slab !== null) giveSlab(slab);
+  }
+
+  #check(): void {
+    if (this.#released) throw new Error('the request body was released');
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

@@ -1,0 +1,92 @@
+// BodyBytes holds a request body: small ones in their reads, large ones in a pooled slab that goes back to
+// the pool on release, after which nothing can read it (so no request ever reads another's bytes).
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { BodyBytes } from '../../../core/formats/body-bytes.js';
+import { pooledBytes } from '../../../core/formats/body-pool.js';
+
+/** `bytes` cut into reads of `size` bytes, as node:http hands a body over. */
+function reads(bytes: Buffer, size: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, at + size));
+  return out;
+}
+
+function sent(body: BodyBytes): Buffer {
+  const upstream = body.forUpstream();
+  return Buffer.isBuffer(upstream) ? upstream : Buffer.concat([...upstream]);
+}
+
+describe('BodyBytes', () => {
+  it('gives the same bytes whatever the size and the reads: joined, copied, and as sent upstream', () => {
+    for (const size of [0, 1, 100, 65_535, 65_536, 300_000, 1_048_576, 2_500_001]) {
+      for (const readSize of [1_000, 65_536]) {
+        const bytes = randomBytes(size);
+        const body = BodyBytes.fromReads(reads(bytes, readSize), size);
+        assert.equal(body.length, size);
+        assert.ok(body.joined().equals(bytes), `joined, ${size} bytes in reads of ${readSize}`);
+        const copy = Buffer.alloc(size + 7, 0xff);
+        body.copyInto(copy);
+        assert.ok(copy.subarray(0, size).equals(bytes), `copyInto, ${size}`);
+        assert.ok(copy.subarray(size).equals(Buffer.alloc(7, 0xff)), 'copyInto writes nothing past the body');
+        assert.ok(sent(body).equals(bytes), `forUpstream, ${size}`);
+        body.release();
+      }
+    }
+  });
+
+  it('sends a large body as fresh copies of at most 1 MiB, a small one as its own Buffer', () => {
+    const bytes = randomBytes(2_500_000);
+    const large = BodyBytes.fromReads(reads(bytes, 65_536), bytes.length);
+    const copies = large.forUpstream();
+    assert.ok(!Buffer.isBuffer(copies));
+    const list = [...copies];
+    assert.deepEqual(
+      list.map((c) => c.length),
+      [1_048_576, 1_048_576, 402_848],
+    );
+    const joined = large.joined();
+    for (const copy of list) assert.notEqual(copy.buffer, joined.buffer, 'a copy, not a view of the pooled slab');
+    large.release();
+
+    const small = Buffer.from('{"model":"m"}');
+    const body = BodyBytes.of(small);
+    assert.equal(body.forUpstream(), small);
+  });
+
+  it('a released body cannot be read, and a send in progress stops at its next copy', () => {
+    const bytes = randomBytes(2_200_000);
+    const body = BodyBytes.fromReads(reads(bytes, 65_536), bytes.length);
+    const copies = body.forUpstream() as Iterable<Buffer>;
+    const iterator = copies[Symbol.iterator]();
+    assert.equal(iterator.next().value?.length, 1_048_576);
+    body.release();
+    assert.throws(() => iterator.next(), /released/);
+    assert.throws(() => body.joined(), /released/);
+    assert.throws(() => body.copyInto(Buffer.alloc(bytes.length)), /released/);
+    assert.throws(() => body.forUpstream(), /released/);
+    body.release(); // twice is harmless
+  });
+
+  it('reuses a released slab for the next large body, which then reads its own bytes', () => {
+    const first = randomBytes(400_000);
+    const a = BodyBytes.fromReads(reads(first, 65_536), first.length);
+    const before = pooledBytes();
+    a.release();
+    assert.equal(pooledBytes(), before + 524_288, 'the 512 KiB slab is back in the pool');
+    const second = randomBytes(300_000);
+    const b = BodyBytes.fromReads(reads(second, 65_536), second.length);
+    assert.equal(pooledBytes(), before, 'and taken again');
+    assert.ok(b.joined().equals(second));
+    b.release();
+  });
+
+  it('keeps at most 64 MiB of released slabs', () => {
+    const bodies = Array.from({ length: 40 }, () => BodyBytes.fromReads([Buffer.alloc(2_000_000, 1)], 2_000_000));
+    for (const body of bodies) body.release();
+    assert.ok(pooledBytes() <= 64 * 1024 * 1024, `${pooledBytes()} bytes pooled`);
+    assert.ok(pooledBytes() >= 60 * 1024 * 1024, 'the pool fills up to its cap');
+  });
+});

@@ -1,0 +1,123 @@
+// Large request bodies are held in pooled memory that the next request reuses (core/formats/body-bytes.ts).
+// Over real HTTP: every body reaches its upstream byte for byte while slabs are reused under concurrency, and
+// an upstream that answers before reading the body never receives another request's bytes.
+
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { after, before, test } from 'node:test';
+import { pooledBytes } from '../../core/formats/body-pool.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
+
+const CHAT = '/v1/chat/completions';
+
+/** Answers at once, before reading the body, then reads what still comes and keeps it. */
+class EarlyAnswer extends LoopbackHttpServer {
+  readonly received: Buffer[] = [];
+  protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-early',
+        object: 'chat.completion',
+        created: 1760000000,
+        model: 'early-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'early', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await new Promise<void>((resolve) => {
+      req.on('end', resolve);
+      req.on('close', resolve);
+    });
+    this.received.push(Buffer.concat(chunks));
+  }
+}
+
+let upstream: FakeOpenAI;
+let early: EarlyAnswer;
+let gw: GatewayUnderTest;
+
+before(async () => {
+  upstream = await new FakeOpenAI('upstream-a').start();
+  early = await new EarlyAnswer().start();
+  const channels = `${channel('a', upstream.url)}  - name: early
+    type: openai
+    base_url: ${early.url}
+    keys: ["sk-upstream-early"]
+    models: ["early-*"]
+    cooldown_ms: 0
+`;
+  gw = await startGatewayUnderTest(configWith(channels).replace('body_limit: 65536', 'body_limit: 8388608'));
+});
+
+after(async () => {
+  await gw.stop();
+  await upstream.close();
+  await early.close();
+});
+
+/** A chat body of about `size` bytes whose text names it (`tag`), with quotes, escapes and multibyte text. */
+function bodyOf(model: string, tag: string, size: number): Buffer {
+  const unit = `${tag} "quoted" \\ back\\slash é ü 日本 \n`;
+  const content = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
+  return Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content }] }), 'utf8');
+}
+
+function post(body: Buffer): Promise<Response> {
+  return fetch(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body });
+}
+
+test('large bodies, 8 at a time, each reach the upstream byte for byte while their memory is reused', async () => {
+  const sizes = [70_000, 600_000, 1_200_000, 2_600_000, 150_000, 900_000];
+  const bodies = Array.from({ length: 36 }, (_, i) => bodyOf('gpt-4o', `req-${i}-`, sizes[i % sizes.length] as number));
+  const first = upstream.requests.length;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const res = await post(bodies[next++] as Buffer);
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const got = upstream.requests.slice(first);
+  assert.equal(got.length, bodies.length);
+  for (const request of got) {
+    const tag = /req-\d+-/.exec(request.raw.subarray(0, 200).toString('utf8'))?.[0];
+    const sentBody = bodies[Number(tag?.slice(4, -1))];
+    assert.ok(sentBody !== undefined, 'the upstream got a body the test sent');
+    assert.ok(request.raw.equals(sentBody), `${tag}: the upstream got the client's bytes`);
+    assert.equal(request.headers['content-length'], String(sentBody.length));
+  }
+  assert.ok(pooledBytes() > 0, 'finished requests gave their slabs back');
+});
+
+test('an upstream that answers before reading the body gets none of another request\'s bytes', async () => {
+  for (let round = 0; round < 3; round++) {
+    const own = bodyOf('early-model', `early-${round}-`, 3_000_000);
+    const others = Array.from({ length: 4 }, (_, i) => bodyOf('gpt-4o', `other-${round}-${i}-`, 3_000_000));
+    const results = await Promise.all([post(own), ...others.map((b) => post(b))]);
+    for (const res of results) {
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
+  }
+  // The early upstream may get all of its body or only a part (undici stops sending once the answer is in).
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(early.received.length, 3);
+  for (const [round, bytes] of early.received.entries()) {
+    const own = bodyOf('early-model', `early-${round}-`, 3_000_000);
+    assert.ok(own.subarray(0, bytes.length).equals(bytes), `round ${round}: only its own bytes (${bytes.length} of ${own.length})`);
+  }
+  // The gateway still forwards large bodies whole afterwards.
+  const after = bodyOf('gpt-4o', 'after-', 2_000_000);
+  const before = upstream.requests.length;
+  const res = await post(after);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.ok(upstream.requests[before]?.raw.equals(after));
+});
