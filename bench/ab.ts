@@ -10,7 +10,8 @@
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
 // kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), paced
 // (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
-// (chat-large's body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
+// (chat-large's body), large-stream (the same streaming, 20 chunks, without stream_options: the gateway adds
+// include_usage, an edit of the body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
 // through) and translate (the same on the chat channel: translated). BENCH_AB_ROUNDS (6) and
 // BENCH_AB_SECONDS (4) set the rounds and their length; BENCH_GATEWAY_NODE_ARGS (space-separated) is given
 // to both gateways' node (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -38,6 +39,7 @@ const KINDS: Readonly<Record<string, () => Kind>> = {
   burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
   paced: () => ({ api: 'chat', body: smallChatBody(true), connections: 400, headers: { 'x-fake-chunks': '20', 'x-fake-chunk-delay-ms': '20' } }),
   large: () => ({ api: 'chat', body: largeChatBody(), connections: 8, headers: {} }),
+  'large-stream': () => ({ api: 'chat', body: largeChatBody(500 * 1024, true), connections: 8, headers: { 'x-fake-chunks': '20' } }),
   messages: () => ({ api: 'messages', body: messagesBody(CLAUDE_MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
   translate: () => ({ api: 'messages', body: messagesBody(MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
 };

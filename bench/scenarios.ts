@@ -163,7 +163,7 @@ function codeText(next: () => number, bytes: number): string {
  * A coding agent's context of about `targetBytes`: a long system prompt, tool definitions and a history of
  * user turns, assistant tool calls and tool results holding source files.
  */
-export function largeChatBody(targetBytes = 500 * 1024): Buffer {
+export function largeChatBody(targetBytes = 500 * 1024, stream = false): Buffer {
   const next = rng(42);
   const tools = ['read_file', 'write_file', 'run_shell', 'search_code'].map((name) => ({
     type: 'function',
@@ -178,7 +178,7 @@ export function largeChatBody(targetBytes = 500 * 1024): Buffer {
     },
   }));
   const messages: unknown[] = [{ role: 'system', content: `You are a coding agent.\n${codeText(next, 8 * 1024)}` }];
-  const body = { model: MODEL, messages, tools, max_tokens: 4096, temperature: 0 };
+  const body = { model: MODEL, ...(stream ? { stream: true } : {}), messages, tools, max_tokens: 4096, temperature: 0 };
   let turn = 0;
   while (Buffer.byteLength(JSON.stringify(body)) < targetBytes) {
     turn++;

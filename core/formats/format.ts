@@ -68,7 +68,7 @@ export interface ClientFormat {
    * stream_options.include_usage): the body to send instead, or null when it already asks (or needs not).
    * A new body means the client did not ask for usage frames.
    */
-  requestStreamUsage(request: ParsedRequest, body: BodyBytes): Buffer | null;
+  requestStreamUsage(request: ParsedRequest, body: BodyBytes): BodyBytes | null;
   /** Rules of this API for every upstream call (Responses: store false), applied to the bytes to send. */
   prepareUpstreamBody(request: ParsedRequest, body: BodyBytes): BodyBytes;
   decodeUsage(body: Buffer): Usage | null;

@@ -1,11 +1,39 @@
 // Edits one top-level field of a JSON object body in place, byte for byte: everything else stays exactly as
 // the client sent it. Re-serializing a parsed body would round integers above 2^53, rewrite number spellings
 // and escapes, and cost a JSON.stringify of a body that may be hundreds of KB.
+//
+// Each edit is computed as pieces (views of the input and the new bytes); the Buffer functions join them,
+// the BodyBytes ones make a body of them that a large one's memory rules apply to (body-bytes.ts).
 
+import type { BodyBytes } from './body-bytes.js';
 import { CLOSE_BRACE, skipSpace, topLevelPairs, type Pair } from './json-scan.js';
 
 /** Top-level fields in `keys` removed with their separators; every other byte stays. Unchanged input when none is there. */
 export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Buffer {
+  const pieces = removalPieces(raw, keys);
+  return pieces === null ? raw : Buffer.concat(pieces);
+}
+
+/** removeTopLevelFields for a request body: `body` itself when none of `keys` is there. */
+export function removeBodyFields(body: BodyBytes, keys: ReadonlySet<string>): BodyBytes {
+  const pieces = removalPieces(body.joined(), keys);
+  return pieces === null ? body : body.derive(pieces);
+}
+
+/**
+ * Returns `raw` with top-level `key` set to `value`: its value bytes replaced where the key exists, else the
+ * pair inserted first. `raw` must be a JSON object the caller already parsed (so it is valid JSON).
+ */
+export function setTopLevelField(raw: Buffer, key: string, value: unknown): Buffer {
+  return Buffer.concat(settingPieces(raw, key, value));
+}
+
+/** setTopLevelField for a request body. */
+export function setBodyField(body: BodyBytes, key: string, value: unknown): BodyBytes {
+  return body.derive(settingPieces(body.joined(), key, value));
+}
+
+function removalPieces(raw: Buffer, keys: ReadonlySet<string>): Buffer[] | null {
   const { pairs } = topLevelPairs(raw);
   const lastKept = pairs.findLastIndex((pair) => !keys.has(pair.name));
   const cuts: [number, number][] = [];
@@ -20,7 +48,7 @@ export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Bu
     const kept = pairs[lastKept];
     cuts.push([kept === undefined ? (pairs[0] as Pair).keyStart : kept.valueEnd, last.valueEnd]);
   }
-  if (cuts.length === 0) return raw;
+  if (cuts.length === 0) return null;
   const parts: Buffer[] = [];
   let at = 0;
   for (const [start, end] of cuts) {
@@ -28,20 +56,16 @@ export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Bu
     at = Math.max(at, end);
   }
   parts.push(raw.subarray(at));
-  return Buffer.concat(parts);
+  return parts;
 }
 
-/**
- * Returns `raw` with top-level `key` set to `value`: its value bytes replaced where the key exists, else the
- * pair inserted first. `raw` must be a JSON object the caller already parsed (so it is valid JSON).
- */
-export function setTopLevelField(raw: Buffer, key: string, value: unknown): Buffer {
+function settingPieces(raw: Buffer, key: string, value: unknown): Buffer[] {
   const encoded = Buffer.from(JSON.stringify(value), 'utf8');
   const { pairs, open } = topLevelPairs(raw);
   // The last of duplicate keys is the one JSON.parse keeps.
   const span = pairs.findLast((pair) => pair.name === key);
-  if (span !== undefined) return Buffer.concat([raw.subarray(0, span.valueStart), encoded, raw.subarray(span.valueEnd)]);
+  if (span !== undefined) return [raw.subarray(0, span.valueStart), encoded, raw.subarray(span.valueEnd)];
   const empty = raw[skipSpace(raw, open + 1)] === CLOSE_BRACE;
   const pair = Buffer.from(`${JSON.stringify(key)}:${encoded.toString('utf8')}${empty ? '' : ','}`, 'utf8');
-  return Buffer.concat([raw.subarray(0, open + 1), pair, raw.subarray(open + 1)]);
+  return [raw.subarray(0, open + 1), pair, raw.subarray(open + 1)];
 }

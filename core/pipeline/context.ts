@@ -1,7 +1,7 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
 import type { GatewayError } from '../errors.js';
-import { BodyBytes } from '../formats/body-bytes.js';
+import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
@@ -28,10 +28,10 @@ export interface RequestContext {
   readonly request: ParsedRequest;
   /**
    * The bytes to send upstream when a plugin changed the body, or null for the client's own bytes. Plugins
-   * edit with setTopLevelField (json-edit.ts), so untouched parts stay byte for byte; `request.json` is
-   * the client's body as parsed and is not changed.
+   * edit with setBodyField (json-edit.ts), so untouched parts stay byte for byte; `request.json` is the
+   * client's body as parsed and is not changed.
    */
-  bodyOverride: Buffer | null;
+  bodyOverride: BodyBytes | null;
   key: AuthedKey | null;
   /** The channel that answered (or was last tried), and the model name sent to it. */
   channel: string | null;
@@ -48,5 +48,5 @@ export interface RequestContext {
 
 /** The request body to send upstream: the original bytes unless a plugin changed them. */
 export function upstreamBody(ctx: RequestContext): BodyBytes {
-  return ctx.bodyOverride === null ? ctx.request.raw : BodyBytes.of(ctx.bodyOverride);
+  return ctx.bodyOverride ?? ctx.request.raw;
 }

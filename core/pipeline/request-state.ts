@@ -14,7 +14,7 @@ import type { ClientAbort } from './client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
 
 export class RequestState implements RequestContext {
-  bodyOverride: Buffer | null = null;
+  bodyOverride: BodyBytes | null = null;
   key: AuthedKey | null = null;
   channel: string | null = null;
   upstreamModel: string | null = null;

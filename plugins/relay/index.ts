@@ -1,13 +1,13 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
 import {
-  BodyBytes,
+  type BodyBytes,
   GatewayError,
   UpstreamFailure,
   frameBatches,
   PASS_THROUGH,
-  removeTopLevelFields,
-  setTopLevelField,
+  removeBodyFields,
+  setBodyField,
   upstreamBody,
   type Attempt,
   type GatewayServices,
@@ -138,14 +138,10 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
  * each an edit of one top-level field in place, so every other byte stays as the client sent it.
  */
 function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
-  const prepared = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
-  const rename = attempt.upstreamModel !== ctx.request.model;
+  let body = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
+  if (attempt.upstreamModel !== ctx.request.model) body = setBodyField(body, 'model', attempt.upstreamModel);
   const drop = attempt.channel.dropParams;
-  // Unedited, the body goes as the client's reads (BodyBytes says why they are not joined).
-  if (!rename && drop.length === 0) return prepared;
-  let body = prepared.joined();
-  if (rename) body = setTopLevelField(body, 'model', attempt.upstreamModel);
-  return BodyBytes.of(drop.length === 0 ? body : removeTopLevelFields(body, new Set(drop)));
+  return drop.length === 0 ? body : removeBodyFields(body, new Set(drop));
 }
 
 async function toResult(

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { pooledBytes } from '../../core/formats/body-pool.js';
+import { removeTopLevelFields, setTopLevelField } from '../../core/formats/json-edit.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
@@ -49,6 +50,14 @@ before(async () => {
     base_url: ${early.url}
     keys: ["sk-upstream-early"]
     models: ["early-*"]
+    cooldown_ms: 0
+  - name: edits
+    type: openai
+    base_url: ${upstream.url}
+    keys: ["sk-upstream-edits"]
+    models:
+      big-alias: gpt-upstream
+    drop_params: [user]
     cooldown_ms: 0
 `;
   gw = await startGatewayUnderTest(configWith(channels).replace('body_limit: 65536', 'body_limit: 8388608'));
@@ -120,4 +129,22 @@ test('an upstream that answers before reading the body gets none of another requ
   assert.equal(res.status, 200);
   await res.arrayBuffer();
   assert.ok(upstream.requests[before]?.raw.equals(after));
+});
+
+test('an edited large body (stream_options added, model alias, drop_params) reaches the upstream with only those bytes changed', async () => {
+  const content = 'line "q" \\ é 日本\n'.repeat(40_000);
+  const raw = Buffer.from(JSON.stringify({ model: 'big-alias', user: 'u-1', messages: [{ role: 'user', content }], stream: true }), 'utf8');
+  const expected = removeTopLevelFields(setTopLevelField(setTopLevelField(raw, 'stream_options', { include_usage: true }), 'model', 'gpt-upstream'), new Set(['user']));
+  for (let i = 0; i < 4; i++) {
+    const before = upstream.requests.length;
+    const res = await post(raw);
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the stream ends');
+    assert.ok(!text.includes('"choices":[]'), 'the usage chunk the client did not ask for is dropped');
+    const got = upstream.requests[before];
+    assert.ok(got !== undefined);
+    assert.ok(got.raw.equals(expected), 'only the edited fields differ from the client bytes');
+    assert.equal(got.headers['content-length'], String(expected.length));
+  }
 });

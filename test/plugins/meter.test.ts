@@ -86,7 +86,7 @@ test('a stream without include_usage gets it forced upstream, and the usage-only
   const ctx = context({ model: 'gpt-4o', stream: true, messages: [], stream_options: { include_obfuscation: false } });
   plugin.request?.(ctx);
   assert.ok(ctx.bodyOverride !== null);
-  const sent = JSON.parse(ctx.bodyOverride.toString('utf8')) as Record<string, unknown>;
+  const sent = JSON.parse(ctx.bodyOverride.joined().toString('utf8')) as Record<string, unknown>;
   assert.deepEqual(sent['stream_options'], { include_obfuscation: false, include_usage: true });
   assert.deepEqual({ ...sent, stream_options: null }, { ...ctx.request.json, stream_options: null }, 'nothing else changed');
   const content = encodeFrame(JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' } }], usage: null }));

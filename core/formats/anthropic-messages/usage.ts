@@ -3,6 +3,7 @@
 
 import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
+import type { BodyBytes } from '../body-bytes.js';
 import type { FrameUsage } from '../format.js';
 import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
@@ -68,6 +69,6 @@ export function decodeFrameUsage(frame: SseFrame, previous: Usage | null): Frame
 }
 
 /** Anthropic streams always carry usage; nothing to ask for. */
-export function requestStreamUsage(): Buffer | null {
+export function requestStreamUsage(): BodyBytes | null {
   return null;
 }

@@ -4,7 +4,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { BodyBytes } from '../body-bytes.js';
 import type { FrameUsage, ParsedRequest } from '../format.js';
-import { setTopLevelField } from '../json-edit.js';
+import { setBodyField } from '../json-edit.js';
 import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
 
@@ -49,9 +49,9 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
 }
 
 /** Usage in a chat stream comes only when asked for (`stream_options.include_usage`), in one extra chunk. */
-export function requestStreamUsage(request: ParsedRequest, body: BodyBytes): Buffer | null {
+export function requestStreamUsage(request: ParsedRequest, body: BodyBytes): BodyBytes | null {
   const options = request.head['stream_options'];
   const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
   if (current['include_usage'] === true) return null;
-  return setTopLevelField(body.joined(), 'stream_options', { ...current, include_usage: true });
+  return setBodyField(body, 'stream_options', { ...current, include_usage: true });
 }

@@ -1,8 +1,7 @@
 // The OpenAI Responses client format, for /v1/responses and /v1/responses/compact.
 
-import { BodyBytes } from '../body-bytes.js';
 import { withRequestFields, type ClientFormat } from '../format.js';
-import { setTopLevelField } from '../json-edit.js';
+import { setBodyField } from '../json-edit.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
 import { encodeError, encodeStreamError } from './errors.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
@@ -24,7 +23,7 @@ export function createOpenAIResponsesFormat(): ClientFormat {
     translatable: true,
     decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
-    prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : BodyBytes.of(setTopLevelField(body.joined(), 'store', false))),
+    prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : setBodyField(body, 'store', false)),
   };
 }
 

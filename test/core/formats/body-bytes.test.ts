@@ -83,6 +83,26 @@ describe('BodyBytes', () => {
     b.release();
   });
 
+  it('derives an edited body from pieces: a copy, released with the body it came from', () => {
+    const bytes = randomBytes(300_000);
+    const body = BodyBytes.fromReads(reads(bytes, 65_536), bytes.length);
+    const source = body.joined();
+    const pieces = [source.subarray(0, 10), Buffer.from('EDIT'), source.subarray(20)];
+    const edited = body.derive(pieces);
+    const expected = Buffer.concat(pieces);
+    assert.ok(edited.joined().equals(expected));
+    assert.notEqual(edited.joined().buffer, source.buffer, 'a copy, not views of the source');
+    assert.equal(sent(edited), edited.joined(), 'an edit is sent as its own Buffer');
+    const twice = edited.derive([edited.joined().subarray(1)]);
+    assert.ok(twice.joined().equals(expected.subarray(1)));
+    const small = body.derive([Buffer.from('{}')]);
+    assert.equal(small.joined().toString(), '{}');
+    const before = pooledBytes();
+    body.release();
+    assert.equal(pooledBytes(), before + 524_288, 'the client body\'s 512 KiB slab is back');
+    for (const derived of [edited, twice, small]) assert.throws(() => derived.joined(), /released/);
+  });
+
   it('keeps at most 64 MiB of released slabs', () => {
     const bodies = Array.from({ length: 40 }, () => BodyBytes.fromReads([Buffer.alloc(2_000_000, 1)], 2_000_000));
     for (const body of bodies) body.release();

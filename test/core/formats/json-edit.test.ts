@@ -2,7 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { removeTopLevelFields, setTopLevelField } from '../../../core/formats/json-edit.js';
+import { BodyBytes } from '../../../core/formats/body-bytes.js';
+import { removeBodyFields, removeTopLevelFields, setBodyField, setTopLevelField } from '../../../core/formats/json-edit.js';
 
 function edit(text: string, key: string, value: unknown): string {
   return setTopLevelField(Buffer.from(text, 'utf8'), key, value).toString('utf8');
@@ -103,6 +104,26 @@ describe('removeTopLevelFields', () => {
       const removed = names.filter((_, i) => (mask & (1 << i)) !== 0);
       const expected = Object.fromEntries(Object.entries(JSON.parse(body) as Record<string, unknown>).filter(([k]) => !removed.includes(k)));
       assert.deepEqual(JSON.parse(drop(body, ...removed)), expected, removed.join(','));
+    }
+  });
+});
+
+describe('setBodyField and removeBodyFields', () => {
+  it('make the same bytes as the Buffer edits, for small bodies and pooled large ones in reads', () => {
+    const long = 'x"\\é'.repeat(40_000);
+    for (const text of ['{"model":"a","stream":true}', `{"model":"a","messages":[{"role":"user","content":${JSON.stringify(long)}}],"stream":true,"z":1}`]) {
+      const raw = Buffer.from(text, 'utf8');
+      const reads = [raw.subarray(0, 7), raw.subarray(7, 70_000), raw.subarray(70_000)].filter((r) => r.length > 0);
+      const body = BodyBytes.fromReads(reads, raw.length);
+      const set = setBodyField(body, 'stream_options', { include_usage: true });
+      assert.ok(set.joined().equals(setTopLevelField(raw, 'stream_options', { include_usage: true })));
+      const renamed = setBodyField(set, 'model', 'upstream-name');
+      assert.ok(renamed.joined().equals(setTopLevelField(setTopLevelField(raw, 'stream_options', { include_usage: true }), 'model', 'upstream-name')));
+      const dropped = removeBodyFields(renamed, new Set(['z', 'stream']));
+      assert.ok(dropped.joined().equals(removeTopLevelFields(renamed.joined(), new Set(['z', 'stream']))));
+      assert.equal(removeBodyFields(dropped, new Set(['absent'])), dropped, 'nothing to remove: the same body');
+      body.release();
+      assert.throws(() => dropped.joined(), /released/, 'edits are released with the client body');
     }
   });
 });
