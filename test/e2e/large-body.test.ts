@@ -1,6 +1,7 @@
 // Large request bodies are held in pooled memory that the next request reuses (core/formats/body-bytes.ts).
-// Over real HTTP: every body reaches its upstream byte for byte while slabs are reused under concurrency, and
-// an upstream that answers before reading the body never receives another request's bytes.
+// Over real HTTP: every body reaches its upstream byte for byte while slabs are reused under concurrency, edits
+// and failover included, and an upstream that answers before reading the body, or whose send is cut off when
+// the client leaves, never receives another request's bytes.
 
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import { removeTopLevelFields, setTopLevelField } from '../../core/formats/json-
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
+import { withDeadline } from '../helpers/poll.js';
 
 const CHAT = '/v1/chat/completions';
 
@@ -38,14 +40,48 @@ class EarlyAnswer extends LoopbackHttpServer {
   }
 }
 
+/** Reads nothing and answers nothing: a send to it stalls once the socket buffers are full. */
+class Stalled extends LoopbackHttpServer {
+  readonly requests: IncomingMessage[] = [];
+  protected override handle(req: IncomingMessage): Promise<void> {
+    req.pause();
+    this.requests.push(req);
+    return Promise.resolve();
+  }
+}
+
 let upstream: FakeOpenAI;
+let failing: FakeOpenAI;
 let early: EarlyAnswer;
+let stalled: Stalled;
 let gw: GatewayUnderTest;
 
 before(async () => {
   upstream = await new FakeOpenAI('upstream-a').start();
   early = await new EarlyAnswer().start();
-  const channels = `${channel('a', upstream.url)}  - name: early
+  failing = await new FakeOpenAI('failing').start();
+  failing.reply = () => ({ kind: 'status', status: 500 });
+  stalled = await new Stalled().start();
+  const channels = `${channel('a', upstream.url)}  - name: failing
+    type: openai
+    base_url: ${failing.url}
+    keys: ["sk-upstream-failing"]
+    models: ["failover-model"]
+    priority: 10
+    cooldown_ms: 0
+  - name: backup
+    type: openai
+    base_url: ${upstream.url}
+    keys: ["sk-upstream-backup"]
+    models: ["failover-model"]
+    cooldown_ms: 0
+  - name: stalled
+    type: openai
+    base_url: ${stalled.url}
+    keys: ["sk-upstream-stalled"]
+    models: ["stalled-model"]
+    cooldown_ms: 0
+  - name: early
     type: openai
     base_url: ${early.url}
     keys: ["sk-upstream-early"]
@@ -67,6 +103,8 @@ after(async () => {
   await gw.stop();
   await upstream.close();
   await early.close();
+  await failing.close();
+  await stalled.close();
 });
 
 /** A chat body of about `size` bytes whose text names it (`tag`), with quotes, escapes and multibyte text. */
@@ -147,4 +185,49 @@ test('an edited large body (stream_options added, model alias, drop_params) reac
     assert.ok(got.raw.equals(expected), 'only the edited fields differ from the client bytes');
     assert.equal(got.headers['content-length'], String(expected.length));
   }
+});
+
+test('a failover sends the same large body again, whole, to the next channel', async () => {
+  const raw = bodyOf('failover-model', 'failover-', 1_500_000);
+  const failed = failing.requests.length;
+  const served = upstream.requests.length;
+  const res = await post(raw);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.ok(failing.requests[failed]?.raw.equals(raw), 'the first channel got the body');
+  assert.ok(upstream.requests[served]?.raw.equals(raw), 'the next channel got it again, whole');
+});
+
+test('a client that leaves while its large body is still being sent leaves the gateway serving', async () => {
+  const raw = bodyOf('stalled-model', 'stalled-', 6_000_000);
+  const controller = new AbortController();
+  const pending = fetch(`${gw.url}${CHAT}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: raw,
+    signal: controller.signal,
+  }).catch((err: unknown) => err);
+  const deadline = Date.now() + 5_000;
+  while (stalled.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(stalled.requests.length, 1, 'the send began');
+  controller.abort();
+  assert.ok((await pending) instanceof Error);
+  // The gateway drops the upstream connection (the send cannot go on: the body is released): read what the
+  // stalled upstream has, up to the end the gateway made; it is a part of this request's body, nothing else.
+  const stalledReq = stalled.requests[0] as IncomingMessage;
+  const chunks: Buffer[] = [];
+  stalledReq.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stalledReq.on('error', () => {});
+  const closed = new Promise((resolve) => stalledReq.socket.once('close', resolve));
+  stalledReq.resume();
+  await withDeadline(closed, 5_000, 'the upstream connection is closed');
+  const got = Buffer.concat(chunks);
+  assert.ok(got.length < raw.length, 'the send stopped before the end');
+  assert.ok(raw.subarray(0, got.length).equals(got), 'only its own bytes');
+  const after = bodyOf('gpt-4o', 'after-stall-', 1_000_000);
+  const before = upstream.requests.length;
+  const res = await post(after);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.ok(upstream.requests[before]?.raw.equals(after));
 });
