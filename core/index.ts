@@ -9,7 +9,7 @@ export { StreamTranslation, type TranslatedStreamHooks } from './formats/transla
 export type { ChatRequest } from './ir/request.js';
 export type { WireFormat } from './config/resolved.js';
 export { BodyBytes } from './formats/body-bytes.js';
-export { removeBodyFields, removeTopLevelFields, setBodyField } from './formats/json-edit.js';
+export { removeBodyFields, removeTopLevelFields, setBodyField, setTopLevelField } from './formats/json-edit.js';
 export type { RequestContext } from './pipeline/context.js';
 export { upstreamBody } from './pipeline/context.js';
 export { ClientAbort } from './pipeline/client-abort.js';

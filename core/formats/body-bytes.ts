@@ -9,10 +9,10 @@
 // copies, each dropped as soon as it is written (young again). The slab goes back to the pool when the
 // request is over (`release`); anything still reading the body then fails instead of reading another's.
 
-import { giveSlab, takeSlab } from './body-pool.js';
+import { giveSlab, inSlab, MIN_SLAB, takeSlab } from './body-pool.js';
 
 /** Bodies from this size on are held in a pooled slab; smaller ones stay in their read(s). */
-const POOLED_MIN = 64 * 1024;
+const POOLED_MIN = MIN_SLAB;
 /** The size of each copy handed to the upstream call. */
 const UPSTREAM_CHUNK = 1024 * 1024;
 
@@ -21,8 +21,8 @@ export class BodyBytes {
   #joined: Buffer | null;
   #slab: Buffer | null = null;
   #released = false;
-  /** Bodies made from this one (edits), released with it. */
-  #derived: BodyBytes[] | null = null;
+  /** The body this one was derived from (an edit), whose release this one shares. */
+  #source: BodyBytes | null = null;
 
   private constructor(
     parts: readonly Buffer[],
@@ -69,25 +69,27 @@ export class BodyBytes {
   }
 
   /**
-   * What an upstream call sends: the body's one Buffer, or for a pooled body an iterable of fresh copies made
-   * as the sender asks for them, which ends the send with an error once the body is released.
+   * What an upstream call sends: the body's one Buffer, or, when it lies in a pooled slab (this body's, or a
+   * view of one a plugin wrapped with `of`), an iterable of fresh copies made as the sender asks for them,
+   * which ends the send with an error once the body is released. A socket is never given a slab: undici may
+   * still hold a write's last bytes when an upstream answers before reading them all, and the slab may by
+   * then be another request's.
    */
   forUpstream(): Buffer | Iterable<Buffer> {
-    this.#check();
-    if (this.#slab === null) return this.joined();
-    return this.#copies();
+    const whole = this.joined();
+    return inSlab(whole) ? this.#copies(whole) : whole;
   }
 
-  *#copies(): Generator<Buffer> {
-    for (let at = 0; at < this.length; at += UPSTREAM_CHUNK) {
+  *#copies(whole: Buffer): Generator<Buffer> {
+    for (let at = 0; at < whole.length; at += UPSTREAM_CHUNK) {
       this.#check();
-      yield Buffer.from(this.joined().subarray(at, Math.min(at + UPSTREAM_CHUNK, this.length)));
+      yield Buffer.from(whole.subarray(at, Math.min(at + UPSTREAM_CHUNK, whole.length)));
     }
   }
 
   /**
    * A body made of `pieces` (views of this body and new bytes: an edit, json-edit.ts), joined into a new
-   * Buffer and released with this body. Not pooled: a pooled edit needs one more copy, the one sent upstream
+   * Buffer, unreadable once this body is released. Not pooled: a pooled edit needs one more copy, the one sent upstream
    * (`bench:ab large-stream`: 1.06x CPU per request against this), so an edited large body still costs what
    * this file's header says once its request lasts long enough to be promoted.
    */
@@ -96,11 +98,11 @@ export class BodyBytes {
     let length = 0;
     for (const piece of pieces) length += piece.length;
     const body = BodyBytes.of(Buffer.concat(pieces as Buffer[], length));
-    (this.#derived ??= []).push(body);
+    body.#source = this.#source ?? this;
     return body;
   }
 
-  /** The request is over: a pooled slab goes back for another body (so do those of bodies derived from it), and every later read throws. */
+  /** The request is over: a pooled slab goes back for another body, and every later read of this body (or of one derived from it) throws. */
   release(): void {
     if (this.#released) return;
     this.#released = true;
@@ -109,13 +111,11 @@ export class BodyBytes {
     this.#parts = [];
     this.#joined = null;
     if (slab !== null) giveSlab(slab);
-    const derived = this.#derived;
-    this.#derived = null;
-    if (derived !== null) for (const body of derived) body.release();
   }
 
   #check(): void {
-    if (this.#released) throw new Error('the request body was released');
+    const source = this.#source;
+    if (this.#released || (source !== null && source.#released)) throw new Error('the request body was released');
   }
 }
 

@@ -1,28 +1,36 @@
 // Memory for large request bodies, reused from one request to the next (body-bytes.ts says why). Slabs come
-// in power-of-two sizes; a released slab waits in its size's free list for the next body of that size, and
-// the lists together keep at most MAX_FREE_BYTES (beyond that a released slab is left to the GC).
+// in power-of-two sizes; a released slab waits in its size's free list for the next body of that size. The
+// lists together keep at most MAX_FREE_BYTES: over it, the largest free slabs are dropped (left to the GC)
+// first, so a few huge bodies cannot crowd out the sizes most bodies have.
 
-const MIN_SLAB = 64 * 1024;
+/** The smallest slab: body-bytes.ts pools bodies from this size on. */
+export const MIN_SLAB = 64 * 1024;
 const MAX_FREE_BYTES = 64 * 1024 * 1024;
 
 const free = new Map<number, Buffer[]>();
 let freeBytes = 0;
+let inUse = 0;
+/** Every slab's memory, so a Buffer can be told to view one (a view must never be handed to a socket). */
+const slabMemory = new WeakSet<ArrayBufferLike>();
 
 /** A slab of at least `size` bytes (its content is whatever the last body left: write before reading). */
 export function takeSlab(size: number): Buffer {
   let slabSize = MIN_SLAB;
   while (slabSize < size) slabSize *= 2;
+  inUse++;
   const slab = free.get(slabSize)?.pop();
   if (slab !== undefined) {
     freeBytes -= slab.length;
     return slab;
   }
-  return Buffer.allocUnsafeSlow(slabSize);
+  const made = Buffer.allocUnsafeSlow(slabSize);
+  slabMemory.add(made.buffer);
+  return made;
 }
 
 /** Gives `slab` back for another body; nothing may read or write it afterwards. */
 export function giveSlab(slab: Buffer): void {
-  if (freeBytes + slab.length > MAX_FREE_BYTES) return;
+  inUse--;
   let list = free.get(slab.length);
   if (list === undefined) {
     list = [];
@@ -30,9 +38,19 @@ export function giveSlab(slab: Buffer): void {
   }
   list.push(slab);
   freeBytes += slab.length;
+  while (freeBytes > MAX_FREE_BYTES) {
+    const largest = Math.max(...[...free].filter(([, slabs]) => slabs.length > 0).map(([size]) => size));
+    (free.get(largest) as Buffer[]).pop();
+    freeBytes -= largest;
+  }
 }
 
-/** Bytes waiting in the free lists (for tests). */
-export function pooledBytes(): number {
-  return freeBytes;
+/** Whether `bytes` lies in a slab's memory. */
+export function inSlab(bytes: Uint8Array): boolean {
+  return slabMemory.has(bytes.buffer);
+}
+
+/** Bytes waiting in the free lists, and slabs taken and not given back (for tests). */
+export function poolState(): { readonly freeBytes: number; readonly inUse: number } {
+  return { freeBytes, inUse };
 }

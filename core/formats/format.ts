@@ -8,7 +8,7 @@ import type { SseFrame } from '../sse/frame.js';
 
 /** A request body after the shallow check, original bytes kept for forwarding. */
 export interface ParsedRequest {
-  /** The client's bytes, as its reads (joined only when something needs them in one Buffer). */
+  /** The client's bytes (a large body in pooled memory, released when the request is over: body-bytes.ts). */
   readonly raw: BodyBytes;
   /**
    * What routing and the format's own rules read (top-level fields, metadata, message roles): exact, except

@@ -19,6 +19,15 @@ export async function servePipelineRoute(
   res: ServerResponse,
   body: BodyBytes,
 ): Promise<void> {
+  try {
+    await serve(runtime, path, req, res, body);
+  } finally {
+    // Nothing reads the body once the request is answered: a pooled one goes back for the next request.
+    body.release();
+  }
+}
+
+async function serve(runtime: Runtime, path: string, req: IncomingMessage, res: ServerResponse, body: BodyBytes): Promise<void> {
   const receivedAt = Date.now();
   const startedAt = performance.now();
   const gateway = runtime.current;
@@ -41,8 +50,6 @@ export async function servePipelineRoute(
   try {
     await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
   } finally {
-    // Nothing reads the body after the chain: a pooled one goes back for the next request.
-    body.release();
     gateway.leave();
     untrack();
     res.off('close', onClose);

@@ -14,7 +14,7 @@ export interface UpstreamRequest {
   readonly query: string;
   /** The client's request headers; each dialect forwards the ones its API defines (never the client's key). */
   readonly clientHeaders: Readonly<Record<string, string | string[] | undefined>>;
-  /** Sent as it is: the client's reads one after another when it has several. */
+  /** Sent as `forUpstream()` gives it (a large one as fresh copies of its pooled memory). */
   readonly body: BodyBytes;
   readonly stream: boolean;
   /** The client's disconnect: aborts the upstream request. */

@@ -307,8 +307,8 @@ test('a body of exactly body_limit bytes is accepted and reaches the upstream wh
 });
 
 test('a body sent in pieces reaches the upstream byte for byte, with its length (not chunked)', async () => {
-  // Sent chunked in 12 pieces with pauses, so the gateway reads it in several reads, and forwards those
-  // without joining them (core/formats/body-bytes.ts).
+  // Sent chunked in 12 pieces with pauses, so the gateway gets it in several reads (held as
+  // core/formats/body-bytes.ts says; a body this small is joined once, to be sent).
   const text = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'é"\\ '.repeat(6_000) }] });
   const bytes = Buffer.from(text, 'utf8');
   const pieces = Array.from({ length: 12 }, (_, i) => bytes.subarray(Math.floor((i * bytes.length) / 12), Math.floor(((i + 1) * bytes.length) / 12)));

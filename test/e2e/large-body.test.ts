@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
-import { pooledBytes } from '../../core/formats/body-pool.js';
+import { poolState } from '../../core/formats/body-pool.js';
 import { removeTopLevelFields, setTopLevelField } from '../../core/formats/json-edit.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
 import { withDeadline } from '../helpers/poll.js';
 
@@ -96,7 +96,7 @@ before(async () => {
     drop_params: [user]
     cooldown_ms: 0
 `;
-  gw = await startGatewayUnderTest(configWith(channels).replace('body_limit: 65536', 'body_limit: 8388608'));
+  gw = await startGatewayUnderTest(configWith(channels).replace('body_limit: 65536', 'body_limit: 16777216'));
 });
 
 after(async () => {
@@ -112,6 +112,13 @@ function bodyOf(model: string, tag: string, size: number): Buffer {
   const unit = `${tag} "quoted" \\ back\\slash é ü 日本 \n`;
   const content = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
   return Buffer.from(JSON.stringify({ model, messages: [{ role: 'user', content }] }), 'utf8');
+}
+
+/** Waits until no finished request holds a slab (a request releases its body just after its answer is out). */
+async function slabsBack(): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (poolState().inUse !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(poolState().inUse, 0, 'every slab is back in the pool');
 }
 
 function post(body: Buffer): Promise<Response> {
@@ -140,7 +147,7 @@ test('large bodies, 8 at a time, each reach the upstream byte for byte while the
     assert.ok(request.raw.equals(sentBody), `${tag}: the upstream got the client's bytes`);
     assert.equal(request.headers['content-length'], String(sentBody.length));
   }
-  assert.ok(pooledBytes() > 0, 'finished requests gave their slabs back');
+  await slabsBack();
 });
 
 test('an upstream that answers before reading the body gets none of another request\'s bytes', async () => {
@@ -224,10 +231,68 @@ test('a client that leaves while its large body is still being sent leaves the g
   const got = Buffer.concat(chunks);
   assert.ok(got.length < raw.length, 'the send stopped before the end');
   assert.ok(raw.subarray(0, got.length).equals(got), 'only its own bytes');
+  await slabsBack();
   const after = bodyOf('gpt-4o', 'after-stall-', 1_000_000);
   const before = upstream.requests.length;
   const res = await post(after);
   assert.equal(res.status, 200);
   await res.arrayBuffer();
   assert.ok(upstream.requests[before]?.raw.equals(after));
+});
+
+test('every way a request ends gives its slab back: refusals, errors, aborts', async () => {
+  const big = (model: string): Buffer => bodyOf(model, 'ends-', 300_000);
+  const cases: [string, () => Promise<Response>][] = [
+    ['401 bad key', () => fetch(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: 'Bearer sk-nope-0000000000000000' }, body: big('gpt-4o') })],
+    ['400 bad JSON', () => post(Buffer.concat([big('gpt-4o').subarray(0, -1), Buffer.from(',}')]))],
+    ['404 unknown model', () => post(big('no-such-model'))],
+    ['403 model outside the key\'s group', () => fetch(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${LIMITED_KEY}` }, body: big('gpt-4o') })],
+    ['200 early answer', () => post(big('early-model'))],
+    ['200 after failover', () => post(big('failover-model'))],
+  ];
+  for (const [name, send] of cases) {
+    const res = await send();
+    assert.ok(res.status === Number(name.slice(0, 3)), `${name}: got ${res.status}`);
+    await res.arrayBuffer();
+    await slabsBack();
+  }
+});
+
+test('large Anthropic bodies translated for a Chat channel, 8 at a time, each carry their own text', async () => {
+  const texts = Array.from({ length: 16 }, (_, i) => `translated-${i}: ${'fn("é") \\ {}\n'.repeat(20_000 + i * 1_000)}`);
+  const first = upstream.requests.length;
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, w) => {
+      for (let i = w; i < texts.length; i += 8) {
+        const res = await fetch(`${gw.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: texts[i] }] }),
+        });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const got = upstream.requests.slice(first);
+  assert.equal(got.length, texts.length);
+  for (const request of got) {
+    const messages = request.body['messages'] as { role: string; content: unknown }[];
+    const user = messages.find((m) => m.role === 'user');
+    const content = typeof user?.content === 'string' ? user.content : (user?.content as { text: string }[]).map((p) => p.text).join('');
+    const i = Number(/^translated-(\d+):/.exec(content)?.[1]);
+    assert.equal(content, texts[i], `translated-${i}: the Chat body holds the client's text`);
+  }
+  await slabsBack();
+});
+
+test('a pooled body over 8 MiB (read without the WebAssembly scan) reaches the upstream byte for byte', async () => {
+  const raw = bodyOf('gpt-4o', 'huge-', 9_500_000);
+  assert.ok(raw.length > 8 * 1024 * 1024);
+  const before = upstream.requests.length;
+  const res = await post(raw);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.ok(upstream.requests[before]?.raw.equals(raw));
+  await slabsBack();
 });

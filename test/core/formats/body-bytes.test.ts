@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
-import { pooledBytes } from '../../../core/formats/body-pool.js';
+import { poolState } from '../../../core/formats/body-pool.js';
+
+const pooledBytes = (): number => poolState().freeBytes;
 
 /** `bytes` cut into reads of `size` bytes, as node:http hands a body over. */
 function reads(bytes: Buffer, size: number): Buffer[] {
@@ -101,6 +103,37 @@ describe('BodyBytes', () => {
     body.release();
     assert.equal(pooledBytes(), before + 524_288, 'the client body\'s 512 KiB slab is back');
     for (const derived of [edited, twice, small]) assert.throws(() => derived.joined(), /released/);
+  });
+
+  it('sends a slab view wrapped by a plugin as copies too, never as the view', () => {
+    const bytes = randomBytes(200_000);
+    const body = BodyBytes.fromReads(reads(bytes, 65_536), bytes.length);
+    const wrapped = BodyBytes.of(body.joined());
+    const upstream = wrapped.forUpstream();
+    assert.ok(!Buffer.isBuffer(upstream), 'copies, not the slab');
+    assert.ok(Buffer.concat([...upstream]).equals(bytes));
+    body.release();
+  });
+
+  it('counts the slabs out: every one taken is given back on release', () => {
+    const before = poolState().inUse;
+    const bodies = [300_000, 70_000, 1_500_000].map((size) => BodyBytes.fromReads([randomBytes(size)], size));
+    assert.equal(poolState().inUse, before + 3);
+    for (const body of bodies) body.release();
+    assert.equal(poolState().inUse, before);
+  });
+
+  it('drops the largest free slabs first when over its cap, so huge bodies cannot crowd out common sizes', () => {
+    const huge = [BodyBytes.fromReads([Buffer.alloc(20_000_000)], 20_000_000), BodyBytes.fromReads([Buffer.alloc(20_000_000)], 20_000_000)];
+    for (const body of huge) body.release();
+    const small = BodyBytes.fromReads([Buffer.alloc(100_000)], 100_000);
+    small.release();
+    assert.ok(pooledBytes() <= 64 * 1024 * 1024);
+    // The 128 KiB slab stayed: the next body of that size takes it (the free bytes go down by its size).
+    const free = pooledBytes();
+    const again = BodyBytes.fromReads([Buffer.alloc(100_000)], 100_000);
+    assert.equal(pooledBytes(), free - 131_072);
+    again.release();
   });
 
   it('keeps at most 64 MiB of released slabs', () => {
