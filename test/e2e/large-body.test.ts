@@ -121,6 +121,15 @@ async function slabsBack(): Promise<void> {
   assert.equal(poolState().inUse, 0, 'every slab is back in the pool');
 }
 
+/** Sends `raw` and checks the upstream's next request is exactly it. */
+async function arrivesWhole(raw: Buffer): Promise<void> {
+  const before = upstream.requests.length;
+  const res = await post(raw);
+  assert.equal(res.status, 200);
+  await res.arrayBuffer();
+  assert.ok(upstream.requests[before]?.raw.equals(raw), 'the upstream got the client\'s bytes');
+}
+
 function post(body: Buffer): Promise<Response> {
   return fetch(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body });
 }
@@ -168,12 +177,7 @@ test('an upstream that answers before reading the body gets none of another requ
     assert.ok(own.subarray(0, bytes.length).equals(bytes), `round ${round}: only its own bytes (${bytes.length} of ${own.length})`);
   }
   // The gateway still forwards large bodies whole afterwards.
-  const after = bodyOf('gpt-4o', 'after-', 2_000_000);
-  const before = upstream.requests.length;
-  const res = await post(after);
-  assert.equal(res.status, 200);
-  await res.arrayBuffer();
-  assert.ok(upstream.requests[before]?.raw.equals(after));
+  await arrivesWhole(bodyOf('gpt-4o', 'after-', 2_000_000));
 });
 
 test('an edited large body (stream_options added, model alias, drop_params) reaches the upstream with only those bytes changed', async () => {
@@ -232,12 +236,7 @@ test('a client that leaves while its large body is still being sent leaves the g
   assert.ok(got.length < raw.length, 'the send stopped before the end');
   assert.ok(raw.subarray(0, got.length).equals(got), 'only its own bytes');
   await slabsBack();
-  const after = bodyOf('gpt-4o', 'after-stall-', 1_000_000);
-  const before = upstream.requests.length;
-  const res = await post(after);
-  assert.equal(res.status, 200);
-  await res.arrayBuffer();
-  assert.ok(upstream.requests[before]?.raw.equals(after));
+  await arrivesWhole(bodyOf('gpt-4o', 'after-stall-', 1_000_000));
 });
 
 test('every way a request ends gives its slab back: refusals, errors, aborts', async () => {
@@ -289,10 +288,6 @@ test('large Anthropic bodies translated for a Chat channel, 8 at a time, each ca
 test('a pooled body over 8 MiB (read without the WebAssembly scan) reaches the upstream byte for byte', async () => {
   const raw = bodyOf('gpt-4o', 'huge-', 9_500_000);
   assert.ok(raw.length > 8 * 1024 * 1024);
-  const before = upstream.requests.length;
-  const res = await post(raw);
-  assert.equal(res.status, 200);
-  await res.arrayBuffer();
-  assert.ok(upstream.requests[before]?.raw.equals(raw));
+  await arrivesWhole(raw);
   await slabsBack();
 });
