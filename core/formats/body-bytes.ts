@@ -51,7 +51,10 @@ export class BodyBytes {
     return body;
   }
 
-  /** The body as one Buffer (reads joined on the first call). Read it during the request only: a pooled slab is reused after. */
+  /**
+   * The body as one Buffer (reads joined on the first call). Read it during the request only: a pooled body's
+   * Buffer is a view of its slab, which the next request reuses.
+   */
   joined(): Buffer {
     this.#check();
     this.#joined ??= Buffer.concat(this.#parts as Buffer[], this.length);
@@ -89,9 +92,9 @@ export class BodyBytes {
 
   /**
    * A body made of `pieces` (views of this body and new bytes: an edit, json-edit.ts), joined into a new
-   * Buffer, unreadable once this body is released. Not pooled: a pooled edit needs one more copy, the one sent upstream
-   * (`bench:ab large-stream`: 1.06x CPU per request against this), so an edited large body still costs what
-   * this file's header says once its request lasts long enough to be promoted.
+   * Buffer, unreadable once this body is released. Not pooled: a pooled edit needs one more copy, the one
+   * sent upstream (`bench:ab large-stream`: 1.06x CPU per request against this), so an edited large body
+   * still costs what this file's header says once its request lasts long enough to be promoted.
    */
   derive(pieces: readonly Buffer[]): BodyBytes {
     this.#check();
@@ -102,7 +105,10 @@ export class BodyBytes {
     return body;
   }
 
-  /** The request is over: a pooled slab goes back for another body, and every later read of this body (or of one derived from it) throws. */
+  /**
+   * The request is over: a pooled slab goes back for another body, and every later read of this body (or of
+   * one derived from it) throws.
+   */
   release(): void {
     if (this.#released) return;
     this.#released = true;
