@@ -10,6 +10,7 @@
 // request is over (`release`); anything still reading the body then fails instead of reading another's.
 
 import { giveSlab, inSlab, MIN_SLAB, takeSlab } from './body-pool.js';
+import type { TopLevel } from './json-scan.js';
 
 /** Bodies from this size on are held in a pooled slab; smaller ones stay in their read(s). */
 const POOLED_MIN = MIN_SLAB;
@@ -23,6 +24,11 @@ export class BodyBytes {
   #released = false;
   /** The body this one was derived from (an edit), whose release this one shares. */
   #source: BodyBytes | null = null;
+  /**
+   * Where the body's top-level pairs are, when parsing it found them (the skeleton of a large body), so an
+   * edit need not walk the body again (~50 us per 500 KB); null when unknown.
+   */
+  topLevel: TopLevel | null = null;
 
   private constructor(
     parts: readonly Buffer[],

@@ -6,17 +6,18 @@
 // the BodyBytes ones make a body of them that a large one's memory rules apply to (body-bytes.ts).
 
 import type { BodyBytes } from './body-bytes.js';
-import { CLOSE_BRACE, skipSpace, topLevelPairs, type Pair } from './json-scan.js';
+import { CLOSE_BRACE, skipSpace, topLevelPairs, type Pair, type TopLevel } from './json-scan.js';
 
 /** Top-level fields in `keys` removed with their separators; every other byte stays. Unchanged input when none is there. */
 export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Buffer {
-  const pieces = removalPieces(raw, keys);
+  const pieces = removalPieces(raw, topLevelPairs(raw), keys);
   return pieces === null ? raw : Buffer.concat(pieces);
 }
 
 /** removeTopLevelFields for a request body: `body` itself when none of `keys` is there. */
 export function removeBodyFields(body: BodyBytes, keys: ReadonlySet<string>): BodyBytes {
-  const pieces = removalPieces(body.joined(), keys);
+  const raw = body.joined();
+  const pieces = removalPieces(raw, body.topLevel ?? topLevelPairs(raw), keys);
   return pieces === null ? body : body.derive(pieces);
 }
 
@@ -25,16 +26,16 @@ export function removeBodyFields(body: BodyBytes, keys: ReadonlySet<string>): Bo
  * pair inserted first. `raw` must be a JSON object the caller already parsed (so it is valid JSON).
  */
 export function setTopLevelField(raw: Buffer, key: string, value: unknown): Buffer {
-  return Buffer.concat(settingPieces(raw, key, value));
+  return Buffer.concat(settingPieces(raw, topLevelPairs(raw), key, value));
 }
 
 /** setTopLevelField for a request body. */
 export function setBodyField(body: BodyBytes, key: string, value: unknown): BodyBytes {
-  return body.derive(settingPieces(body.joined(), key, value));
+  const raw = body.joined();
+  return body.derive(settingPieces(raw, body.topLevel ?? topLevelPairs(raw), key, value));
 }
 
-function removalPieces(raw: Buffer, keys: ReadonlySet<string>): Buffer[] | null {
-  const { pairs } = topLevelPairs(raw);
+function removalPieces(raw: Buffer, { pairs }: TopLevel, keys: ReadonlySet<string>): Buffer[] | null {
   const lastKept = pairs.findLastIndex((pair) => !keys.has(pair.name));
   const cuts: [number, number][] = [];
   pairs.forEach((pair, i) => {
@@ -59,9 +60,8 @@ function removalPieces(raw: Buffer, keys: ReadonlySet<string>): Buffer[] | null 
   return parts;
 }
 
-function settingPieces(raw: Buffer, key: string, value: unknown): Buffer[] {
+function settingPieces(raw: Buffer, { pairs, open }: TopLevel, key: string, value: unknown): Buffer[] {
   const encoded = Buffer.from(JSON.stringify(value), 'utf8');
-  const { pairs, open } = topLevelPairs(raw);
   // The last of duplicate keys is the one JSON.parse keeps.
   const span = pairs.findLast((pair) => pair.name === key);
   if (span !== undefined) return [raw.subarray(0, span.valueStart), encoded, raw.subarray(span.valueEnd)];

@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
-import { parseSkeleton } from './json-skeleton.js';
+import { readSkeleton } from './json-skeleton.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
 export type BodyProblem =
@@ -55,7 +55,10 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
       head = whole = parseWhole(body.joined());
     } else {
       try {
-        head = parseSkeleton(body);
+        const skeleton = readSkeleton(body);
+        head = skeleton.value;
+        // Edits of this body (json-edit.ts) start from these positions instead of walking it again.
+        body.topLevel = skeleton.topLevel;
       } catch {
         // The real parser words the syntax error (and should it accept what the skeleton refused, its result stands).
         head = whole = parseWhole(body.joined());

@@ -83,8 +83,14 @@ function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, val
   }
 }
 
+/** Where a JSON object's top-level pairs are, in order, and the index of its opening brace. */
+export interface TopLevel {
+  readonly pairs: readonly Pair[];
+  readonly open: number;
+}
+
 /** The top-level pairs of a JSON object, in order, and the index of its opening brace. */
-export function topLevelPairs(raw: Buffer): { pairs: Pair[]; open: number } {
+export function topLevelPairs(raw: Buffer): TopLevel {
   const pairs: Pair[] = [];
   const open = walkTopLevel(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
     pairs.push({ name: jsonStringText(raw, keyStart, keyEnd), keyStart, valueStart, valueEnd });

@@ -21,6 +21,8 @@ import {
   OPEN_BRACKET,
   QUOTE,
   skipSpace,
+  type Pair,
+  type TopLevel,
 } from './json-scan.js';
 import { scanBody, type StringEnd } from './json-string-end.js';
 
@@ -37,14 +39,21 @@ const N = 0x6e;
 
 /** Parses `body` as JSON with deep long strings left undecoded; throws on anything it does not accept. */
 export function parseSkeleton(body: BodyBytes): unknown {
+  return readSkeleton(body).value;
+}
+
+/** parseSkeleton's value, and where the top-level pairs are when the document is an object (for edits, json-edit.ts). */
+export function readSkeleton(body: BodyBytes): { readonly value: unknown; readonly topLevel: TopLevel | null } {
   const parser = new SkeletonParser(body);
-  return parser.document();
+  const value = parser.document();
+  return { value, topLevel: parser.topLevel };
 }
 
 class SkeletonParser {
   readonly #raw: Buffer;
   readonly #stringEnd: StringEnd;
   #pos = 0;
+  topLevel: TopLevel | null = null;
 
   // The bytes read are the scan's (the WebAssembly memory's copy of the body's reads): the parse is synchronous
   // and every value it makes is a new string or number, so nothing points into that memory afterwards.
@@ -87,6 +96,9 @@ class SkeletonParser {
   #object(depth: number): Record<string, unknown> {
     const raw = this.#raw;
     const out: Record<string, unknown> = {};
+    // The top level's pairs are recorded as json-scan's topLevelPairs would find them.
+    const pairs: Pair[] | null = depth === 0 ? [] : null;
+    if (pairs !== null) this.topLevel = { pairs, open: this.#pos };
     this.#pos = skipSpace(raw, this.#pos + 1);
     if (raw[this.#pos] === CLOSE_BRACE) {
       this.#pos++;
@@ -94,11 +106,14 @@ class SkeletonParser {
     }
     for (;;) {
       if (raw[this.#pos] !== QUOTE) this.#fail('expected a key');
+      const keyStart = this.#pos;
       const key = this.#string(0);
       this.#pos = skipSpace(raw, this.#pos);
       if (raw[this.#pos] !== COLON) this.#fail('expected a colon');
       this.#pos = skipSpace(raw, this.#pos + 1);
+      const valueStart = this.#pos;
       const value = this.#value(depth + 1);
+      pairs?.push({ name: key, keyStart, valueStart, valueEnd: this.#pos });
       // JSON.parse makes "__proto__" an own property; an assignment would set the prototype instead.
       if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       else out[key] = value;

@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
+import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
+
+const chat = createOpenAIChatFormat();
 import { removeBodyFields, removeTopLevelFields, setBodyField, setTopLevelField } from '../../../core/formats/json-edit.js';
 
 function edit(text: string, key: string, value: unknown): string {
@@ -111,7 +114,7 @@ describe('removeTopLevelFields', () => {
 describe('setBodyField and removeBodyFields', () => {
   it('make the same bytes as the Buffer edits, for small bodies and pooled large ones in reads', () => {
     const long = 'x"\\é'.repeat(40_000);
-    for (const text of ['{"model":"a","stream":true}', `{"model":"a","messages":[{"role":"user","content":${JSON.stringify(long)}}],"stream":true,"z":1}`]) {
+    for (const text of ['{"model":"a","messages":[{"role":"user","content":"hi"}],"stream":true}', `{"model":"a","messages":[{"role":"user","content":${JSON.stringify(long)}}],"stream":true,"z":1}`]) {
       const raw = Buffer.from(text, 'utf8');
       const reads = [raw.subarray(0, 7), raw.subarray(7, 70_000), raw.subarray(70_000)].filter((r) => r.length > 0);
       const body = BodyBytes.fromReads(reads, raw.length);
@@ -124,6 +127,13 @@ describe('setBodyField and removeBodyFields', () => {
       assert.equal(removeBodyFields(dropped, new Set(['absent'])), dropped, 'nothing to remove: the same body');
       body.release();
       assert.throws(() => dropped.joined(), /released/, 'edits are released with the client body');
+      // The same through a format, which leaves the skeleton's positions on a large body for the edits.
+      const decoded = BodyBytes.fromReads(reads, raw.length);
+      const request = chat.decodeRequest(decoded);
+      assert.equal(decoded.topLevel !== null, raw.length > 8 * 1024, 'positions from the skeleton of a large body');
+      const viaFormat = removeBodyFields(setBodyField(request.raw, 'stream_options', { include_usage: true }), new Set(['z']));
+      assert.ok(viaFormat.joined().equals(removeTopLevelFields(setTopLevelField(raw, 'stream_options', { include_usage: true }), new Set(['z']))));
+      decoded.release();
     }
   });
 });

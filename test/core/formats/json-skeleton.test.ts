@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { GatewayError } from '../../../core/errors.js';
 import { createAnthropicMessagesFormat } from '../../../core/formats/anthropic-messages/index.js';
-import { parseSkeleton, UNDECODED } from '../../../core/formats/json-skeleton.js';
+import { topLevelPairs } from '../../../core/formats/json-scan.js';
+import { parseSkeleton, readSkeleton, UNDECODED } from '../../../core/formats/json-skeleton.js';
 import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
@@ -64,6 +65,18 @@ describe('parseSkeleton', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('finds the top-level pairs where json-scan finds them (edits use them instead of walking the body again)', () => {
+    const anyObject = fc.dictionary(anyString, jsonValue, { maxKeys: 6 });
+    fc.assert(
+      fc.property(anyObject, fc.constantFrom(undefined, 1, 2, '\t'), (value, indent) => {
+        const raw = Buffer.from(` ${JSON.stringify(value, null, indent)}\n`, 'utf8');
+        assert.deepEqual(readSkeleton(BodyBytes.of(raw)).topLevel, topLevelPairs(raw));
+      }),
+      { numRuns: 300 },
+    );
+    assert.equal(readSkeleton(BodyBytes.of(Buffer.from('[1,{"a":2}]'))).topLevel, null, 'none for an array');
   });
 
   it('decodes every string of the top two levels, however long (model, system, metadata.user_id)', () => {
