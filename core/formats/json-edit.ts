@@ -17,7 +17,7 @@ export function removeTopLevelFields(raw: Buffer, keys: ReadonlySet<string>): Bu
 /** removeTopLevelFields for a request body: `body` itself when none of `keys` is there. */
 export function removeBodyFields(body: BodyBytes, keys: ReadonlySet<string>): BodyBytes {
   const raw = body.joined();
-  const pieces = removalPieces(raw, body.topLevel ?? topLevelPairs(raw), keys);
+  const pieces = removalPieces(raw, layoutOf(body, raw), keys);
   return pieces === null ? body : body.derive(pieces);
 }
 
@@ -32,7 +32,12 @@ export function setTopLevelField(raw: Buffer, key: string, value: unknown): Buff
 /** setTopLevelField for a request body. */
 export function setBodyField(body: BodyBytes, key: string, value: unknown): BodyBytes {
   const raw = body.joined();
-  return body.derive(settingPieces(raw, body.topLevel ?? topLevelPairs(raw), key, value));
+  return body.derive(settingPieces(raw, layoutOf(body, raw), key, value));
+}
+
+/** The body's top-level pairs: where its parse left them, else walked now. */
+function layoutOf(body: BodyBytes, raw: Buffer): TopLevel {
+  return body.topLevel ?? topLevelPairs(raw);
 }
 
 function removalPieces(raw: Buffer, { pairs }: TopLevel, keys: ReadonlySet<string>): Buffer[] | null {

@@ -33,7 +33,7 @@ const PAGE = 65536;
 
 /** The finder for `raw`: the WebAssembly one when this runtime has it and `raw` is not too large. */
 export function stringEnds(raw: Buffer): StringEnd {
-  return (raw.length <= WASM_MAX_BYTES ? wasmStringEnds(BodyBytes.of(raw)) : null) ?? indexOfStringEnds(raw);
+  return scanBody(BodyBytes.of(raw)).stringEnd;
 }
 
 /** A body's bytes in one Buffer and the finder of its strings' ends. */
@@ -76,8 +76,7 @@ export function indexOfStringEnds(raw: Buffer): StringEnd {
 interface Scanner {
   readonly memory: WasmMemory;
   readonly stringEnd: (open: number, len: number) => number;
-  bytes: Uint8Array;
-  /** The same memory as a Buffer (remade with `bytes` when the memory grows). */
+  /** The memory as a Buffer (remade when the memory grows, which detaches the old one). */
   view: Buffer;
   /** Finders made so far: each has its own number. */
   made: number;
@@ -92,7 +91,7 @@ function loadScanner(): Scanner | null {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JSON_STRING_END_WASM, 'base64')));
     const memory = instance.exports['memory'] as WasmMemory;
     const stringEnd = instance.exports['stringEnd'] as (open: number, len: number) => number;
-    return { memory, stringEnd, bytes: new Uint8Array(memory.buffer), view: Buffer.from(memory.buffer), made: 0, holder: 0 };
+    return { memory, stringEnd, view: Buffer.from(memory.buffer), made: 0, holder: 0 };
   } catch {
     // No WebAssembly (--jitless) or no SIMD on this CPU: the indexOf walk does the same.
     return null;
@@ -122,12 +121,11 @@ function wasmScan(body: BodyBytes): BodyScan | null {
 }
 
 function load(s: Scanner, body: BodyBytes, id: number): void {
-  if (s.bytes.length < body.length) {
-    s.memory.grow(Math.ceil((body.length - s.bytes.length) / PAGE));
-    s.bytes = new Uint8Array(s.memory.buffer);
+  if (s.view.length < body.length) {
+    s.memory.grow(Math.ceil((body.length - s.view.length) / PAGE));
     s.view = Buffer.from(s.memory.buffer);
   }
-  body.copyInto(s.bytes);
+  body.copyInto(s.view);
   s.holder = id;
 }
 

@@ -65,7 +65,7 @@ function readBody(req: IncomingMessage, limit: number, done: (err: GatewayError 
     size += chunk.length;
     if (size > limit) {
       stop();
-      done(tooLarge(), BodyBytes.of(EMPTY));
+      done(tooLarge(), BodyBytes.fromReads([], 0));
       return;
     }
     parts.push(chunk);
@@ -84,8 +84,6 @@ function readBody(req: IncomingMessage, limit: number, done: (err: GatewayError 
   req.on('end', onEnd);
   req.on('error', onError);
 }
-
-const EMPTY = Buffer.alloc(0);
 
 function tooLarge(): GatewayError {
   return new GatewayError('GW_ERR_REQUEST_TOO_LARGE', 'The request body is larger than this gateway accepts.');
