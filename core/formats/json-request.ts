@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
-import { readSkeleton } from './json-skeleton.js';
+import { fillUndecoded, readSkeleton, type Skeleton } from './json-skeleton.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
 export type BodyProblem =
@@ -26,7 +26,10 @@ export interface JsonBody {
    * down, which may be UNDECODED (json-skeleton.ts).
    */
   readonly head: Record<string, unknown>;
-  /** The whole body, parsed on the first call; throws the format's invalid-JSON error if a skipped string is bad. */
+  /**
+   * The whole body, made on the first call (for a skeleton, by filling its undecoded strings in: `head` becomes
+   * that same object); throws the format's invalid-JSON error if a skipped string is bad.
+   */
   whole(): Record<string, unknown>;
 }
 
@@ -48,14 +51,26 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
     }
   };
 
+  // The head becomes the whole body (its undecoded strings filled in); a bad string is worded by the real
+  // parser, as if the whole body had been parsed at once.
+  const fillHead = (skeleton: Skeleton, raw: Buffer): unknown => {
+    try {
+      fillUndecoded(skeleton, raw);
+      return skeleton.value;
+    } catch {
+      return parseWhole(raw);
+    }
+  };
+
   return function readJsonBody(body: BodyBytes): JsonBody {
     let whole: unknown;
     let head: unknown;
+    let skeleton: Skeleton | null = null;
     if (body.length <= WHOLE_PARSE_MAX_BYTES) {
       head = whole = parseWhole(body.joined());
     } else {
       try {
-        const skeleton = readSkeleton(body);
+        skeleton = readSkeleton(body);
         head = skeleton.value;
         // Edits of this body (json-edit.ts) start from these positions instead of walking it again.
         body.topLevel = skeleton.topLevel;
@@ -69,7 +84,7 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
     return {
       head: checked,
       whole(): Record<string, unknown> {
-        whole ??= parseWhole(body.joined());
+        whole ??= skeleton === null ? parseWhole(body.joined()) : fillHead(skeleton, body.joined());
         return whole as Record<string, unknown>;
       },
     };

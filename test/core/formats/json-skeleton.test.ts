@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { GatewayError } from '../../../core/errors.js';
 import { createAnthropicMessagesFormat } from '../../../core/formats/anthropic-messages/index.js';
 import { topLevelPairs } from '../../../core/formats/json-scan.js';
-import { parseSkeleton, readSkeleton, UNDECODED } from '../../../core/formats/json-skeleton.js';
+import { fillUndecoded, parseSkeleton, readSkeleton, UNDECODED } from '../../../core/formats/json-skeleton.js';
 import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
@@ -65,6 +65,29 @@ describe('parseSkeleton', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('fillUndecoded makes the skeleton what JSON.parse gives, in place (translation reads the whole body so)', () => {
+    fc.assert(
+      fc.property(jsonValue, fc.boolean(), (value, indent) => {
+        const raw = Buffer.from(JSON.stringify(value, null, indent ? 2 : undefined), 'utf8');
+        const read = readSkeleton(BodyBytes.of(raw));
+        fillUndecoded(read, raw);
+        assert.deepEqual(read.value, JSON.parse(raw.toString('utf8')));
+      }),
+      { numRuns: 500 },
+    );
+    // A repeated key keeps its first place and its last value (as JSON.parse); "__proto__" stays an own property.
+    const long = (c: string): string => c.repeat(LONG + 10);
+    const text = `{"m":[{"a":"${long('x')}","a":"${long('y')}","__proto__":"${long('z')}"},["${long('é')}"]]}`;
+    const raw = Buffer.from(text, 'utf8');
+    const read = readSkeleton(BodyBytes.of(raw));
+    assert.equal(read.undecoded.length, 4);
+    fillUndecoded(read, raw);
+    assert.deepEqual(read.value, JSON.parse(text));
+    const first = (read.value as { m: [Record<string, unknown>] }).m[0];
+    assert.deepEqual(Object.keys(first), ['a', '__proto__']);
+    assert.equal(Object.getPrototypeOf(first), Object.prototype);
   });
 
   it('finds the top-level pairs where json-scan finds them (edits use them instead of walking the body again)', () => {
