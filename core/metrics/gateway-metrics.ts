@@ -1,19 +1,21 @@
 // Prometheus metrics of the gateway; one registry per process, so counters survive config reloads.
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { InFlightGauge } from './in-flight-gauge.js';
 import { SummedCounter } from './summed-counter.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // Counters updated on every request are summed outside prom-client until scraped (summed-counter.ts).
+  // Counters updated on every request are summed outside prom-client until scraped (summed-counter.ts), and so
+  // is the count of open streams (in-flight-gauge.ts).
   readonly requests: SummedCounter<'route' | 'model' | 'channel' | 'status'>;
   readonly latency: Histogram<'route' | 'model' | 'channel'>;
   readonly timeToFirstToken: Histogram<'route' | 'model' | 'channel'>;
   readonly tokens: SummedCounter<'model' | 'channel' | 'kind'>;
   readonly upstreamErrors: SummedCounter<'channel' | 'reason'>;
-  readonly streamsInFlight: Gauge<'route'>;
+  readonly streamsInFlight: InFlightGauge;
   readonly configReloads: Counter<'result'>;
   readonly affinity: SummedCounter<'route' | 'outcome'>;
 
@@ -51,12 +53,7 @@ export class GatewayMetrics {
       ['channel', 'reason'],
       this.registry,
     );
-    this.streamsInFlight = new Gauge({
-      name: 'gateway_streams_in_flight',
-      help: 'Streaming responses currently open to clients.',
-      labelNames: ['route'],
-      registers,
-    });
+    this.streamsInFlight = new InFlightGauge('gateway_streams_in_flight', 'Streaming responses currently open to clients.', 'route', this.registry);
     this.configReloads = new Counter({
       name: 'gateway_config_reloads_total',
       help: 'Config reloads, by result (ok, rejected).',

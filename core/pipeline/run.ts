@@ -50,9 +50,8 @@ async function relayStream(
   result: Extract<RelayResult, { kind: 'stream' }>,
   metrics: GatewayMetrics,
 ): Promise<void> {
-  const gauge = metrics.streamsInFlight.labels(chain.route);
   sink.open(result.status, result.headers);
-  gauge.inc();
+  const inFlight = metrics.streamsInFlight.enter(chain.route);
   try {
     for await (const batch of result.frames) {
       // The frames of one upstream read (UpstreamBody hands over all that came while the loop was busy) leave
@@ -90,7 +89,7 @@ async function relayStream(
     }
     sink.end();
   } finally {
-    gauge.dec();
+    metrics.streamsInFlight.close(inFlight);
   }
 }
 
