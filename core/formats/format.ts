@@ -13,9 +13,10 @@ export interface ParsedRequest {
   /**
    * What routing and the format's own rules read (top-level fields, metadata, message roles): exact, except
    * that long strings three or more levels down may be UNDECODED (json-skeleton.ts). Cheap at any size.
+   * Reading `json` may fill those strings in, making `head` the whole body: read it for nothing deeper.
    */
   readonly head: Readonly<Record<string, unknown>>;
-  /** The whole body, parsed on first read (translation reads it; pass-through never does). */
+  /** The whole body, made on first read (translation reads it; pass-through never does): json-request.ts. */
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;

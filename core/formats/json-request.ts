@@ -28,7 +28,7 @@ export interface JsonBody {
   readonly head: Record<string, unknown>;
   /**
    * The whole body, made on the first call (for a skeleton, by filling its undecoded strings in: `head` becomes
-   * that same object); throws the format's invalid-JSON error if a skipped string is bad.
+   * that same object, unless fillUndecoded refused and the body was parsed whole); throws the format's invalid-JSON error if a skipped string is bad.
    */
   whole(): Record<string, unknown>;
 }
@@ -51,15 +51,16 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
     }
   };
 
-  // The head becomes the whole body (its undecoded strings filled in); a bad string is worded by the real
-  // parser, as if the whole body had been parsed at once.
+  // The head becomes the whole body (its undecoded strings filled in); where filling cannot give JSON.parse's
+  // result (fillUndecoded says when), or a string is bad, the whole body is parsed, which also words the error
+  // as if the whole body had been parsed at once.
   const fillHead = (skeleton: Skeleton, raw: Buffer): unknown => {
     try {
-      fillUndecoded(skeleton, raw);
-      return skeleton.value;
+      if (fillUndecoded(skeleton, raw)) return skeleton.value;
     } catch {
-      return parseWhole(raw);
+      // parseWhole words it.
     }
+    return parseWhole(raw);
   };
 
   return function readJsonBody(body: BodyBytes): JsonBody {

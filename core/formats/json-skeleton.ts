@@ -56,27 +56,35 @@ export interface Skeleton {
   readonly topLevel: TopLevel | null;
   /** Every UNDECODED string of `value`, for fillUndecoded. */
   readonly undecoded: readonly Undecoded[];
+  /** The body holds a string equal to UNDECODED itself, which fillUndecoded could not tell from a skipped one. */
+  readonly holdsStandIn: boolean;
 }
 
 export function readSkeleton(body: BodyBytes): Skeleton {
   const parser = new SkeletonParser(body);
   const value = parser.document();
-  return { value, topLevel: parser.topLevel, undecoded: parser.undecoded };
+  return { value, topLevel: parser.topLevel, undecoded: parser.undecoded, holdsStandIn: parser.holdsStandIn };
 }
 
 /**
  * Turns a skeleton's value into the whole body's, in place: each UNDECODED string is decoded from `raw` (the
  * body's bytes, at the offsets the skeleton read). Cheaper than JSON.parse of the whole body, which decodes
  * all of it into one string first: V8 decodes a body holding any non-ASCII byte at ~3 us/KB into a two-byte
- * string, where the strings decoded one by one cost that only where they hold non-ASCII and stay one-byte
- * (so the translated body's JSON.stringify and UTF-8 encoding are faster too). Throws a SyntaxError for a
- * bad string (a raw control character, a bad escape), which the skeleton did not check.
+ * string, where the strings decoded one by one cost that only where they hold non-ASCII. Returns false,
+ * changing nothing, when the result would not be JSON.parse's: a key repeated in an object after a skipped
+ * value (the later value wins, and the fill would put the skipped one back) or a client string equal to the
+ * stand-in; the caller then parses the whole body. Throws a SyntaxError for a bad string (a raw control
+ * character, a bad escape), which the skeleton did not check.
  */
-export function fillUndecoded(skeleton: Skeleton, raw: Buffer): void {
+export function fillUndecoded(skeleton: Skeleton, raw: Buffer): boolean {
+  if (skeleton.holdsStandIn) return false;
+  for (const u of skeleton.undecoded) if ((u.holder as Record<string | number, unknown>)[u.key] !== UNDECODED) return false;
+  // A key repeated with skipped values each time: filled in order, the last one stays, as in JSON.parse.
   for (const u of skeleton.undecoded) {
     const text: unknown = JSON.parse(raw.toString('utf8', u.start, u.end));
     (u.holder as Record<string | number, unknown>)[u.key] = text;
   }
+  return true;
 }
 
 class SkeletonParser {
@@ -85,6 +93,7 @@ class SkeletonParser {
   #pos = 0;
   topLevel: TopLevel | null = null;
   readonly undecoded: Undecoded[] = [];
+  holdsStandIn = false;
 
   // The bytes read are the scan's (the WebAssembly memory's copy of the body's reads): the parse is synchronous
   // and every value it makes is a new string or number, so nothing points into that memory afterwards.
@@ -203,7 +212,9 @@ class SkeletonParser {
     if (depth >= DEEP && end - start > LONG_STRING_BYTES) return UNDECODED;
     // Printable ASCII without escapes (keys, roles, model names) is its own text; anything else is decoded
     // and checked by JSON.parse.
-    return jsonStringText(raw, start, end);
+    const text = jsonStringText(raw, start, end);
+    if (text === UNDECODED) this.holdsStandIn = true;
+    return text;
   }
 
   #literal<V>(word: string, value: V): V {

@@ -90,6 +90,24 @@ describe('parseSkeleton', () => {
     assert.equal(Object.getPrototypeOf(first), Object.prototype);
   });
 
+  it('fillUndecoded refuses, changing nothing, where filling would not give JSON.parse\'s result', () => {
+    const long = 'x'.repeat(LONG + 10);
+    const cases = [
+      `{"m":[{"t":"${long}","t":"short"}]}`, // a later value replaces a skipped one
+      `{"m":[{"t":"${long}","t":{"o":1}}]}`,
+      `{"m":[{"__proto__":"${long}","__proto__":[1]}]}`,
+      `{"m":[{"t":"${long}","t":${JSON.stringify(UNDECODED)}}]}`, // the client's own string equals the stand-in
+      `{"m":[{"t":"${long}"}],"n":${JSON.stringify(UNDECODED)}}`,
+    ];
+    for (const text of cases) {
+      const raw = Buffer.from(text, 'utf8');
+      const read = readSkeleton(BodyBytes.of(raw));
+      const before = JSON.stringify(read.value);
+      assert.equal(fillUndecoded(read, raw), false, text);
+      assert.equal(JSON.stringify(read.value), before, 'unchanged');
+    }
+  });
+
   it('finds the top-level pairs where json-scan finds them (edits use them instead of walking the body again)', () => {
     const anyObject = fc.dictionary(anyString, jsonValue, { maxKeys: 6 });
     fc.assert(
@@ -217,6 +235,27 @@ describe('a large body through a format', () => {
     const request = chat.decodeRequest(BodyBytes.of(Buffer.from(text, 'utf8')));
     assert.equal(request.model, 'gpt-big');
     assert.throws(() => request.json, (err: unknown) => err instanceof GatewayError && err.code === 'GW_ERR_REQUEST_INVALID_JSON');
+  });
+
+  it('a key repeated after a long value, or a bad string after good ones: the whole body is JSON.parse\'s, errors worded as V8 words them', () => {
+    const repeated = JSON.stringify(body).replace('"text":', `"text":"short","text":`).replace(/"content":\[\{/, `"content":${JSON.stringify(longText)},"content":[{`);
+    const request = chat.decodeRequest(BodyBytes.of(Buffer.from(repeated, 'utf8')));
+    assert.deepEqual(request.json, JSON.parse(repeated));
+    assert.deepEqual(request.json, body, 'the later values won');
+
+    // Two skipped strings (the system message, then the user's text); the second is the bad one.
+    const bad = JSON.stringify(body).replace(/("type":"text","text":")const a/, '$1\\q const a');
+    let v8Message = '';
+    try {
+      JSON.parse(bad);
+    } catch (err) {
+      v8Message = (err as Error).message;
+    }
+    assert.ok(v8Message !== '');
+    const badRequest = chat.decodeRequest(BodyBytes.of(Buffer.from(bad, 'utf8')));
+    for (let read = 0; read < 2; read++) {
+      assert.throws(() => badRequest.json, (err: unknown) => err instanceof GatewayError && err.code === 'GW_ERR_REQUEST_INVALID_JSON' && err.message.includes(v8Message));
+    }
   });
 
   it('real Claude Code bodies: head and whole body agree with JSON.parse', () => {
