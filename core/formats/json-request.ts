@@ -28,7 +28,8 @@ export interface JsonBody {
   readonly head: Record<string, unknown>;
   /**
    * The whole body, made on the first call (for a skeleton, by filling its undecoded strings in: `head` becomes
-   * that same object, unless fillUndecoded refused and the body was parsed whole); throws the format's invalid-JSON error if a skipped string is bad.
+   * that same object, unless fillUndecoded refused and the body was parsed whole); throws the format's
+   * invalid-JSON error if a skipped string is bad.
    */
   whole(): Record<string, unknown>;
 }

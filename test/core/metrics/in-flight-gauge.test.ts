@@ -5,16 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { InFlightGauge } from '../../../core/metrics/in-flight-gauge.js';
-
-function series(text: string, name: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const at = line.lastIndexOf(' ');
-    out[line.slice(name.length, at)] = Number(line.slice(at + 1));
-  }
-  return out;
-}
+import { series } from '../../helpers/metric-series.js';
 
 test('a scrape shows the open count of each label value, and 0 once all under one have closed', async () => {
   const registry = new Registry();

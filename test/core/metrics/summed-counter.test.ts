@@ -5,16 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { SummedCounter } from '../../../core/metrics/summed-counter.js';
-
-function series(text: string, name: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const at = line.lastIndexOf(' ');
-    out[line.slice(name.length, at)] = Number(line.slice(at + 1));
-  }
-  return out;
-}
+import { series } from '../../helpers/metric-series.js';
 
 test('a scrape shows the sums of the increments before it; the next scrape adds only what came after', async () => {
   const registry = new Registry();
