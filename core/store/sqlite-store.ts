@@ -14,8 +14,11 @@ export const SQLITE_MEMORY = ':memory:';
 /**
  * WAL lets readers run while the usage writer commits; NORMAL sync is durable across process crashes in WAL
  * mode (only an OS crash can lose the last commits); busy_timeout rides out a second process holding the lock.
+ * temp_store = MEMORY: each multi-row INSERT of a usage batch opens a statement journal (to undo that one
+ * statement), by default a file created and unlinked in /var/tmp at every flush; in memory the usage writer
+ * spends 5.2 instead of 6.0 us per record (bench usage-writer).
  */
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON'];
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'temp_store = MEMORY'];
 
 /** Opens (creating the file and its parent directory) without migrating; openStore() migrates. */
 export function createSqliteStore(filename: string): Store {
