@@ -52,45 +52,77 @@ async function relayStream(
 ): Promise<void> {
   sink.open(result.status, result.headers);
   const inFlight = metrics.streamsInFlight.enter(chain.route);
+  const batches = result.frames[Symbol.asyncIterator]();
   try {
-    for await (const batch of result.frames) {
-      // The frames of one upstream read (UpstreamBody hands over all that came while the loop was busy) leave
-      // in one write, as soon as they are processed: not held for a later read, not split into one per frame.
-      const several = batch.length > 1;
-      if (several) sink.cork();
-      let drained: Promise<void> | undefined;
-      // Frames passed on untouched lie side by side in the upstream's read: they go out as one write (each
-      // write costs Node's per-chunk machinery and an iovec), the bytes unchanged.
-      let span: Uint8Array | null = null;
-      let spanEnd = 0;
-      try {
-        for (const upstreamFrame of batch) {
-          let frame: SseFrame | null = upstreamFrame;
-          for (const plugin of chain.frame) {
-            frame = plugin.frame?.(ctx, frame) ?? null;
-            if (frame === null) break;
-          }
-          if (frame === null) continue;
-          if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
-          const raw = frame.raw;
-          if (span !== null && raw.buffer === span.buffer && raw.byteOffset === spanEnd) {
-            spanEnd += raw.length;
-            continue;
-          }
-          if (span !== null) drained = sink.write(joined(span, spanEnd)) ?? drained;
-          span = raw;
-          spanEnd = raw.byteOffset + raw.length;
-        }
-        if (span !== null) drained = sink.write(joined(span, spanEnd)) ?? drained;
-      } finally {
-        if (several) sink.uncork();
-      }
+    for (;;) {
+      // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function keeps
+      // its locals, and `for await (const batch ...)` held the last batch (its read, frames and strings)
+      // through the wait for the next one, long enough on a paced stream for V8 to move it all to the old
+      // generation (frame-batches.ts).
+      const drained = writeBatch(chain, ctx, sink, await batches.next());
+      if (drained === STREAM_END) break;
       if (drained !== undefined) await drained;
     }
     sink.end();
+  } catch (err) {
+    // As `for await` does when its body throws: the upstream is not wanted any more. After a failed next()
+    // the iterator is finished and this changes nothing.
+    try {
+      await batches.return?.();
+    } catch {
+      // The stream's own error is the one to report.
+    }
+    throw err;
   } finally {
     metrics.streamsInFlight.close(inFlight);
   }
+}
+
+const STREAM_END = Symbol('stream end');
+
+/**
+ * Runs one batch (the frames of one upstream read) through the frame plugins and writes what is left; the
+ * drain to wait for when the client's buffer is full. The frames leave in one write, as soon as they are
+ * processed: not held for a later read, not split into one per frame.
+ */
+function writeBatch(
+  chain: Chain,
+  ctx: RequestContext,
+  sink: ResponseSink,
+  next: IteratorResult<readonly SseFrame[]>,
+): Promise<void> | undefined | typeof STREAM_END {
+  if (next.done === true) return STREAM_END;
+  const batch = next.value;
+  const several = batch.length > 1;
+  if (several) sink.cork();
+  let drained: Promise<void> | undefined;
+  // Frames passed on untouched lie side by side in the upstream's read: they go out as one write (each write
+  // costs Node's per-chunk machinery and an iovec), the bytes unchanged.
+  let span: Uint8Array | null = null;
+  let spanEnd = 0;
+  try {
+    for (const upstreamFrame of batch) {
+      let frame: SseFrame | null = upstreamFrame;
+      for (const plugin of chain.frame) {
+        frame = plugin.frame?.(ctx, frame) ?? null;
+        if (frame === null) break;
+      }
+      if (frame === null) continue;
+      if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
+      const raw = frame.raw;
+      if (span !== null && raw.buffer === span.buffer && raw.byteOffset === spanEnd) {
+        spanEnd += raw.length;
+        continue;
+      }
+      if (span !== null) drained = sink.write(joined(span, spanEnd)) ?? drained;
+      span = raw;
+      spanEnd = raw.byteOffset + raw.length;
+    }
+    if (span !== null) drained = sink.write(joined(span, spanEnd)) ?? drained;
+  } finally {
+    if (several) sink.uncork();
+  }
+  return drained;
 }
 
 /** `first` extended to `end` (a byte offset in its ArrayBuffer): the bytes of adjacent frames as one view. */

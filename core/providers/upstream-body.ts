@@ -21,7 +21,9 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   private ended = false;
   private paused = false;
   private failure: { error: unknown } | null = null;
-  private waiting: { resolve(r: IteratorResult<Uint8Array>): void; reject(err: unknown): void } | null = null;
+  /** The reader's pending next(), when it waits: its settle functions, kept as two fields (no object per wait). */
+  private resolveWaiting: ((r: IteratorResult<Uint8Array>) => void) | null = null;
+  private rejectWaiting: ((err: unknown) => void) | null = null;
 
   constructor(private readonly source: BodySource) {}
 
@@ -32,10 +34,10 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   /** The handler's side: one chunk arrived. */
   push(chunk: Uint8Array): void {
     if (this.ended || this.failure !== null) return;
-    const waiting = this.waiting;
-    if (waiting !== null) {
-      this.waiting = null;
-      waiting.resolve({ value: chunk, done: false });
+    const resolve = this.resolveWaiting;
+    if (resolve !== null) {
+      this.resolveWaiting = this.rejectWaiting = null;
+      resolve({ value: chunk, done: false });
       return;
     }
     this.queue.push(chunk);
@@ -75,7 +77,8 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     if (this.failure !== null) return Promise.reject(this.failure.error);
     if (this.ended) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
+      this.resolveWaiting = resolve;
+      this.rejectWaiting = reject;
     });
   }
 
@@ -90,10 +93,11 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   private settle(): void {
-    const waiting = this.waiting;
-    if (waiting === null) return;
-    this.waiting = null;
-    if (this.failure !== null) waiting.reject(this.failure.error);
-    else waiting.resolve(DONE);
+    const resolve = this.resolveWaiting;
+    const reject = this.rejectWaiting;
+    if (resolve === null || reject === null) return;
+    this.resolveWaiting = this.rejectWaiting = null;
+    if (this.failure !== null) reject(this.failure.error);
+    else resolve(DONE);
   }
 }

@@ -38,7 +38,7 @@ export class SseFrameParser {
         i = lf + 1;
       }
       this.lineLen += buf.length - i;
-      this.buf = start === 0 ? buf : buf.subarray(start);
+      this.buf = unfinished(buf, start);
       this.pos = this.buf.length;
       return frames;
     }
@@ -78,7 +78,7 @@ export class SseFrameParser {
         this.lineLen = this.lineLen === -1 ? 1 : this.lineLen + 1;
       }
     }
-    this.buf = start === 0 ? buf : buf.subarray(start);
+    this.buf = unfinished(buf, start);
     this.pos = this.buf.length;
     return frames;
   }
@@ -93,6 +93,15 @@ export class SseFrameParser {
     if (rest.length === 0) return [];
     return [makeFrame(rest)];
   }
+}
+
+/**
+ * What is kept of `buf` for the next push: the unfinished frame from `start`. Not an empty view when nothing is
+ * left: that would hold the whole read (its memory and Buffer) until the next one, which on a paced stream is
+ * long enough for V8 to move it to the old generation.
+ */
+function unfinished(buf: Buffer, start: number): Buffer {
+  return start === 0 ? buf : start === buf.length ? EMPTY : buf.subarray(start);
 }
 
 function makeFrame(raw: Buffer): SseFrame {

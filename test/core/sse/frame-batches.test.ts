@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { UpstreamBody } from '../../../core/providers/upstream-body.js';
 import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../../core/sse/frame-batches.js';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
@@ -71,7 +74,7 @@ describe('frameBatches', () => {
     const first = await batches.next();
     assert.equal(first.done, false);
     assert.equal(up.pulls(), 1);
-    await batches.return(undefined);
+    await batches.return?.();
     assert.equal(up.pulls(), 1, 'closing the frame stream must not drain the upstream');
     assert.equal(up.closed(), true, 'the upstream body is closed');
   });
@@ -139,5 +142,57 @@ describe('frameBatches', () => {
       }
     }, /reset/);
     assert.deepEqual(seen, ['x']);
+  });
+
+  it('a transform that throws closes the upstream and hands its error to fail()', async () => {
+    const up = upstream(['data: a\n\n', 'data: b\n\n', 'data: c\n\n']);
+    const failures: unknown[] = [];
+    const throwing: FrameTransform = {
+      done: false,
+      push: (frames) => {
+        if (frames[0]?.data === 'b') throw new Error('bad frame');
+        return frames;
+      },
+      end: () => [],
+      fail: (err) => {
+        failures.push(err);
+        return [encodeFrame('closed')];
+      },
+    };
+    const batches = await collect(frameBatches(up.body, throwing));
+    assert.equal(text(batches.flat()), 'data: a\n\ndata: closed\n\n');
+    assert.equal((failures[0] as Error).message, 'bad frame');
+    assert.equal(up.pulls(), 2, 'nothing is read after the failure');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(up.closed(), true, 'the upstream is closed');
+  });
+
+  it('keeps nothing of a read while it waits for the next one', async () => {
+    // A stream paced 100 ms apart waits long enough for V8 to move whatever the wait holds to the old
+    // generation; the last read's bytes and frames must not be among it.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
+    const batches = frameBatches(body, PASS_THROUGH);
+    let chunk: Buffer | undefined = Buffer.from('data: {"n":1}\n\n');
+    const chunkRef = new WeakRef(chunk);
+    let frameRef: WeakRef<object> | undefined;
+    // Only the then() is kept: the first result itself is dropped once looked at, as the relay does.
+    const firstSeen = batches.next().then((r) => {
+      assert.equal(r.done, false);
+      frameRef = new WeakRef((r.value as readonly SseFrame[])[0] as SseFrame);
+    });
+    body.push(chunk);
+    chunk = undefined;
+    await firstSeen;
+    const second = batches.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    assert.equal(chunkRef.deref(), undefined, 'the last read is not held while waiting');
+    assert.equal(frameRef?.deref(), undefined, 'nor its frames');
+    body.push(Buffer.from('data: {"n":2}\n\n'));
+    const next = await second;
+    assert.equal(next.done, false);
+    assert.equal((next.value as readonly SseFrame[])[0]?.data, '{"n":2}');
   });
 });
