@@ -34,7 +34,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
     if (this.abort.aborted) controller.abort(clientGone());
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    // undici's controller keeps the raw header Buffers for the whole response; they are views of the socket's
+    // first read, whose memory they hold too: ~2 KB per open stream (heap snapshot), for headers read here.
+    controller.rawHeaders = null;
     // 1xx (100 Continue, 103 Early Hints) come before the response itself.
     if (status < 200) return;
     this.response = {

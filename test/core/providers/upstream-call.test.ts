@@ -133,6 +133,31 @@ describe('UpstreamCall over loopback HTTP', () => {
     assert.equal(await readAll(res), '{"a":1}');
   });
 
+  it('does not keep undici\'s raw header Buffers (views of the socket\'s first read) while the body streams', async () => {
+    let finish: () => void = () => undefined;
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-long-header': 'x'.repeat(512) });
+      res.write('data: 1\n\n');
+      finish = () => res.end('data: 2\n\n');
+    };
+    let controller: { rawHeaders?: unknown } | undefined;
+    // The same handler, with the controller undici hands it recorded on the way in.
+    class Recording extends UpstreamCall {
+      override onRequestStart(c: Parameters<UpstreamCall['onRequestStart']>[0]): void {
+        controller = c;
+        super.onRequestStart(c);
+      }
+    }
+    const res = await new Promise<UpstreamResponse>((resolve, reject) => {
+      pool.dispatch({ method: 'POST', path: '/', body: '{}' }, new Recording(new ClientAbort(), resolve, reject));
+    });
+    assert.equal(res.headers['x-long-header']?.length, 512, 'the headers were read');
+    assert.notEqual(controller, undefined);
+    assert.equal(controller?.rawHeaders, null, 'the raw header Buffers are let go once the headers are read');
+    finish();
+    assert.equal(await readAll(res), 'data: 1\n\ndata: 2\n\n');
+  });
+
   it('skips 1xx answers (103 Early Hints) and settles with the final response', async () => {
     handle = (_req, res) => {
       res.writeEarlyHints({ link: '</x>; rel=preload' });
