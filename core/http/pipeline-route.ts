@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime.js';
 import { RawSink } from './raw-sink.js';
 import { sendError } from './send.js';
 
+/** One async call per request, not a wrapper awaiting the worker: each pending call is kept for a stream's life. */
 export async function servePipelineRoute(
   runtime: Runtime,
   path: string,
@@ -20,42 +21,38 @@ export async function servePipelineRoute(
   body: BodyBytes,
 ): Promise<void> {
   try {
-    await serve(runtime, path, req, res, body);
+    const receivedAt = Date.now();
+    const startedAt = performance.now();
+    const gateway = runtime.current;
+    const chain = gateway.chains.get(path);
+    const id = newRequestId(receivedAt);
+    if (chain === undefined) {
+      res.setHeader('x-request-id', id);
+      res.setHeader('request-id', id);
+      sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
+      return;
+    }
+    const abort = new ClientAbort();
+    const onClose = (): void => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
+    const untrack = runtime.track({ abort, res });
+    gateway.enter();
+    try {
+      await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
+    } finally {
+      gateway.leave();
+      untrack();
+      res.off('close', onClose);
+      // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
+      // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
+      if (runtime.shuttingDown) req.socket.end();
+    }
   } finally {
     // Nothing reads the body once the request is answered: a pooled one goes back for the next request.
     body.release();
-  }
-}
-
-async function serve(runtime: Runtime, path: string, req: IncomingMessage, res: ServerResponse, body: BodyBytes): Promise<void> {
-  const receivedAt = Date.now();
-  const startedAt = performance.now();
-  const gateway = runtime.current;
-  const chain = gateway.chains.get(path);
-  const id = newRequestId(receivedAt);
-  if (chain === undefined) {
-    res.setHeader('x-request-id', id);
-    res.setHeader('request-id', id);
-    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
-    return;
-  }
-  const abort = new ClientAbort();
-  const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.on('close', onClose);
-  const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
-  const untrack = runtime.track({ abort, res });
-  gateway.enter();
-  try {
-    await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
-  } finally {
-    gateway.leave();
-    untrack();
-    res.off('close', onClose);
-    // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
-    // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
-    if (runtime.shuttingDown) req.socket.end();
   }
 }
 
