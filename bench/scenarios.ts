@@ -274,6 +274,11 @@ export function durationOf(defaultS: number): number {
 /** Concurrent streams of stream-hold: 9,500, not the issue's 10,000, because of this machine's fd limit (README). */
 export const HOLD_STREAMS = Math.floor(envNumber('BENCH_HOLD_STREAMS') ?? 9500);
 export const HOLD_PEER_STREAMS = Math.floor(envNumber('BENCH_HOLD_PEER_STREAMS') ?? 1000);
+/**
+ * Concurrent streams of stream-hold-open: about the most whose 10 chunks/s each one core relays with every
+ * stream open at once, so RSS per stream is that of open streams (at 9,500 most wait in the accept queue).
+ */
+export const HOLD_OPEN_STREAMS = Math.floor(envNumber('BENCH_HOLD_OPEN_STREAMS') ?? 2000);
 
 /** One leg per target, all sending the same request. */
 function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
@@ -378,6 +383,21 @@ export function scenarios(): Scenario[] {
       concurrency: 4,
       durationS: durationOf(3),
       warmupS: 1,
+    },
+    {
+      kind: 'stream-hold',
+      name: 'stream-hold-open',
+      description: `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      legs: sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 }).filter((leg) => leg.target !== 'peer'),
+      baseline: 'direct',
+      streams: HOLD_OPEN_STREAMS,
+      peerStreams: 0,
+      rampS: 2.5,
+      drainLimitS: Math.floor(envNumber('BENCH_HOLD_LIMIT_S') ?? 60),
+      durationS: 0,
+      freshProcesses: true,
+      warmupS: 1,
+      rounds: Math.floor(envNumber('BENCH_HOLD_ROUNDS') ?? 1),
     },
     {
       // Last of the network scenarios: it leaves every target with a grown heap and thousands of closed sockets.
