@@ -52,27 +52,29 @@ async function relayStream(
 ): Promise<void> {
   sink.open(result.status, result.headers);
   const inFlight = metrics.streamsInFlight.enter(chain.route);
-  const batches = result.frames[Symbol.asyncIterator]();
   try {
-    for (;;) {
-      // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function keeps
-      // its locals, and `for await (const batch ...)` held the last batch (its read, frames and strings)
-      // through the wait for the next one, long enough on a paced stream for V8 to move it all to the old
-      // generation (frame-batches.ts).
-      const drained = writeBatch(chain, ctx, sink, await batches.next());
-      if (drained === STREAM_END) break;
-      if (drained !== undefined) await drained;
+    const batches = result.frames[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
+        // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
+        // strings) through the wait for the next one, long enough on a paced stream for V8 to move it all to
+        // the old generation (frame-batches.ts).
+        const drained = writeBatch(chain, ctx, sink, await batches.next());
+        if (drained === STREAM_END) break;
+        if (drained !== undefined) await drained;
+      }
+    } catch (err) {
+      // As `for await` does when its body throws: the upstream is not wanted any more. After a failed next()
+      // the iterator is finished and this changes nothing.
+      try {
+        await batches.return?.();
+      } catch {
+        // The stream's own error is the one to report.
+      }
+      throw err;
     }
     sink.end();
-  } catch (err) {
-    // As `for await` does when its body throws: the upstream is not wanted any more. After a failed next()
-    // the iterator is finished and this changes nothing.
-    try {
-      await batches.return?.();
-    } catch {
-      // The stream's own error is the one to report.
-    }
-    throw err;
   } finally {
     metrics.streamsInFlight.close(inFlight);
   }

@@ -89,6 +89,12 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
       this.queue = [];
       this.source.cancel();
     }
+    // A read still waiting (the reader closed the body meanwhile) ends with it, or it would wait forever.
+    const resolve = this.resolveWaiting;
+    if (resolve !== null) {
+      this.resolveWaiting = this.rejectWaiting = null;
+      resolve(DONE);
+    }
     return Promise.resolve(DONE);
   }
 

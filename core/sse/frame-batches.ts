@@ -48,7 +48,8 @@ const DONE_RESULT: IteratorResult<readonly SseFrame[]> = { value: undefined, don
  * apart those outlive two scavenges and V8 moves them to the old generation, garbage that only a full GC
  * frees. Here nothing of a read is kept once its batch is handed over; what lives between reads is the
  * parser's unfinished frame and the pending read's promise. One next() at a time, as `for await` and the relay
- * call it: unlike a generator's, overlapping calls are not queued.
+ * call it: unlike a generator's, overlapping calls are not queued. A return() while a read is under way closes
+ * the upstream at once; that read then ends the pending next() as done.
  */
 class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
   private readonly parser = new SseFrameParser();
@@ -83,6 +84,8 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
   }
 
   private readonly onRead = (chunk: IteratorResult<Uint8Array>): IteratorResult<readonly SseFrame[]> | Promise<IteratorResult<readonly SseFrame[]>> => {
+    // Closed by return() while this read was under way: what it brought is not wanted.
+    if (this.state !== READING) return DONE_RESULT;
     let out: readonly SseFrame[];
     try {
       out = this.read(chunk);
@@ -90,18 +93,22 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
       out = this.failed(err);
     }
     if (out.length > 0) return { value: out, done: false };
-    // A read that completed no frame: read on.
+    // A read that completed no frame: read on. Each such read links one more promise into this next()'s
+    // result until a frame completes; reads carry bytes, so the chain is bounded by the unfinished frame.
     return this.next();
   };
 
   private readonly onFail = (err: unknown): IteratorResult<readonly SseFrame[]> => {
+    if (this.state !== READING) return DONE_RESULT;
     const out = this.failed(err);
     return out.length > 0 ? { value: out, done: false } : DONE_RESULT;
   };
 
   async return(): Promise<IteratorResult<readonly SseFrame[]>> {
-    if (this.state === READING) await this.close();
-    this.state = DONE;
+    if (this.state === READING) {
+      this.state = DONE;
+      await this.close();
+    }
     return DONE_RESULT;
   }
 

@@ -195,4 +195,18 @@ describe('frameBatches', () => {
     assert.equal(next.done, false);
     assert.equal((next.value as readonly SseFrame[])[0]?.data, '{"n":2}');
   });
+
+  it('a return() while a read waits closes the upstream and ends that read as done, running no transform', async () => {
+    const source = { cancels: 0, pause() {}, resume() {}, cancel() { this.cancels++; } };
+    const body = new UpstreamBody(source);
+    let failed = 0;
+    const batches = frameBatches(body, { ...PASS_THROUGH, fail: (err) => { failed++; throw err; } });
+    const waiting = batches.next();
+    await batches.return?.();
+    assert.deepEqual(await waiting, { value: undefined, done: true }, 'the waiting next() is not left pending');
+    assert.equal(source.cancels, 1, 'the upstream is closed once');
+    assert.equal(failed, 0, 'the transform is not told of a failure: the reader left');
+    await batches.return?.();
+    assert.equal(source.cancels, 1, 'a second return() closes nothing more');
+  });
 });

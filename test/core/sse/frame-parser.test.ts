@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame, encodeFrames } from '../../../core/sse/frame-writer.js';
@@ -191,6 +193,26 @@ describe('SseFrameParser edge cases', () => {
     assert.deepEqual(parser.push(Buffer.from('data: a\n')), []);
     assert.deepEqual(fields(view(parser.push(Buffer.from('\n')))), [[null, 'a']]);
     assert.deepEqual(parser.end(), []);
+  });
+
+  it('does not hold a read it consumed whole (LF and CRLF streams): only an unfinished frame is kept', async () => {
+    // An empty view of the read would keep all of its memory until the next push, which on a paced stream is
+    // long enough for V8 to move it to the old generation.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (const text of ['data: {"n":1}\n\n', 'data: {"n":1}\r\n\r\n']) {
+      const parser = new SseFrameParser();
+      // Buffer.alloc: a read of its own, not a slice of Node's shared pool.
+      let read: Buffer | undefined = Buffer.alloc(Buffer.byteLength(text));
+      read.write(text);
+      const memory = new WeakRef(read.buffer);
+      assert.equal(parser.push(read).length, 1);
+      read = undefined;
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      assert.equal(memory.deref(), undefined, `the parser let go of the read (${JSON.stringify(text)})`);
+      assert.deepEqual(fields(view(parser.push(Buffer.from('data: 2\n\n')))), [[null, '2']], 'and goes on parsing');
+    }
   });
 
   it('keeps mixed line endings and a leading blank line byte-exact', () => {
