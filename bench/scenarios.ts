@@ -285,9 +285,30 @@ function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
   return (['direct', 'gateway', 'peer'] as const).map((target) => ({ name: target, target, api, body, ...(stream === undefined ? {} : { stream }) }));
 }
 
+/** The issue's held stream (100 chunks 100 ms apart, opened over 2.5 s), `streams` of them. */
+function holdScenario(name: string, description: string, streams: number, peerStreams: number, legs: Leg[]): StreamHoldScenario {
+  return {
+    kind: 'stream-hold',
+    name,
+    description,
+    legs,
+    baseline: 'direct',
+    streams,
+    peerStreams,
+    rampS: 2.5,
+    drainLimitS: Math.floor(envNumber('BENCH_HOLD_LIMIT_S') ?? 60),
+    durationS: 0,
+    // On fresh processes; the warm-up is the same stream without pauses, closed loop (JIT, pools).
+    freshProcesses: true,
+    warmupS: 1,
+    rounds: Math.floor(envNumber('BENCH_HOLD_ROUNDS') ?? 1),
+  };
+}
+
 export function scenarios(): Scenario[] {
   const small = smallChatBody();
   const smallStream = smallChatBody(true);
+  const holdLegs = sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 });
   const large = largeChatBody();
   const claudeCode = messagesBody(CLAUDE_MODEL);
   const claudeCodeOnChat = messagesBody(MODEL);
@@ -384,38 +405,21 @@ export function scenarios(): Scenario[] {
       durationS: durationOf(3),
       warmupS: 1,
     },
-    {
-      kind: 'stream-hold',
-      name: 'stream-hold-open',
-      description: `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
-      legs: sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 }).filter((leg) => leg.target !== 'peer'),
-      baseline: 'direct',
-      streams: HOLD_OPEN_STREAMS,
-      peerStreams: 0,
-      rampS: 2.5,
-      drainLimitS: Math.floor(envNumber('BENCH_HOLD_LIMIT_S') ?? 60),
-      durationS: 0,
-      freshProcesses: true,
-      warmupS: 1,
-      rounds: Math.floor(envNumber('BENCH_HOLD_ROUNDS') ?? 1),
-    },
-    {
-      // Last of the network scenarios: it leaves every target with a grown heap and thousands of closed sockets.
-      kind: 'stream-hold',
-      name: 'stream-hold',
-      description: `${HOLD_STREAMS.toLocaleString('en-US')} concurrent chat streams (peer: ${HOLD_PEER_STREAMS.toLocaleString('en-US')}) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
-      legs: sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 }),
-      baseline: 'direct',
-      streams: HOLD_STREAMS,
-      peerStreams: HOLD_PEER_STREAMS,
-      rampS: 2.5,
-      drainLimitS: Math.floor(envNumber('BENCH_HOLD_LIMIT_S') ?? 60),
-      durationS: 0,
-      // On fresh processes; the warm-up is the same stream without pauses, closed loop (JIT, pools).
-      freshProcesses: true,
-      warmupS: 1,
-      rounds: Math.floor(envNumber('BENCH_HOLD_ROUNDS') ?? 1),
-    },
+    holdScenario(
+      'stream-hold-open',
+      `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      HOLD_OPEN_STREAMS,
+      0,
+      holdLegs.filter((leg) => leg.target !== 'peer'),
+    ),
+    // Last of the network scenarios: it leaves every target with a grown heap and thousands of closed sockets.
+    holdScenario(
+      'stream-hold',
+      `${HOLD_STREAMS.toLocaleString('en-US')} concurrent chat streams (peer: ${HOLD_PEER_STREAMS.toLocaleString('en-US')}) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      HOLD_STREAMS,
+      HOLD_PEER_STREAMS,
+      holdLegs,
+    ),
     {
       kind: 'usage-writer',
       name: 'usage-writer',

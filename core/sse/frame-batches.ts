@@ -54,8 +54,6 @@ const DONE_RESULT: IteratorResult<readonly SseFrame[]> = { value: undefined, don
 class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
   private readonly parser = new SseFrameParser();
   private state = READING;
-  /** A read of the upstream is under way: a failure now is the upstream's, not the parser's or transform's. */
-  private pulling = false;
   /** The frames of the unterminated last frame, kept if end() then fails (a stream cut before its terminal
    * event): they go out before the closing error, as every earlier frame did. */
   private tail: readonly SseFrame[] = NO_FRAMES;
@@ -71,7 +69,6 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
 
   next(): Promise<IteratorResult<readonly SseFrame[]>> {
     if (this.state !== READING) return Promise.resolve(DONE_RESULT);
-    this.pulling = true;
     let read: Promise<IteratorResult<Uint8Array>>;
     try {
       read = this.body.next();
@@ -90,7 +87,8 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
     try {
       out = this.read(chunk);
     } catch (err) {
-      out = this.failed(err);
+      // The parser or transform threw: as with `for await`, the upstream is closed, unless it had ended.
+      out = this.failed(err, this.state === READING);
     }
     if (out.length > 0) return { value: out, done: false };
     // A read that completed no frame: read on. Each such read links one more promise into this next()'s
@@ -100,7 +98,8 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
 
   private readonly onFail = (err: unknown): IteratorResult<readonly SseFrame[]> => {
     if (this.state !== READING) return DONE_RESULT;
-    const out = this.failed(err);
+    // The upstream's own failure: nothing to close.
+    const out = this.failed(err, false);
     return out.length > 0 ? { value: out, done: false } : DONE_RESULT;
   };
 
@@ -114,7 +113,6 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
 
   /** The frames one read gives the client; at the upstream's end, the closing frames. */
   private read(chunk: IteratorResult<Uint8Array>): readonly SseFrame[] {
-    this.pulling = false;
     if (chunk.done === true) {
       this.state = DONE;
       const rest = this.parser.end();
@@ -132,15 +130,10 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
     return out;
   }
 
-  /**
-   * A failed read, or a parser or transform that threw: the transform's closing frames (or its error). As with
-   * `for await`, the upstream is closed when the failure is not the upstream's own.
-   */
-  private failed(err: unknown): readonly SseFrame[] {
-    const ownFailure = this.state === READING && !this.pulling;
+  /** A failed read, or a parser or transform that threw: the transform's closing frames (or its error). */
+  private failed(err: unknown, closeUpstream: boolean): readonly SseFrame[] {
     this.state = DONE;
-    this.pulling = false;
-    if (ownFailure) void this.close();
+    if (closeUpstream) void this.close();
     return concat(this.tail, this.transform.fail(err));
   }
 
