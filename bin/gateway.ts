@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       if (sub === 'create') {
         const created = await createKey(store, config, { name: values.name, group: values.group });
-        console.log(JSON.stringify({ ...describeKey(created.record), key: created.key }, null, 2));
+        console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
         console.error('Store this key now: it is not shown again.');
       } else if (sub === 'list') {
         for (const k of await store.listKeys()) console.log(JSON.stringify(describeKey(k)));

@@ -4,6 +4,7 @@ import type { WireFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
 import type { BodyBytes } from './body-bytes.js';
+import { LazyRequest } from './lazy-request.js';
 import type { SseFrame } from '../sse/frame.js';
 
 /** A request body after the shallow check, original bytes kept for forwarding. */
@@ -26,16 +27,14 @@ export interface ParsedRequest {
 
 /** `request` with some routing fields replaced; the whole body stays unparsed until read (a spread would parse it). */
 export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<ParsedRequest, 'stream' | 'conversation'>>): ParsedRequest {
-  return {
-    raw: request.raw,
-    head: request.head,
-    get json() {
-      return request.json;
-    },
-    model: request.model,
-    stream: fields.stream ?? request.stream,
-    conversation: fields.conversation === undefined ? request.conversation : fields.conversation,
-  };
+  return new LazyRequest(
+    request.raw,
+    request.head,
+    { whole: () => request.json },
+    request.model,
+    fields.stream ?? request.stream,
+    fields.conversation === undefined ? request.conversation : fields.conversation,
+  );
 }
 
 export interface RenderedError {

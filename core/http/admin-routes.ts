@@ -43,7 +43,7 @@ export async function serveAdmin(runtime: Runtime, req: IncomingMessage, res: Se
     } else if (action.kind === 'create') {
       const input = parseBody(action.body);
       const created = await createKey(store, gateway.config, { name: input['name'], group: input['group'] });
-      sendJson(res, 201, { ...describeKey(created.record), key: created.key });
+      sendJson(res, 201, Object.assign(describeKey(created.record), { key: created.key }));
     } else {
       const revoked = await store.revokeKey(action.id, Date.now());
       if (revoked === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${action.id}".`);

@@ -16,7 +16,8 @@ export class RawSink implements ResponseSink {
   /**
    * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
    * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
-   * every response down Node's slower merge-and-revalidate path.
+   * every response down Node's slower merge-and-revalidate path. The header objects are made with Object.assign,
+   * not `{ ...headers, more }`: ARCHITECTURE.md, "Spread-first object literals".
    */
   constructor(
     private readonly res: ServerResponse,
@@ -29,18 +30,16 @@ export class RawSink implements ResponseSink {
 
   send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string): void {
     if (this.res.destroyed) return;
-    this.res.writeHead(status, {
-      ...headers,
-      'content-length': String(Buffer.byteLength(body)),
-      'x-request-id': this.requestId,
-      'request-id': this.requestId,
-    });
+    this.res.writeHead(
+      status,
+      Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)), 'x-request-id': this.requestId, 'request-id': this.requestId }),
+    );
     this.res.end(body);
   }
 
   open(status: number, headers: Readonly<Record<string, string>>): void {
     this.res.socket?.setNoDelay(true);
-    this.res.writeHead(status, { ...headers, ...SSE_HEADERS, 'x-request-id': this.requestId, 'request-id': this.requestId });
+    this.res.writeHead(status, Object.assign({}, headers, SSE_HEADERS, { 'x-request-id': this.requestId, 'request-id': this.requestId }));
     this.res.flushHeaders();
   }
 

@@ -7,13 +7,13 @@ import type { ClientFormat } from '../formats/format.js';
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(status, Object.assign({}, headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }));
   res.end(body);
 }
 
 export function sendError(res: ServerResponse, err: GatewayError, format?: ClientFormat): void {
   if (res.headersSent || res.destroyed) return;
   const rendered = format === undefined ? encodeError(err) : format.encodeError(err);
-  res.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(rendered.body)) });
+  res.writeHead(rendered.status, Object.assign({}, rendered.headers, { 'content-length': String(Buffer.byteLength(rendered.body)) }));
   res.end(rendered.body);
 }

@@ -18,10 +18,9 @@ const RATE_LIMIT = /rate_limit|insufficient_quota/i;
 
 export function upstreamError(info: UpstreamErrorInfo): GatewayError {
   const message = info.message ?? `The upstream answered ${info.status === null ? 'with an error' : `HTTP ${info.status}`}.`;
-  const options = {
-    ...(info.status === null ? {} : { upstreamStatus: info.status }),
-    ...(info.code === null ? {} : { wireCode: info.code }),
-  };
+  const options: { upstreamStatus?: number; wireCode?: string } = {};
+  if (info.status !== null) options.upstreamStatus = info.status;
+  if (info.code !== null) options.wireCode = info.code;
   const kind = `${info.type ?? ''} ${info.code ?? ''}`;
   if (info.status === 529 || info.status === 503 || OVERLOADED.test(kind)) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', message, options);
   if (info.status === 429 || RATE_LIMIT.test(kind)) return new GatewayError('GW_ERR_UPSTREAM_RATE_LIMITED', message, options);

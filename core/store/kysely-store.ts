@@ -74,7 +74,7 @@ export class KyselyStore implements Store {
         : `key "${key.name}" was not created: a key with the same id or secret already exists`;
       throw new Error(message, { cause: err });
     }
-    return decodeKeyRow({ ...row, revoked_at: null });
+    return decodeKeyRow(Object.assign({}, row, { revoked_at: null }));
   }
 
   async findKeyByHash(hash: string): Promise<StoredKey | undefined> {

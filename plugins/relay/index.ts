@@ -205,14 +205,13 @@ async function toTranslatedResult(
 
 /** Pass-through frames, except that a stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
 function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt): FrameTransform {
-  return {
-    ...PASS_THROUGH,
-    fail(err) {
+  return Object.assign({}, PASS_THROUGH, {
+    fail(err: unknown): never {
       if (ctx.abort.aborted) throw err;
       countBreak(services, attempt);
       throw brokenStream(err);
     },
-  };
+  });
 }
 
 /** An upstream stream that broke after it began: counted, and its channel cools down. */

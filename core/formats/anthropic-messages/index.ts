@@ -17,11 +17,11 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable'> = {
 };
 
 export function createAnthropicMessagesFormat(): ClientFormat {
-  return { ...SHARED, translatable: true, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json') };
+  return { translatable: true, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json'), ...SHARED };
 }
 
 /** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
 export function createAnthropicCountTokensFormat(): ClientFormat {
   const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
-  return { ...SHARED, translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false, conversation: null }) };
+  return { translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false, conversation: null }), ...SHARED };
 }

@@ -4,6 +4,7 @@
 import { GatewayError } from '../../errors.js';
 import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
+import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
@@ -15,17 +16,9 @@ export function createRequestDecoder(schemaFile: string): RequestDecoder {
     const head = body.head;
     const metadata = head['metadata'];
     const userId = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)['user_id'] : null;
-    return {
-      raw,
-      head,
-      get json() {
-        return body.whole();
-      },
-      model: head['model'] as string,
-      stream: head['stream'] === true,
-      // Claude Code sends a JSON string with device, account and session ids; the whole string names the conversation.
-      conversation: typeof userId === 'string' && userId !== '' ? userId : null,
-    };
+    // Claude Code sends a JSON string with device, account and session ids; the whole string names the conversation.
+    const conversation = typeof userId === 'string' && userId !== '' ? userId : null;
+    return new LazyRequest(raw, head, body, head['model'] as string, head['stream'] === true, conversation);
   };
 }
 

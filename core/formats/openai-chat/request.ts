@@ -3,6 +3,7 @@
 import { GatewayError } from '../../errors.js';
 import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
+import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
@@ -14,18 +15,10 @@ export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.js
     const body = read(raw);
     const head = body.head;
     const cacheKey = head['prompt_cache_key'];
-    return {
-      raw,
-      head,
-      get json() {
-        return body.whole();
-      },
-      model: head['model'] as string,
-      stream: head['stream'] === true,
-      // OpenAI routes requests sharing a prompt_cache_key to the same cache; we keep them on one upstream
-      // (Codex sets it to its thread id).
-      conversation: typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : null,
-    };
+    // OpenAI routes requests sharing a prompt_cache_key to the same cache; we keep them on one upstream
+    // (Codex sets it to its thread id).
+    const conversation = typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : null;
+    return new LazyRequest(raw, head, body, head['model'] as string, head['stream'] === true, conversation);
   };
 }
 

@@ -19,16 +19,16 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'tran
 
 export function createOpenAIResponsesFormat(): ClientFormat {
   return {
-    ...SHARED,
     translatable: true,
     decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
     prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : setBodyField(body, 'store', false)),
+    ...SHARED,
   };
 }
 
 /** /compact: the same format, never streamed, no store field (the API takes none there). */
 export function createOpenAIResponsesCompactFormat(): ClientFormat {
   const decode = createRequestDecoder('openai-responses-compact.request.schema.json');
-  return { ...SHARED, translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false }), prepareUpstreamBody: (_request, body) => body };
+  return { translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false }), prepareUpstreamBody: (_request, body) => body, ...SHARED };
 }

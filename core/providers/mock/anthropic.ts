@@ -15,12 +15,13 @@ export function answerMessages(request: UpstreamRequest, body: Record<string, un
   const reply = buildMockReply(request.channel, body);
   const id = `msg_mock${randomBytes(9).toString('hex')}`;
   if (!request.stream) {
-    return jsonResponse({
-      ...messageShell(id, reply),
-      content: [{ type: 'text', text: reply.pieces.join('') }],
-      stop_reason: 'end_turn',
-      usage: usageOf(reply, reply.completionTokens),
-    });
+    return jsonResponse(
+      Object.assign(messageShell(id, reply), {
+        content: [{ type: 'text', text: reply.pieces.join('') }],
+        stop_reason: 'end_turn',
+        usage: usageOf(reply, reply.completionTokens),
+      }),
+    );
   }
   return sseResponse(streamEvents(id, reply, request.channel.mock.chunkDelayMs, request.abort.signal));
 }
@@ -38,7 +39,7 @@ function event(name: string, data: unknown): Buffer {
 }
 
 async function* streamEvents(id: string, reply: MockReply, delayMs: number, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-  yield event('message_start', { type: 'message_start', message: { ...messageShell(id, reply), usage: usageOf(reply, 1) } });
+  yield event('message_start', { type: 'message_start', message: Object.assign(messageShell(id, reply), { usage: usageOf(reply, 1) }) });
   yield event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
   yield event('ping', { type: 'ping' });
   for (const piece of reply.pieces) {

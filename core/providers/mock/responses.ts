@@ -60,21 +60,21 @@ export function answerResponses(request: UpstreamRequest, body: Record<string, u
 
 async function* streamEvents(id: string, itemId: string, reply: MockReply, delayMs: number, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>): Buffer =>
-    Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+  const event = (type: string, fields: Record<string, unknown>, at: Record<string, unknown> = {}): Buffer =>
+    Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...at, ...fields })}\n\n`);
   const text = reply.pieces.join('');
   const at = { item_id: itemId, output_index: 0, content_index: 0 };
   yield event('response.created', { response: responseObject(id, reply, 'in_progress', [], null) });
   yield event('response.in_progress', { response: responseObject(id, reply, 'in_progress', [], null) });
   yield event('response.output_item.added', { output_index: 0, item: messageItem(itemId, '', 'in_progress') });
-  yield event('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
+  yield event('response.content_part.added', { part: { type: 'output_text', text: '', annotations: [] } }, at);
   for (const piece of reply.pieces) {
     if (delayMs > 0) await sleep(delayMs, undefined, { signal });
     signal.throwIfAborted();
-    yield event('response.output_text.delta', { ...at, delta: piece, logprobs: [] });
+    yield event('response.output_text.delta', { delta: piece, logprobs: [] }, at);
   }
-  yield event('response.output_text.done', { ...at, text, logprobs: [] });
-  yield event('response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } });
+  yield event('response.output_text.done', { text, logprobs: [] }, at);
+  yield event('response.content_part.done', { part: { type: 'output_text', text, annotations: [] } }, at);
   const done = messageItem(itemId, text, 'completed');
   yield event('response.output_item.done', { output_index: 0, item: done });
   yield event('response.completed', { response: responseObject(id, reply, 'completed', [done], usageOf(reply)) });
