@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResolvedConfig } from './config/resolved.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import type { ClientAbort } from './pipeline/client-abort.js';
+import { InFlightList } from './pipeline/in-flight-list.js';
 import type { UsageWriter } from './store/usage-writer.js';
 
 interface InFlight {
@@ -17,7 +18,7 @@ export interface RuntimeDeps extends GatewayDeps {
 
 export class Runtime {
   private gateway: Gateway;
-  private readonly inFlight = new Set<InFlight>();
+  private readonly inFlight = new InFlightList<InFlight>();
   private closing = false;
 
   constructor(
@@ -45,8 +46,7 @@ export class Runtime {
   }
 
   track(entry: InFlight): () => void {
-    this.inFlight.add(entry);
-    return () => this.inFlight.delete(entry);
+    return this.inFlight.add(entry);
   }
 
   get inFlightCount(): number {
@@ -62,7 +62,7 @@ export class Runtime {
   async drained(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    for (const { abort, res } of this.inFlight) {
+    for (const { abort, res } of this.inFlight.values()) {
       abort.abort();
       res.destroy();
     }
