@@ -279,6 +279,15 @@ export const HOLD_PEER_STREAMS = Math.floor(envNumber('BENCH_HOLD_PEER_STREAMS')
  * stream open at once, so RSS per stream is that of open streams (at 9,500 most wait in the accept queue).
  */
 export const HOLD_OPEN_STREAMS = Math.floor(envNumber('BENCH_HOLD_OPEN_STREAMS') ?? 2000);
+/**
+ * The stream both hold scenarios hold: the issue's 100 chunks 100 ms apart. BENCH_HOLD_CHUNKS and
+ * BENCH_HOLD_CHUNK_DELAY_MS change it, e.g. to hold 9,500 streams all open at once at a chunk a second (at 10
+ * chunks a second that many are more than 2 cores relay: most wait in the accept queue).
+ */
+export const HOLD_STREAM: FakeStream = {
+  chunks: Math.floor(envNumber('BENCH_HOLD_CHUNKS') ?? 100),
+  delayMs: Math.floor(envNumber('BENCH_HOLD_CHUNK_DELAY_MS') ?? 100),
+};
 
 /** One leg per target, all sending the same request. */
 function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
@@ -308,7 +317,8 @@ function holdScenario(name: string, description: string, streams: number, peerSt
 export function scenarios(): Scenario[] {
   const small = smallChatBody();
   const smallStream = smallChatBody(true);
-  const holdLegs = sameRequest('chat', smallStream, { chunks: 100, delayMs: 100 });
+  const holdLegs = sameRequest('chat', smallStream, HOLD_STREAM);
+  const held = `${HOLD_STREAM.chunks} chunks ${HOLD_STREAM.delayMs} ms apart`;
   const large = largeChatBody();
   const claudeCode = messagesBody(CLAUDE_MODEL);
   const claudeCodeOnChat = messagesBody(MODEL);
@@ -407,7 +417,7 @@ export function scenarios(): Scenario[] {
     },
     holdScenario(
       'stream-hold-open',
-      `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of ${held}, opened over 2.5 s and held to their end`,
       HOLD_OPEN_STREAMS,
       0,
       holdLegs.filter((leg) => leg.target !== 'peer'),
@@ -415,7 +425,7 @@ export function scenarios(): Scenario[] {
     // Last of the network scenarios: it leaves every target with a grown heap and thousands of closed sockets.
     holdScenario(
       'stream-hold',
-      `${HOLD_STREAMS.toLocaleString('en-US')} concurrent chat streams (peer: ${HOLD_PEER_STREAMS.toLocaleString('en-US')}) of 100 chunks 100 ms apart, opened over 2.5 s and held to their end`,
+      `${HOLD_STREAMS.toLocaleString('en-US')} concurrent chat streams (peer: ${HOLD_PEER_STREAMS.toLocaleString('en-US')}) of ${held}, opened over 2.5 s and held to their end`,
       HOLD_STREAMS,
       HOLD_PEER_STREAMS,
       holdLegs,
