@@ -294,7 +294,7 @@ function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
   return (['direct', 'gateway', 'peer'] as const).map((target) => ({ name: target, target, api, body, ...(stream === undefined ? {} : { stream }) }));
 }
 
-/** The issue's held stream (100 chunks 100 ms apart, opened over 2.5 s), `streams` of them. */
+/** `streams` of the held stream (HOLD_STREAM), opened over 2.5 s and held to their end. */
 function holdScenario(name: string, description: string, streams: number, peerStreams: number, legs: Leg[]): StreamHoldScenario {
   return {
     kind: 'stream-hold',

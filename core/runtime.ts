@@ -66,7 +66,7 @@ export class Runtime {
       abort.abort();
       res.destroy();
     }
-    // Aborted requests still run their finish hooks (usage records) before they leave the set.
+    // Aborted requests still run their finish hooks (usage records) before they leave the list.
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 

@@ -17,7 +17,10 @@ export interface ParsedRequest {
    * Reading `json` may fill those strings in, making `head` the whole body: read it for nothing deeper.
    */
   readonly head: Readonly<Record<string, unknown>>;
-  /** The whole body, made on first read (translation reads it; pass-through never does): json-request.ts. */
+  /**
+   * The whole body, made on first read (translation reads it; pass-through never does): json-request.ts. A getter
+   * on LazyRequest's prototype, so a spread of a ParsedRequest drops it: use withRequestFields.
+   */
   readonly json: Record<string, unknown>;
   readonly model: string;
   readonly stream: boolean;
@@ -25,7 +28,7 @@ export interface ParsedRequest {
   readonly conversation: string | null;
 }
 
-/** `request` with some routing fields replaced; the whole body stays unparsed until read (a spread would parse it). */
+/** `request` with some routing fields replaced; the whole body stays unparsed until read (a spread would lose `json`). */
 export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<ParsedRequest, 'stream' | 'conversation'>>): ParsedRequest {
   return new LazyRequest(
     request.raw,

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { InFlightList } from '../pipeline/in-flight-list.js';
 import type { Runtime } from '../runtime.js';
 import { serveAdmin, type AdminAction } from './admin-routes.js';
 import { errorFormatFor } from './error-format.js';
@@ -55,14 +56,18 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
   // Connections that never carried a request: Node's closeIdleConnections() (fastify's 'idle' mode) skips
   // them, so one client that opened a connection and went quiet (fetch leaves one after an aborted stream)
   // would hold shutdown open until it leaves. They have nothing in flight; close() drops them at once.
-  const unused = new Set<Socket>();
+  // A list with a remover per socket, not a Set: a client with a connection per request would add to and delete
+  // from it per request (pipeline/in-flight-list.ts says why that matters).
+  const unused = new InFlightList<Socket>();
+  const removers = new WeakMap<Socket, () => void>();
   app.server.on('connection', (socket: Socket) => {
-    unused.add(socket);
-    socket.once('close', () => unused.delete(socket));
+    const remove = unused.add(socket);
+    removers.set(socket, remove);
+    socket.once('close', remove);
   });
-  app.server.on('request', (req: IncomingMessage) => unused.delete(req.socket));
+  app.server.on('request', (req: IncomingMessage) => removers.get(req.socket)?.());
   app.addHook('preClose', (done) => {
-    for (const socket of unused) socket.destroy();
+    for (const socket of unused.values()) socket.destroy();
     done();
   });
 

@@ -48,15 +48,16 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   return { usage, usageOnly: usage !== null && Array.isArray(choices) && choices.length === 0 };
 }
 
+/** Spread last in the edited stream_options, so that include_usage is true whatever the client sent. */
 const INCLUDE_USAGE: Readonly<Record<string, unknown>> = { include_usage: true };
 
 /** Usage in a chat stream comes only when asked for (`stream_options.include_usage`), in one extra chunk. */
-
 export function requestStreamUsage(request: ParsedRequest, body: BodyBytes): BodyBytes | null {
   const options = request.head['stream_options'];
   const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
   if (current['include_usage'] === true) return null;
-  // Spread semantics (the client's other fields as they are, "__proto__" included) without a literal that starts
-  // with a spread (ARCHITECTURE.md, "Object literals V8 builds in its runtime"); the last include_usage wins.
+  // The client's other fields as a spread copies them ("__proto__" included), without a literal that starts with a
+  // spread (ARCHITECTURE.md, "Object literals V8 builds in its runtime"); the last include_usage wins. The one
+  // difference from `{ ...current, include_usage: true }`: include_usage comes first when the client had none.
   return setBodyField(body, 'stream_options', { include_usage: true, ...current, ...INCLUDE_USAGE });
 }

@@ -8,6 +8,8 @@ import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { jsonResponse, sseResponse } from './respond.js';
 import { buildMockReply, type MockReply } from './reply.js';
 
+const NO_FIELDS: Readonly<Record<string, unknown>> = {};
+
 /** The mock's reply reads `messages`; Responses calls them `input` (a string or items). */
 function asMessages(body: Record<string, unknown>): Record<string, unknown> {
   const input = body['input'];
@@ -60,7 +62,7 @@ export function answerResponses(request: UpstreamRequest, body: Record<string, u
 
 async function* streamEvents(id: string, itemId: string, reply: MockReply, delayMs: number, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>, at: Record<string, unknown> = {}): Buffer =>
+  const event = (type: string, fields: Record<string, unknown>, at: Readonly<Record<string, unknown>> = NO_FIELDS): Buffer =>
     Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...at, ...fields })}\n\n`);
   const text = reply.pieces.join('');
   const at = { item_id: itemId, output_index: 0, content_index: 0 };
