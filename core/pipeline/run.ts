@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SseFrame } from '../sse/frame.js';
+import { isPulledFrames } from '../sse/frame-batches.js';
 import type { Chain } from './chain.js';
 import type { RequestContext } from './context.js';
 import type { RelayResult } from './plugin.js';
@@ -54,13 +55,22 @@ async function relayStream(
   const inFlight = metrics.streamsInFlight.enter(chain.route);
   try {
     const batches = result.frames[Symbol.asyncIterator]();
+    // The relay's own frames (sse/frame-batches.ts) are pulled: the batch is taken from the iterator after the
+    // wait, not received as the awaited value, which a long wait would drag into the old generation.
+    const pulled = isPulledFrames(batches) ? batches : null;
     try {
       for (;;) {
         // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
         // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
         // strings) through the wait for the next one, long enough on a paced stream for V8 to move it all to
         // the old generation (frame-batches.ts).
-        const drained = writeBatch(chain, ctx, sink, await batches.next());
+        let drained: Promise<void> | undefined | typeof STREAM_END;
+        if (pulled !== null) {
+          await pulled.pull();
+          drained = writeBatch(chain, ctx, sink, pulled.take());
+        } else {
+          drained = writeBatch(chain, ctx, sink, valueOf(await batches.next()));
+        }
         if (drained === STREAM_END) break;
         if (drained !== undefined) await drained;
       }
@@ -82,8 +92,12 @@ async function relayStream(
 
 const STREAM_END = Symbol('stream end');
 
+function valueOf(next: IteratorResult<readonly SseFrame[]>): readonly SseFrame[] | null {
+  return next.done === true ? null : next.value;
+}
+
 /**
- * Runs one batch (the frames of one upstream read) through the frame plugins and writes what is left; the
+ * Runs one batch (the frames of one upstream read; null at the end) through the frame plugins and writes what is left; the
  * drain to wait for when the client's buffer is full. The frames leave in one write, as soon as they are
  * processed: not held for a later read, not split into one per frame.
  */
@@ -91,10 +105,9 @@ function writeBatch(
   chain: Chain,
   ctx: RequestContext,
   sink: ResponseSink,
-  next: IteratorResult<readonly SseFrame[]>,
+  batch: readonly SseFrame[] | null,
 ): Promise<void> | undefined | typeof STREAM_END {
-  if (next.done === true) return STREAM_END;
-  const batch = next.value;
+  if (batch === null) return STREAM_END;
   const several = batch.length > 1;
   if (several) sink.cork();
   let drained: Promise<void> | undefined;

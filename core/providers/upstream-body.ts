@@ -2,6 +2,8 @@
 // between: Node's stream machinery (and its iterator's promises per chunk) cost more than the relaying itself;
 // this costs a promise only when the reader waits.
 
+import type { PulledBody } from '../sse/frame-batches.js';
+
 /** Chunks queued unread before the upstream is paused, so a slow client slows the upstream socket. */
 const HIGH_WATER = 16;
 
@@ -15,15 +17,23 @@ export interface BodySource {
   cancel(): void;
 }
 
-export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
-  /** Arrived and not yet read; next() hands all of it over at once. */
-  private queue: Uint8Array[] = [];
+export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, PulledBody {
+  /**
+   * Arrived and not yet read (next() or take() hands all of it over at once): the first chunk in a field, the
+   * others, when the reader is slower, in an array made then. Not one array for the body's life: an array that
+   * waited through a paced stream's pause is old, and a chunk put in it and taken out again was promoted with it
+   * at the next scavenge (the array's slot keeps it until overwritten; frame-batches.ts, pull()).
+   */
+  private first: Uint8Array | null = null;
+  private rest: Uint8Array[] | null = null;
   private ended = false;
   private paused = false;
   private failure: { error: unknown } | null = null;
   /** The reader's pending next(), when it waits: its settle functions, kept as two fields (no object per wait). */
   private resolveWaiting: ((r: IteratorResult<Uint8Array>) => void) | null = null;
   private rejectWaiting: ((err: unknown) => void) | null = null;
+  /** A wait()ing reader's wake-up: it resolves with nothing, the chunk stays here for take(). */
+  private wake: (() => void) | null = null;
 
   constructor(private readonly source: BodySource) {}
 
@@ -34,14 +44,22 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   /** The handler's side: one chunk arrived. */
   push(chunk: Uint8Array): void {
     if (this.ended || this.failure !== null) return;
+    const wake = this.wake;
+    if (wake !== null) {
+      this.wake = null;
+      this.first = chunk;
+      wake();
+      return;
+    }
     const resolve = this.resolveWaiting;
     if (resolve !== null) {
       this.resolveWaiting = this.rejectWaiting = null;
       resolve({ value: chunk, done: false });
       return;
     }
-    this.queue.push(chunk);
-    if (!this.paused && this.queue.length >= HIGH_WATER) {
+    if (this.first === null) this.first = chunk;
+    else (this.rest ??= []).push(chunk);
+    if (!this.paused && this.rest !== null && this.rest.length + 1 >= HIGH_WATER) {
       this.paused = true;
       this.source.pause();
     }
@@ -62,18 +80,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
-    if (this.queue.length > 0) {
-      // Everything that arrived while the reader was busy, as one chunk: an upstream burst (a chunked SSE
-      // body is one chunk per event) then costs one read of the loop, not one per event, and its first frames
-      // do not wait behind a promise turn for every other one.
-      const value = this.queue.length === 1 ? (this.queue[0] as Uint8Array) : Buffer.concat(this.queue);
-      this.queue = [];
-      if (this.paused) {
-        this.paused = false;
-        this.source.resume();
-      }
-      return Promise.resolve({ value, done: false });
-    }
+    if (this.first !== null) return Promise.resolve({ value: this.takeQueued(this.first), done: false });
     if (this.failure !== null) return Promise.reject(this.failure.error);
     if (this.ended) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => {
@@ -82,14 +89,36 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     });
   }
 
+  /**
+   * For a reader that takes chunks itself (sse/frame-batches.ts): null when take() has something now (a chunk,
+   * the end or the failure), else a promise that resolves, with nothing, once it has. The chunk waits here, not
+   * in the promise's value: a promise pending through a paced stream's wait is promoted to the old generation,
+   * and whatever it then resolves with is promoted with it at the next scavenge (frame-batches.ts, pull()).
+   */
+  wait(): Promise<void> | null {
+    if (this.first !== null || this.failure !== null || this.ended) return null;
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  /** What wait() said is there: the next chunk (all that is queued, as one), the end, or the failure thrown. */
+  take(): IteratorResult<Uint8Array> {
+    if (this.first !== null) return { value: this.takeQueued(this.first), done: false };
+    if (this.failure !== null) throw this.failure.error;
+    if (this.ended) return DONE;
+    throw new Error('UpstreamBody.take() with nothing arrived: wait() first');
+  }
+
   /** The reader stopped early (client gone, a frame it refused): the upstream body is not wanted any more. */
   return(): Promise<IteratorResult<Uint8Array>> {
     if (!this.ended && this.failure === null) {
       this.failure = { error: new Error('the reader left') };
-      this.queue = [];
+      this.first = this.rest = null;
       this.source.cancel();
     }
     // A read still waiting (the reader closed the body meanwhile) ends with it, or it would wait forever.
+    this.wakeWaiting();
     const resolve = this.resolveWaiting;
     if (resolve !== null) {
       this.resolveWaiting = this.rejectWaiting = null;
@@ -98,7 +127,31 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     return Promise.resolve(DONE);
   }
 
+  /**
+   * Everything that arrived while the reader was busy, as one chunk: an upstream burst (a chunked SSE body is one
+   * chunk per event) then costs one read of the loop, not one per event, and its first frames do not wait behind
+   * a promise turn for every other one.
+   */
+  private takeQueued(first: Uint8Array): Uint8Array {
+    const rest = this.rest;
+    const value = rest === null ? first : Buffer.concat([first, ...rest]);
+    this.first = this.rest = null;
+    if (this.paused) {
+      this.paused = false;
+      this.source.resume();
+    }
+    return value;
+  }
+
+  private wakeWaiting(): void {
+    const wake = this.wake;
+    if (wake === null) return;
+    this.wake = null;
+    wake();
+  }
+
   private settle(): void {
+    this.wakeWaiting();
     const resolve = this.resolveWaiting;
     const reject = this.rejectWaiting;
     if (resolve === null || reject === null) return;

@@ -20,6 +20,32 @@ export interface FrameTransform {
 
 const NO_FRAMES: readonly SseFrame[] = [];
 
+/**
+ * A body that hands its chunks over through a field rather than as a promise's value (UpstreamBody):
+ * wait() is null when take() has something now, else it resolves, with nothing, once it has.
+ */
+export interface PulledBody {
+  wait(): Promise<void> | null;
+  take(): IteratorResult<Uint8Array>;
+}
+
+/** The relay loop's way to read batches (pipeline/run.ts): see FrameBatches.pull(). */
+export interface PulledFrames {
+  /** Resolves, with nothing, once take() has the next batch, or null when the stream is over. */
+  pull(): Promise<void>;
+  take(): readonly SseFrame[] | null;
+}
+
+export function isPulledFrames(source: object): source is PulledFrames {
+  return source instanceof FrameBatches;
+}
+
+function isPulledBody(body: object): body is PulledBody {
+  return typeof (body as Partial<PulledBody>).wait === 'function' && typeof (body as Partial<PulledBody>).take === 'function';
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
 /** Passes every frame on unchanged; a failure is rethrown. */
 export const PASS_THROUGH: FrameTransform = {
   done: false,
@@ -47,61 +73,129 @@ const DONE_RESULT: IteratorResult<readonly SseFrame[]> = { value: undefined, don
  * chunk, its frames and their strings) while it waits for the next read. On a stream paced 100 ms or more
  * apart those outlive two scavenges and V8 moves them to the old generation, garbage that only a full GC
  * frees. Here nothing of a read is kept once its batch is handed over; what lives between reads is the
- * parser's unfinished frame and the pending read's promise. One next() at a time, as `for await` and the relay
- * call it: unlike a generator's, overlapping calls are not queued. A return() while a read is under way closes
- * the upstream at once; that read then ends the pending next() as done.
+ * parser's unfinished frame and the pending read's promise (which resolves with nothing: pull()). One pull() or
+ * next() at a time, as `for await` and the relay call them: unlike a generator's, overlapping calls are not
+ * queued. A return() while a read is under way closes the upstream at once; that read then ends the pending
+ * pull() or next() as the end. The promises' handlers are made once (an async method that awaits allocated
+ * ~0.7 KB per read).
  */
-class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
+class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, PulledFrames {
   private readonly parser = new SseFrameParser();
   private state = READING;
   /** The frames of the unterminated last frame, kept if end() then fails (a stream cut before its terminal
    * event): they go out before the closing error, as every earlier frame did. */
   private tail: readonly SseFrame[] = NO_FRAMES;
+  /** The batch pull() made ready, until take(). */
+  private ready: readonly SseFrame[] | null = null;
+  private readonly pulled: PulledBody | null;
 
   constructor(
     private readonly body: AsyncIterator<Uint8Array>,
     private readonly transform: FrameTransform,
-  ) {}
+  ) {
+    this.pulled = isPulledBody(body) ? body : null;
+  }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<readonly SseFrame[]> {
     return this;
   }
 
   next(): Promise<IteratorResult<readonly SseFrame[]>> {
-    if (this.state !== READING) return Promise.resolve(DONE_RESULT);
-    let read: Promise<IteratorResult<Uint8Array>>;
-    try {
-      read = this.body.next();
-    } catch (err) {
-      read = Promise.reject(err);
-    }
-    // then() with handlers made once, not an async method: an async call that awaits allocated ~0.7 KB per
-    // read (its suspended frame and the await's promises; sampling heap profile), twice what this does.
-    return read.then(this.onRead, this.onFail);
+    return this.pull().then(this.toResult);
   }
 
-  private readonly onRead = (chunk: IteratorResult<Uint8Array>): IteratorResult<readonly SseFrame[]> | Promise<IteratorResult<readonly SseFrame[]>> => {
+  /**
+   * Reads until a batch is ready for take(), or the stream is over. The batch waits in this object, not in the
+   * promise's value: a promise pending through a paced stream's wait (a second, say) outlives two scavenges and
+   * is promoted to the old generation, and the value it then resolves with (the read, its frames and their
+   * strings) is promoted with it at the next scavenge, garbage only a full GC frees (~0.8 KB per chunk at a
+   * chunk a second; sampling heap profile, bench/README.md, seventh session). UpstreamBody hands its chunks over
+   * the same way (wait/take); another body's chunk still comes as its read's value.
+   */
+  pull(): Promise<void> {
+    const pulled = this.pulled;
+    try {
+      while (this.state === READING) {
+        if (pulled === null) return this.read().then(this.onRead, this.onFail);
+        const waiting = pulled.wait();
+        if (waiting !== null) return waiting.then(this.onWake, this.onFail);
+        let chunk: IteratorResult<Uint8Array>;
+        try {
+          chunk = pulled.take();
+        } catch (err) {
+          this.onFail(err);
+          break;
+        }
+        if (this.step(chunk)) break;
+      }
+    } catch (err) {
+      // The transform's fail() gave up (it rethrew): the stream fails as a rejected read would make it.
+      return Promise.reject(err);
+    }
+    return RESOLVED;
+  }
+
+  take(): readonly SseFrame[] | null {
+    const out = this.ready;
+    this.ready = null;
+    return out;
+  }
+
+  private read(): Promise<IteratorResult<Uint8Array>> {
+    try {
+      return this.body.next();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private readonly toResult = (): IteratorResult<readonly SseFrame[]> => {
+    const out = this.take();
+    return out === null ? DONE_RESULT : { value: out, done: false };
+  };
+
+  private readonly onWake = (): Promise<void> | undefined => {
     // Closed by return() while this read was under way: what it brought is not wanted.
-    if (this.state !== READING) return DONE_RESULT;
+    if (this.state !== READING) return undefined;
+    let chunk: IteratorResult<Uint8Array>;
+    try {
+      chunk = (this.pulled as PulledBody).take();
+    } catch (err) {
+      return this.onFail(err);
+    }
+    return this.step(chunk) ? undefined : this.pull();
+  };
+
+  private readonly onRead = (chunk: IteratorResult<Uint8Array>): Promise<void> | undefined => {
+    if (this.state !== READING) return undefined;
+    // A read that completed no frame: read on. Each such read links one more promise into this pull()'s
+    // result until a frame completes; reads carry bytes, so the chain is bounded by the unfinished frame.
+    return this.step(chunk) ? undefined : this.pull();
+  };
+
+  private readonly onFail = (err: unknown): undefined => {
+    if (this.state !== READING) return undefined;
+    // The upstream's own failure: nothing to close.
+    this.offer(this.failed(err, false));
+    return undefined;
+  };
+
+  /** One read through the parser and the transform; true when take() has a batch now or the stream is over. */
+  private step(chunk: IteratorResult<Uint8Array>): boolean {
     let out: readonly SseFrame[];
     try {
-      out = this.read(chunk);
+      out = this.frames(chunk);
     } catch (err) {
       // The parser or transform threw: as with `for await`, the upstream is closed, unless it had ended.
       out = this.failed(err, this.state === READING);
     }
-    if (out.length > 0) return { value: out, done: false };
-    // A read that completed no frame: read on. Each such read links one more promise into this next()'s
-    // result until a frame completes; reads carry bytes, so the chain is bounded by the unfinished frame.
-    return this.next();
-  };
+    this.offer(out);
+    return this.ready !== null || this.state !== READING;
+  }
 
-  private readonly onFail = (err: unknown): IteratorResult<readonly SseFrame[]> => {
-    if (this.state !== READING) return DONE_RESULT;
-    // The upstream's own failure: nothing to close.
-    const out = this.failed(err, false);
-    return out.length > 0 ? { value: out, done: false } : DONE_RESULT;
-  };
+  private offer(out: readonly SseFrame[]): void {
+    if (out.length > 0) this.ready = out;
+  }
 
   async return(): Promise<IteratorResult<readonly SseFrame[]>> {
     if (this.state === READING) {
@@ -112,7 +206,7 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]> {
   }
 
   /** The frames one read gives the client; at the upstream's end, the closing frames. */
-  private read(chunk: IteratorResult<Uint8Array>): readonly SseFrame[] {
+  private frames(chunk: IteratorResult<Uint8Array>): readonly SseFrame[] {
     if (chunk.done === true) {
       this.state = DONE;
       const rest = this.parser.end();

@@ -210,3 +210,132 @@ describe('frameBatches', () => {
     assert.equal(source.cancels, 1, 'a second return() closes nothing more');
   });
 });
+
+describe('frameBatches over an UpstreamBody: pulled, the chunks and batches never a promise value', () => {
+  /**
+   * A paced stream's wait outlives two scavenges, so the promise it waits on is in the old generation when it
+   * resolves, and a value it resolved with would be promoted with it: the contract is that these promises
+   * resolve with nothing, the chunk and the batch taken from the objects instead.
+   */
+  function source(): { cancels: number; pauses: number; resumes: number; pause(): void; resume(): void; cancel(): void } {
+    return {
+      cancels: 0,
+      pauses: 0,
+      resumes: 0,
+      pause() {
+        this.pauses++;
+      },
+      resume() {
+        this.resumes++;
+      },
+      cancel() {
+        this.cancels++;
+      },
+    };
+  }
+  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const datas = (r: IteratorResult<readonly SseFrame[]>): (string | null)[] | undefined => (r.done === true ? undefined : r.value.map((f) => f.data));
+
+  it('wait() resolves with nothing and take() gives the chunk, the end, or throws the failure', async () => {
+    const body = new UpstreamBody(source());
+    const waiting = body.wait();
+    assert.notEqual(waiting, null, 'nothing arrived: the reader waits');
+    body.push(Buffer.from('abc'));
+    assert.equal(await waiting, undefined);
+    assert.equal(Buffer.from(body.take().value as Uint8Array).toString(), 'abc');
+    body.push(Buffer.from('d'));
+    body.push(Buffer.from('e'));
+    assert.equal(body.wait(), null, 'queued: take() has it now');
+    assert.equal(Buffer.from(body.take().value as Uint8Array).toString(), 'de', 'what queued meanwhile comes as one chunk');
+    const ending = body.wait();
+    body.end();
+    assert.equal(await ending, undefined);
+    assert.deepEqual(body.take(), { value: undefined, done: true });
+    const broken = new UpstreamBody(source());
+    const pending = broken.wait();
+    broken.fail(new Error('reset'));
+    assert.equal(await pending, undefined);
+    assert.throws(() => broken.take(), /reset/);
+  });
+
+  it('pulls a stream batch by batch: pull() resolves with nothing, take() has the frames, null at the end', async () => {
+    const body = new UpstreamBody(source());
+    const batches = frameBatches(body, PASS_THROUGH) as unknown as { pull(): Promise<void>; take(): readonly SseFrame[] | null };
+    const first = batches.pull();
+    body.push(Buffer.from('data: a\n\ndata: b'));
+    assert.equal(await first, undefined);
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['a']);
+    assert.equal(batches.take(), null, 'taken once');
+    const second = batches.pull();
+    body.push(Buffer.from('\n\n'));
+    await second;
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['b'], 'a frame split across reads');
+    const end = batches.pull();
+    body.push(Buffer.from('data: c'));
+    await tick();
+    body.end();
+    await end;
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['c'], 'the unterminated last frame at the end');
+    await batches.pull();
+    assert.equal(batches.take(), null, 'then the end');
+  });
+
+  it('gives the same batches as the awaited-value path, for a burst queued before the first read', async () => {
+    const src = source();
+    const body = new UpstreamBody(src);
+    for (let i = 0; i < 20; i++) body.push(Buffer.from(`data: ${i}\n\n`));
+    assert.equal(src.pauses, 1, 'a slow reader pauses the upstream');
+    body.end();
+    const batches = await collect(frameBatches(body, PASS_THROUGH));
+    assert.equal(src.resumes, 1, 'and taking the queue resumes it');
+    assert.equal(batches.length, 1, 'everything queued is one read, one batch');
+    assert.deepEqual(
+      batches[0]?.map((f) => f.data),
+      Array.from({ length: 20 }, (_, i) => String(i)),
+    );
+  });
+
+  it('an upstream failure goes to the transform: its frames close the stream, or with PASS_THROUGH the read rejects', async () => {
+    const body = new UpstreamBody(source());
+    const closing: FrameTransform = { done: false, push: (frames) => frames, end: () => [], fail: () => [encodeFrame('closed')] };
+    const batches = frameBatches(body, closing);
+    const first = batches.next();
+    body.push(Buffer.from('data: a\n\n'));
+    assert.deepEqual(datas(await first), ['a']);
+    const second = batches.next();
+    body.fail(new Error('reset'));
+    assert.deepEqual(datas(await second), ['closed']);
+    assert.equal((await batches.next()).done, true);
+
+    const plain = new UpstreamBody(source());
+    const rethrown = frameBatches(plain, PASS_THROUGH);
+    plain.push(Buffer.from('data: a\n\n'));
+    plain.fail(new Error('reset'));
+    assert.deepEqual(datas(await rethrown.next()), ['a'], 'what arrived before the failure goes out first');
+    await assert.rejects(rethrown.next(), /reset/);
+  });
+
+  it('a transform that throws cancels the upstream and hands its error to fail()', async () => {
+    const src = source();
+    const body = new UpstreamBody(src);
+    const failures: unknown[] = [];
+    const throwing: FrameTransform = {
+      done: false,
+      push: () => {
+        throw new Error('bad frame');
+      },
+      end: () => [],
+      fail: (err) => {
+        failures.push(err);
+        return [encodeFrame('closed')];
+      },
+    };
+    const batches = frameBatches(body, throwing);
+    const first = batches.next();
+    body.push(Buffer.from('data: a\n\n'));
+    assert.deepEqual(datas(await first), ['closed']);
+    assert.equal((failures[0] as Error).message, 'bad frame');
+    await tick();
+    assert.equal(src.cancels, 1, 'the upstream is not wanted any more');
+  });
+});
