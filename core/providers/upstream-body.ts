@@ -102,7 +102,10 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     });
   }
 
-  /** What wait() said is there: the next chunk (all that is queued, as one), the end, or the failure thrown. */
+  /**
+   * What wait() said is there: the next chunk (all that is queued, as one: chunks that arrived between the wake
+   * and this call join the one that woke the reader), the end, or the failure thrown.
+   */
   take(): IteratorResult<Uint8Array> {
     if (this.first !== null) return { value: this.takeQueued(this.first), done: false };
     if (this.failure !== null) throw this.failure.error;
@@ -135,6 +138,8 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   private takeQueued(first: Uint8Array): Uint8Array {
     const rest = this.rest;
     const value = rest === null ? first : Buffer.concat([first, ...rest]);
+    // Emptied, not only dropped: the array may have waited long enough to be old (see `first`).
+    if (rest !== null) rest.length = 0;
     this.first = this.rest = null;
     if (this.paused) {
       this.paused = false;

@@ -31,7 +31,7 @@ export interface PulledBody {
 
 /** The relay loop's way to read batches (pipeline/run.ts): see FrameBatches.pull(). */
 export interface PulledFrames {
-  /** Resolves, with nothing, once take() has the next batch, or null when the stream is over. */
+  /** Resolves, with nothing, once take() has the next batch (or, at the end, will return null). */
   pull(): Promise<void>;
   take(): readonly SseFrame[] | null;
 }
@@ -113,11 +113,19 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
    * the same way (wait/take); another body's chunk still comes as its read's value.
    */
   pull(): Promise<void> {
+    // A batch not yet taken stays the next one (pull() twice without take() loses nothing).
+    if (this.ready !== null) return RESOLVED;
     const pulled = this.pulled;
     try {
       while (this.state === READING) {
         if (pulled === null) return this.read().then(this.onRead, this.onFail);
-        const waiting = pulled.wait();
+        let waiting: Promise<void> | null;
+        try {
+          waiting = pulled.wait();
+        } catch (err) {
+          this.onFail(err);
+          break;
+        }
         if (waiting !== null) return waiting.then(this.onWake, this.onFail);
         let chunk: IteratorResult<Uint8Array>;
         try {

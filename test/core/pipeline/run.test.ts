@@ -108,4 +108,25 @@ describe('runChain relaying a stream', () => {
     assert.match(sink.written[0] ?? '', /error/);
     assert.notEqual(ctx.error, null);
   });
+
+  it('pulls the relay frames: no read or batch comes as the value of a promise (ARCHITECTURE.md)', async () => {
+    const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
+    body.next = () => Promise.reject(new Error('the body was read by next()'));
+    const frames = frameBatches(body, PASS_THROUGH);
+    frames.next = () => Promise.reject(new Error('the batches were read by next()'));
+    const chain = streamChain(body, []);
+    const relay: Chain['relay'] = { name: 'test-relay', relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames }) };
+    const sink = new RecordingSink();
+    const ctx = context();
+    const run = runChain({ ...chain, relay }, ctx, sink, new GatewayMetrics({ defaultMetrics: false }));
+    await tick();
+    body.push(Buffer.from('data: {"n":1}\n\n'));
+    await tick();
+    body.push(Buffer.from('data: {"n":2}\n\ndata: [DONE]\n\n'));
+    body.end();
+    await run;
+    assert.equal(ctx.error, null);
+    assert.deepEqual(sink.written, ['data: {"n":1}\n\n', 'data: {"n":2}\n\ndata: [DONE]\n\n']);
+    assert.equal(sink.ended, true);
+  });
 });

@@ -260,6 +260,7 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
 
   it('pulls a stream batch by batch: pull() resolves with nothing, take() has the frames, null at the end', async () => {
     const body = new UpstreamBody(source());
+    body.next = () => Promise.reject(new Error('the body was read by next(), not taken'));
     const batches = frameBatches(body, PASS_THROUGH) as unknown as { pull(): Promise<void>; take(): readonly SseFrame[] | null };
     const first = batches.pull();
     body.push(Buffer.from('data: a\n\ndata: b'));
@@ -313,6 +314,65 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
     plain.fail(new Error('reset'));
     assert.deepEqual(datas(await rethrown.next()), ['a'], 'what arrived before the failure goes out first');
     await assert.rejects(rethrown.next(), /reset/);
+  });
+
+  it('chunks that arrive between the wake and the take join the chunk that woke the reader', async () => {
+    const body = new UpstreamBody(source());
+    const batches = frameBatches(body, PASS_THROUGH);
+    const first = batches.next();
+    body.push(Buffer.from('data: 0\n\n'));
+    body.push(Buffer.from('data: 1\n\n'));
+    body.push(Buffer.from('data: 2\n\n'));
+    assert.deepEqual(datas(await first), ['0', '1', '2'], 'one read, one batch');
+  });
+
+  it('reads on past a read that completes no frame, and pull() twice without take() loses nothing', async () => {
+    const body = new UpstreamBody(source());
+    const batches = frameBatches(body, PASS_THROUGH) as unknown as { pull(): Promise<void>; take(): readonly SseFrame[] | null };
+    const first = batches.pull();
+    body.push(Buffer.from('data: a'));
+    await tick();
+    body.push(Buffer.from('bc\n\n'));
+    await first;
+    await batches.pull();
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['abc']);
+    assert.equal(batches.take(), null);
+  });
+
+  it('a transform that is done cancels the upstream; a return() during pull() ends it without fail()', async () => {
+    const src = source();
+    const body = new UpstreamBody(src);
+    let seen = 0;
+    const once: FrameTransform = {
+      get done() {
+        return seen > 0;
+      },
+      push: (frames) => {
+        seen++;
+        return frames;
+      },
+      end: () => assert.fail('end() after done'),
+      fail: () => assert.fail('fail() after done'),
+    };
+    const batches = frameBatches(body, once);
+    const first = batches.next();
+    body.push(Buffer.from('data: a\n\n'));
+    assert.deepEqual(datas(await first), ['a']);
+    await tick();
+    assert.equal(src.cancels, 1);
+    assert.equal((await batches.next()).done, true);
+
+    const src2 = source();
+    const waitingBody = new UpstreamBody(src2);
+    let failed = 0;
+    const counting: FrameTransform = { done: false, push: (frames) => frames, end: () => [], fail: () => (failed++, []) };
+    const pulled = frameBatches(waitingBody, counting) as unknown as { pull(): Promise<void>; take(): readonly SseFrame[] | null; return(): Promise<unknown> };
+    const pending = pulled.pull();
+    await pulled.return();
+    await pending;
+    assert.equal(pulled.take(), null, 'the pending pull() ends as the end');
+    assert.equal(src2.cancels, 1);
+    assert.equal(failed, 0);
   });
 
   it('a transform that throws cancels the upstream and hands its error to fail()', async () => {
