@@ -127,14 +127,8 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
           break;
         }
         if (waiting !== null) return waiting.then(this.onWake, this.onFail);
-        let chunk: IteratorResult<Uint8Array>;
-        try {
-          chunk = pulled.take();
-        } catch (err) {
-          this.onFail(err);
-          break;
-        }
-        if (this.step(chunk)) break;
+        const chunk = this.takeChunk(pulled);
+        if (chunk === null || this.step(chunk)) break;
       }
     } catch (err) {
       // The transform's fail() gave up (it rethrew): the stream fails as a rejected read would make it.
@@ -165,14 +159,19 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
   private readonly onWake = (): Promise<void> | undefined => {
     // Closed by return() while this read was under way: what it brought is not wanted.
     if (this.state !== READING) return undefined;
-    let chunk: IteratorResult<Uint8Array>;
-    try {
-      chunk = (this.pulled as PulledBody).take();
-    } catch (err) {
-      return this.onFail(err);
-    }
-    return this.step(chunk) ? undefined : this.pull();
+    const chunk = this.takeChunk(this.pulled as PulledBody);
+    return chunk === null || this.step(chunk) ? undefined : this.pull();
   };
+
+  /** The pulled body's chunk, or null when taking it threw the upstream's failure (handed to onFail). */
+  private takeChunk(pulled: PulledBody): IteratorResult<Uint8Array> | null {
+    try {
+      return pulled.take();
+    } catch (err) {
+      this.onFail(err);
+      return null;
+    }
+  }
 
   private readonly onRead = (chunk: IteratorResult<Uint8Array>): Promise<void> | undefined => {
     if (this.state !== READING) return undefined;
