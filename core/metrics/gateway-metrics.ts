@@ -1,18 +1,21 @@
 // Prometheus metrics of the gateway; one registry per process, so counters survive config reloads.
 
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { InFlightGauge } from './in-flight-gauge.js';
 import { SummedCounter } from './summed-counter.js';
+import { SummedHistogram } from './summed-histogram.js';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // Counters updated on every request are summed outside prom-client until scraped (summed-counter.ts), and so
-  // is the count of open streams (in-flight-gauge.ts).
+  // Counters and histograms updated on every request are summed outside prom-client until scraped
+  // (summed-counter.ts, summed-histogram.ts), and so is the count of open streams (in-flight-gauge.ts).
   readonly requests: SummedCounter<'route' | 'model' | 'channel' | 'status'>;
-  readonly latency: Histogram<'route' | 'model' | 'channel'>;
-  readonly timeToFirstToken: Histogram<'route' | 'model' | 'channel'>;
+  /** Labels route, model, channel. */
+  readonly latency: SummedHistogram;
+  /** Labels route, model, channel. */
+  readonly timeToFirstToken: SummedHistogram;
   readonly tokens: SummedCounter<'model' | 'channel' | 'kind'>;
   readonly upstreamErrors: SummedCounter<'channel' | 'reason'>;
   readonly streamsInFlight: InFlightGauge;
@@ -27,20 +30,20 @@ export class GatewayMetrics {
       ['route', 'model', 'channel', 'status'],
       this.registry,
     );
-    this.latency = new Histogram({
-      name: 'gateway_request_duration_seconds',
-      help: 'Time from request arrival to the last byte of the response.',
-      labelNames: ['route', 'model', 'channel'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.timeToFirstToken = new Histogram({
-      name: 'gateway_time_to_first_token_seconds',
-      help: 'Time from request arrival to the first byte of the response body.',
-      labelNames: ['route', 'model', 'channel'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.latency = new SummedHistogram(
+      'gateway_request_duration_seconds',
+      'Time from request arrival to the last byte of the response.',
+      ['route', 'model', 'channel'],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
+    this.timeToFirstToken = new SummedHistogram(
+      'gateway_time_to_first_token_seconds',
+      'Time from request arrival to the first byte of the response body.',
+      ['route', 'model', 'channel'],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
     this.tokens = new SummedCounter(
       'gateway_tokens_total',
       'Tokens reported by upstreams, by kind: prompt, completion, cached (cache reads), cache_write, reasoning.',

@@ -5,6 +5,7 @@
 
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
+import { LabelTree } from './label-tree.js';
 
 interface Sum {
   readonly labels: Record<string, string>;
@@ -13,21 +14,18 @@ interface Sum {
   fresh: boolean;
 }
 
-/** One level per label: the values' own strings are the keys, so no key is built per increment. */
-type Level = Map<string, Level | Sum>;
-
 export class SummedCounter<L extends string> {
-  private readonly root: Level = new Map();
   private readonly sums: Sum[] = [];
+  private readonly tree: LabelTree<Sum>;
   private readonly counter: Counter<L>;
 
-  constructor(
-    name: string,
-    help: string,
-    private readonly labelNames: readonly L[],
-    registry: Registry,
-  ) {
+  constructor(name: string, help: string, labelNames: readonly L[], registry: Registry) {
     const sums = this.sums;
+    this.tree = new LabelTree(labelNames, (labels) => {
+      const created: Sum = { labels, value: 0, fresh: true };
+      sums.push(created);
+      return created;
+    });
     this.counter = new Counter<L>({
       name,
       help,
@@ -46,29 +44,8 @@ export class SummedCounter<L extends string> {
 
   /** `values` in the order of the label names. */
   inc(values: readonly string[], amount = 1): void {
-    if (values.length !== this.labelNames.length) throw new Error(`${this.labelNames.length} label values expected`);
     // Refused here, as prom-client would: a bad amount summed in would make every later scrape throw.
     if (!(amount >= 0) || !Number.isFinite(amount)) throw new RangeError(`a counter cannot be increased by ${amount}`);
-    let level = this.root;
-    const last = values.length - 1;
-    for (let i = 0; i < last; i++) {
-      const value = values[i] as string;
-      let next = level.get(value) as Level | undefined;
-      if (next === undefined) {
-        next = new Map();
-        level.set(value, next);
-      }
-      level = next;
-    }
-    const sum = level.get(values[last] as string) as Sum | undefined;
-    if (sum !== undefined) {
-      sum.value += amount;
-      return;
-    }
-    const labels: Record<string, string> = {};
-    this.labelNames.forEach((name, i) => (labels[name] = values[i] as string));
-    const created: Sum = { labels, value: amount, fresh: true };
-    level.set(values[last] as string, created);
-    this.sums.push(created);
+    this.tree.get(values).value += amount;
   }
 }
