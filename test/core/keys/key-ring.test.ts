@@ -139,9 +139,28 @@ describe('KeyRing', () => {
       name: 'alice',
       group: 'team',
     });
-    await assert.rejects(ring.identify({ 'x-api-key': key }), rejectsWith('GW_ERR_AUTH_REVOKED_KEY'));
-    await assert.rejects(ring.identify({ 'x-api-key': generateKey() }), rejectsWith('GW_ERR_AUTH_INVALID_KEY'));
-    await assert.rejects(ring.identify({}), rejectsWith('GW_ERR_AUTH_MISSING_KEY'));
+    // identify() throws at once or rejects, depending on whether the store had to be asked.
+    await assert.rejects(async () => ring.identify({ 'x-api-key': key }), rejectsWith('GW_ERR_AUTH_REVOKED_KEY'));
+    await assert.rejects(async () => ring.identify({ 'x-api-key': generateKey() }), rejectsWith('GW_ERR_AUTH_INVALID_KEY'));
+    await assert.rejects(async () => ring.identify({}), rejectsWith('GW_ERR_AUTH_MISSING_KEY'));
+  });
+
+  it('answers a declared key, and a store key looked up before, without a promise; the first lookup is one', async () => {
+    const { key } = await addStoreKey(temp.get(), 'sync');
+    const ring = new KeyRing(declared, temp.get(), { cacheTtlMs: 60_000 });
+    const declaredOutcome = ring.authenticate(declared[1]?.key ?? '');
+    assert.ok(!(declaredOutcome instanceof Promise));
+    assert.equal(declaredOutcome.kind, 'ok');
+    const first = ring.authenticate(key);
+    assert.ok(first instanceof Promise, 'the store is asked the first time');
+    assert.equal((await first).kind, 'ok');
+    const again = ring.authenticate(key);
+    assert.ok(!(again instanceof Promise), 'then the cached outcome is answered at once');
+    assert.deepEqual(again, await first);
+    const unknown = generateKey();
+    await ring.authenticate(unknown);
+    assert.deepEqual(ring.authenticate(unknown), { kind: 'unknown' }, 'a cached miss is answered at once too');
+    assert.throws(() => ring.identify({ 'x-api-key': unknown }), rejectsWith('GW_ERR_AUTH_INVALID_KEY'));
   });
 });
 
