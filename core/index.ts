@@ -19,5 +19,6 @@ export { frameBatches, PASS_THROUGH, type FrameTransform } from './sse/frame-bat
 export type { Attempt } from './routing/router.js';
 export { affinityKey, type AffinityBinding, type AffinityOutcome } from './routing/affinity.js';
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
+export { readWhole } from './providers/read-whole.js';
 export type { UsageRecord } from './store/store.js';
 export type { AuthedKey } from './keys/key-ring.js';

@@ -8,6 +8,7 @@ import type { PulledBody } from '../sse/frame-batches.js';
 const HIGH_WATER = 16;
 
 const DONE: IteratorResult<Uint8Array> = { value: undefined, done: true };
+const EMPTY = new Uint8Array(0);
 
 /** What the body needs from the connection it comes from. */
 export interface BodySource {
@@ -111,6 +112,15 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     if (this.failure !== null) throw this.failure.error;
     if (this.ended) return DONE;
     throw new Error('UpstreamBody.take() with nothing arrived: wait() first');
+  }
+
+  /**
+   * The whole body, when all of it has arrived and none of it was read (a small answer usually comes in the
+   * same socket read as its headers): all queued chunks as one, and the body is then at its end. Null otherwise.
+   */
+  completed(): Uint8Array | null {
+    if (!this.ended || this.failure !== null) return null;
+    return this.first === null ? EMPTY : this.takeQueued(this.first);
   }
 
   /** The reader stopped early (client gone, a frame it refused): the upstream body is not wanted any more. */

@@ -6,6 +6,7 @@ import {
   UpstreamFailure,
   frameBatches,
   PASS_THROUGH,
+  readWhole,
   removeBodyFields,
   setBodyField,
   upstreamBody,
@@ -38,12 +39,6 @@ function isChannelFailure(status: number): boolean {
 function retryAfterOf(res: UpstreamResponse): number | null {
   const value = Number(res.headers['retry-after']);
   return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
-}
-
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of body) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
 }
 
 export const relayPlugin: PluginFactory = {
@@ -144,12 +139,16 @@ function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
   return drop.length === 0 ? body : removeBodyFields(body, new Set(drop));
 }
 
-async function toResult(
+/**
+ * Not async: a whole answer that has all arrived is returned as it is, so neither this nor relay()'s return of it
+ * costs a promise (an async function returning a promise waits two more microtask turns to adopt it).
+ */
+function toResult(
   ctx: RequestContext,
   services: GatewayServices,
   attempt: Attempt,
   res: UpstreamResponse,
-): Promise<RelayResult> {
+): RelayResult | Promise<RelayResult> {
   const contentType = res.headers['content-type'] ?? 'application/json';
   if (ctx.stream && res.status < 300 && contentType.includes('text/event-stream')) {
     return {
@@ -159,7 +158,11 @@ async function toResult(
       frames: frameBatches(res.body, guard(ctx, services, attempt)),
     };
   }
-  const body = await readAll(res.body);
+  const body = readWhole(res.body);
+  return body instanceof Promise ? body.then((whole) => bodyResult(res, contentType, whole)) : bodyResult(res, contentType, body);
+}
+
+function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer): RelayResult {
   if (res.status >= 300 && !contentType.includes('json')) {
     // A non-JSON error page is not in the caller's format; answer in it instead.
     throw new GatewayError('GW_ERR_UPSTREAM_ERROR', `The upstream answered HTTP ${res.status}.`, { upstreamStatus: res.status });
@@ -199,7 +202,7 @@ async function toTranslatedResult(
     });
     return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames };
   }
-  const body = translatedBodyAnswer(translation, res.status, await readAll(res.body));
+  const body = translatedBodyAnswer(translation, res.status, await readWhole(res.body));
   return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };
 }
 
