@@ -47,7 +47,8 @@ export function forwardableHeaders(headers: Readonly<Record<string, string | str
 
 /** Headers the Connection header names as hop-by-hop, beyond the usual keep-alive/close (rare, so no Set for those). */
 function connectionNamed(connection: string | string[] | undefined): Set<string> | null {
-  if (connection === undefined) return null;
+  // What nearly every client sends, answered without splitting it.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close' || connection === 'Keep-Alive') return null;
   let named: Set<string> | null = null;
   for (const value of typeof connection === 'string' ? [connection] : connection) {
     for (const token of value.split(',')) {
