@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SseFrame } from '../sse/frame.js';
-import { isPulledFrames } from '../sse/frame-batches.js';
+import { isPulledFrames, type PulledFrames } from '../sse/frame-batches.js';
 import type { Chain } from './chain.js';
 import type { RequestContext } from './context.js';
 import type { RelayResult } from './plugin.js';
@@ -59,6 +59,12 @@ async function relayStream(
     // wait, not received as the awaited value, which a long wait would drag into the old generation.
     const pulled = isPulledFrames(batches) ? batches : null;
     try {
+      const poll = pulled?.poll ?? null;
+      if (pulled !== null && poll !== null) {
+        await polledRelay(chain, ctx, sink, pulled, poll);
+        sink.end();
+        return;
+      }
       for (;;) {
         // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
         // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
@@ -88,6 +94,42 @@ async function relayStream(
   } finally {
     metrics.streamsInFlight.close(inFlight);
   }
+}
+
+/**
+ * The relay loop driven by callbacks (FrameBatches.poll): one promise for the whole stream, none per read. A
+ * paced stream waits for each read; whatever is pending through that wait is promoted to the old generation
+ * (frame-batches.ts, poll()). Same order of work as the loop in relayStream: take the batch once it is ready,
+ * write it, wait for the client's drain when its buffer is full, then poll again.
+ */
+function polledRelay(
+  chain: Chain,
+  ctx: RequestContext,
+  sink: ResponseSink,
+  pulled: PulledFrames,
+  poll: (onReady: () => void) => boolean,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const step = (): void => {
+      try {
+        for (;;) {
+          if (!poll(step)) return;
+          const drained = writeBatch(chain, ctx, sink, pulled.take());
+          if (drained === STREAM_END) {
+            resolve();
+            return;
+          }
+          if (drained !== undefined) {
+            drained.then(step, reject);
+            return;
+          }
+        }
+      } catch (err) {
+        reject(err);
+      }
+    };
+    step();
+  });
 }
 
 const STREAM_END = Symbol('stream end');

@@ -104,6 +104,17 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   /**
+   * wait() without a promise, for a reader that waits through long pauses (sse/frame-batches.ts, poll()): false
+   * when take() has something now; else true, and `onArrival` (a function the reader made once, not one per
+   * wait) is called when it has. Nothing is allocated per wait, so nothing is left to be promoted by one.
+   */
+  arm(onArrival: () => void): boolean {
+    if (this.first !== null || this.failure !== null || this.ended) return false;
+    this.wake = onArrival;
+    return true;
+  }
+
+  /**
    * What wait() said is there: the next chunk (all that is queued, as one: chunks that arrived between the wake
    * and this call join the one that woke the reader), the end, or the failure thrown.
    */

@@ -109,6 +109,33 @@ describe('runChain relaying a stream', () => {
     assert.notEqual(ctx.error, null);
   });
 
+  it('relays a pulled stream by polling: no promise per read, not pull() nor the body\'s wait() (ARCHITECTURE.md)', async () => {
+    const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
+    body.next = () => Promise.reject(new Error('the body was read by next()'));
+    body.wait = () => {
+      throw new Error('the body was wait()ed');
+    };
+    const frames = frameBatches(body, PASS_THROUGH) as ReturnType<typeof frameBatches> & { pull(): Promise<void> };
+    frames.next = () => Promise.reject(new Error('the batches were read by next()'));
+    frames.pull = () => Promise.reject(new Error('the batches were pull()ed'));
+    const chain = streamChain(body, []);
+    const relay: Chain['relay'] = { name: 'test-relay', relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames }) };
+    const sink = new RecordingSink();
+    const ctx = context();
+    const run = runChain({ ...chain, relay }, ctx, sink, new GatewayMetrics({ defaultMetrics: false }));
+    await tick();
+    body.push(Buffer.from('data: {"n":1}\n\n'));
+    await tick();
+    body.push(Buffer.from('data: {"n":2}\n\n'));
+    await tick();
+    body.push(Buffer.from('data: [DONE]\n\n'));
+    body.end();
+    await run;
+    assert.equal(ctx.error, null);
+    assert.deepEqual(sink.written, ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: [DONE]\n\n']);
+    assert.equal(sink.ended, true);
+  });
+
   it('pulls the relay frames: no read or batch comes as the value of a promise (ARCHITECTURE.md)', async () => {
     const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
     body.next = () => Promise.reject(new Error('the body was read by next()'));

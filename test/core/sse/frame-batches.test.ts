@@ -375,6 +375,83 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
     assert.equal(failed, 0);
   });
 
+  type Polled = { poll: ((onReady: () => void) => boolean) | null; take(): readonly SseFrame[] | null; return(): Promise<unknown> };
+
+  it('poll() waits without a promise: the body is armed, never wait()ed, and the reader is called back in a microtask', async () => {
+    const body = new UpstreamBody(source());
+    body.wait = () => {
+      throw new Error('the body was wait()ed: a promise per read');
+    };
+    const batches = frameBatches(body, PASS_THROUGH) as unknown as Polled;
+    const poll = batches.poll;
+    assert.ok(poll !== null);
+    let called = 0;
+    const onReady = (): void => {
+      called++;
+    };
+    assert.equal(poll(onReady), false, 'nothing arrived: the reader waits');
+    body.push(Buffer.from('data: a\n\ndata: b'));
+    assert.equal(called, 0, 'not called from inside the upstream\'s push');
+    await Promise.resolve();
+    assert.equal(called, 1, 'called in a microtask');
+    assert.equal(poll(onReady), true);
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['a']);
+    assert.equal(poll(onReady), false, 'the unterminated frame waits for more');
+    body.push(Buffer.from('\n\n'));
+    body.push(Buffer.from('data: c\n\n'));
+    await Promise.resolve();
+    assert.equal(called, 2);
+    assert.equal(poll(onReady), true);
+    assert.equal(poll(onReady), true, 'a batch not yet taken stays the next one');
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['b', 'c'], 'what arrived before the reader came back joins the read');
+    assert.equal(batches.take(), null, 'taken once');
+    assert.equal(poll(onReady), false);
+    body.end();
+    await Promise.resolve();
+    assert.equal(called, 3);
+    assert.equal(poll(onReady), true);
+    assert.equal(batches.take(), null, 'the end');
+  });
+
+  it('poll() throws the upstream failure with PASS_THROUGH, hands it to a transform, and a return() while waiting ends it', async () => {
+    const broken = new UpstreamBody(source());
+    const passing = frameBatches(broken, PASS_THROUGH) as unknown as Polled;
+    let called = 0;
+    assert.equal(passing.poll?.(() => called++), false);
+    broken.fail(new Error('reset'));
+    await Promise.resolve();
+    assert.equal(called, 1);
+    assert.throws(() => passing.poll?.(() => called++), /reset/);
+
+    const failing = new UpstreamBody(source());
+    const closing: FrameTransform = { done: false, push: (frames) => frames, end: () => [], fail: () => [encodeFrame('closed')] };
+    const handled = frameBatches(failing, closing) as unknown as Polled;
+    assert.equal(handled.poll?.(() => called++), false);
+    failing.fail(new Error('timeout'));
+    await Promise.resolve();
+    assert.equal(handled.poll?.(() => called++), true);
+    assert.deepEqual(handled.take()?.map((f) => f.data), ['closed']);
+
+    const src = source();
+    const waiting = new UpstreamBody(src);
+    const leaving = frameBatches(waiting, PASS_THROUGH) as unknown as Polled;
+    let woken = 0;
+    assert.equal(leaving.poll?.(() => woken++), false);
+    await leaving.return();
+    await Promise.resolve();
+    assert.equal(woken, 1, 'the waiting reader is called back');
+    assert.equal(leaving.poll?.(() => woken++), true);
+    assert.equal(leaving.take(), null, 'and finds the end');
+    assert.equal(src.cancels, 1);
+  });
+
+  it('poll() is null over a body that cannot be armed: the reader pulls', () => {
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('data: a\n\n');
+    }
+    assert.equal((frameBatches(chunks(), PASS_THROUGH) as unknown as Polled).poll, null);
+  });
+
   it('a transform that throws cancels the upstream and hands its error to fail()', async () => {
     const src = source();
     const body = new UpstreamBody(src);
