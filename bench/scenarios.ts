@@ -121,6 +121,22 @@ export function smallChatBody(stream = false): Buffer {
   );
 }
 
+/**
+ * A small streaming Messages request (one user turn, no tools): translating it costs next to nothing, so a
+ * translated stream's CPU beyond pass-through's is the stream's own decode and encode per chunk.
+ */
+export function smallMessagesBody(model: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      model,
+      max_tokens: 1024,
+      stream: true,
+      messages: [{ role: 'user', content: 'What is the capital of France? Please answer in one short sentence, and mention the river that runs through it.' }],
+      metadata: { user_id: 'user_bench_0001' },
+    }),
+  );
+}
+
 /** A tiny deterministic PRNG (mulberry32), so generated bodies are the same on every run. */
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -322,6 +338,8 @@ export function scenarios(): Scenario[] {
   const large = largeChatBody();
   const claudeCode = messagesBody(CLAUDE_MODEL);
   const claudeCodeOnChat = messagesBody(MODEL);
+  const smallMessages = smallMessagesBody(CLAUDE_MODEL);
+  const smallMessagesOnChat = smallMessagesBody(MODEL);
   const kb = (b: Buffer): string => `${Math.round(b.length / 1024)} KB`;
   // Streams whose chunks come as fast as the fake can write them: what is measured is the relaying.
   const burst200: FakeStream = { chunks: 200, delayMs: 0 };
@@ -409,6 +427,20 @@ export function scenarios(): Scenario[] {
       legs: [
         { name: 'pass-through', target: 'gateway', api: 'messages', body: claudeCode, stream: burst200 },
         { name: 'translated', target: 'gateway', api: 'messages', body: claudeCodeOnChat, stream: burst200 },
+      ],
+      baseline: 'pass-through',
+      concurrency: 4,
+      durationS: durationOf(3),
+      warmupS: 1,
+    },
+    {
+      ...common,
+      kind: 'stream-closed',
+      name: 'translation-small',
+      description: `the same with a ${smallMessages.length} B Messages body (one user turn): the translated stream's own cost per chunk, its request's translation next to nothing`,
+      legs: [
+        { name: 'pass-through', target: 'gateway', api: 'messages', body: smallMessages, stream: burst200 },
+        { name: 'translated', target: 'gateway', api: 'messages', body: smallMessagesOnChat, stream: burst200 },
       ],
       baseline: 'pass-through',
       concurrency: 4,
