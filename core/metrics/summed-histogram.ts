@@ -38,13 +38,16 @@ export class SummedHistogram {
     registry: Registry,
   ) {
     if (bounds.some((b, i) => i > 0 && b <= (bounds[i - 1] as number))) throw new Error('bucket bounds must increase');
+    // As prom-client's Histogram refuses it: `le` is the bucket's own label.
+    if (labelNames.includes('le')) throw new Error('le is a reserved label name of a histogram');
     this.tree = new LabelTree(labelNames, (labels) => {
       const created: Series = { labels, counts: bounds.map(() => 0), sum: 0, count: 0 };
       this.series.push(created);
       return created;
     });
     // The registry reads a metric through get() (JSON), getForPromString() (text) and reset(); its types name
-    // only prom-client's own classes, hence the cast.
+    // only prom-client's own classes, hence the cast. registry.getSingleMetric() gives this plain object, which
+    // has none of a Histogram's methods (nothing here asks it for one).
     registry.registerMetric(this.exported() as unknown as Metric);
   }
 
@@ -80,19 +83,25 @@ export class SummedHistogram {
     return out;
   }
 
+  /** In prom-client's key order, so that its JSON form serializes the same. */
+  private metricObject(values: readonly object[]): object {
+    return { name: this.name, help: this.help, type: 'histogram', values, aggregator: 'sum' };
+  }
+
   private exported(): object {
-    const head = { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum' } as const;
-    return Object.assign({}, head, {
-      getForPromString: async () => Object.assign({}, head, { values: this.lines() }),
+    return {
+      name: this.name,
+      help: this.help,
+      type: 'histogram',
+      aggregator: 'sum',
+      getForPromString: async () => this.metricObject(this.lines()),
       // The JSON form has every label in `labels`, as prom-client's Histogram.get() gives it.
       get: async () =>
-        Object.assign({}, head, {
-          values: this.lines().map(({ sharedLabels, labels, ...line }) => Object.assign(line, { labels: Object.assign({}, labels, sharedLabels) })),
-        }),
+        this.metricObject(this.lines().map(({ sharedLabels, labels, ...line }) => Object.assign(line, { labels: Object.assign({}, labels, sharedLabels) }))),
       reset: () => {
         this.series.length = 0;
         this.tree.clear();
       },
-    });
+    };
   }
 }

@@ -62,23 +62,22 @@ async function relayStream(
       const poll = pulled?.poll ?? null;
       if (pulled !== null && poll !== null) {
         await polledRelay(chain, ctx, sink, pulled, poll);
-        sink.end();
-        return;
-      }
-      for (;;) {
-        // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
-        // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
-        // strings) through the wait for the next one, long enough on a paced stream for V8 to move it all to
-        // the old generation (frame-batches.ts).
-        let drained: Promise<void> | undefined | typeof STREAM_END;
-        if (pulled !== null) {
-          await pulled.pull();
-          drained = writeBatch(chain, ctx, sink, pulled.take());
-        } else {
-          drained = writeBatch(chain, ctx, sink, valueOf(await batches.next()));
+      } else {
+        for (;;) {
+          // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
+          // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
+          // strings) through the wait for the next one, long enough on a paced stream for V8 to move it all to
+          // the old generation (frame-batches.ts).
+          let drained: Promise<void> | undefined | typeof STREAM_END;
+          if (pulled !== null) {
+            await pulled.pull();
+            drained = writeBatch(chain, ctx, sink, pulled.take());
+          } else {
+            drained = writeBatch(chain, ctx, sink, valueOf(await batches.next()));
+          }
+          if (drained === STREAM_END) break;
+          if (drained !== undefined) await drained;
         }
-        if (drained === STREAM_END) break;
-        if (drained !== undefined) await drained;
       }
     } catch (err) {
       // As `for await` does when its body throws: the upstream is not wanted any more. After a failed next()

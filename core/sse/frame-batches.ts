@@ -48,6 +48,10 @@ export function isPulledFrames(source: object): source is PulledFrames {
   return source instanceof FrameBatches;
 }
 
+/**
+ * UpstreamBody is the one such body. The relay polls it (arm); wait() serves pull() and next(), for any other
+ * reader of the batches (and their tests). A body with wait/take but no arm is read through next().
+ */
 function isPulledBody(body: object): body is PulledBody {
   const b = body as Partial<PulledBody>;
   return typeof b.wait === 'function' && typeof b.arm === 'function' && typeof b.take === 'function';

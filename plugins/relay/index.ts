@@ -140,10 +140,10 @@ function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
 }
 
 /**
- * Not async: a whole answer that has all arrived is returned as it is, so neither this nor relay()'s return of it
+ * (Exported for its test.) Not async: a whole answer that has all arrived is returned as it is, so neither this nor relay()'s return of it
  * costs a promise (an async function returning a promise waits two more microtask turns to adopt it).
  */
-function toResult(
+export function toResult(
   ctx: RequestContext,
   services: GatewayServices,
   attempt: Attempt,

@@ -37,6 +37,7 @@ test('the exposition equals prom-client\'s Histogram for the same observations, 
         }
         assert.equal(await a.metrics(), await b.metrics());
         assert.deepEqual(await a.getMetricsAsJSON(), await b.getMetricsAsJSON());
+        assert.equal(JSON.stringify(await a.getMetricsAsJSON()), JSON.stringify(await b.getMetricsAsJSON()), 'serialized alike, key order included');
       }
     }),
     { numRuns: 200 },
@@ -78,6 +79,7 @@ test('a wrong number of label values or a value that is not a finite number is r
   assert.doesNotMatch(await a.metrics(), /t_seconds_bucket/);
 });
 
-test('bucket bounds that do not increase are refused', () => {
+test('bucket bounds that do not increase, and a label named le, are refused', () => {
   assert.throws(() => new SummedHistogram('u_seconds', 'h', ['a'], [1, 1], new Registry()), /must increase/);
+  assert.throws(() => new SummedHistogram('w_seconds', 'h', ['route', 'le'], [1], new Registry()), /reserved/);
 });
