@@ -12,7 +12,8 @@
 // (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
 // (chat-large's body), large-stream (the same streaming, 20 chunks, without stream_options: the gateway adds
 // include_usage, an edit of the body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
-// through) and translate (the same on the chat channel: translated). BENCH_AB_ROUNDS (6) and
+// through), translate (the same on the chat channel: translated) and translate-small (translated, translation-small's
+// one-turn body: the stream's own translation per chunk). BENCH_AB_ROUNDS (6) and
 // BENCH_AB_SECONDS (4) set the rounds and their length; BENCH_GATEWAY_NODE_ARGS (space-separated) is given
 // to both gateways' node (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
 import { ProcessSet } from './lib/procs.js';
-import { API_PATH, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, type Api } from './scenarios.js';
+import { API_PATH, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, smallMessagesBody, type Api } from './scenarios.js';
 import { anthropicClientHeaders, GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
 interface Kind {
@@ -42,6 +43,7 @@ const KINDS: Readonly<Record<string, () => Kind>> = {
   'large-stream': () => ({ api: 'chat', body: largeChatBody(500 * 1024, true), connections: 8, headers: { 'x-fake-chunks': '20' } }),
   messages: () => ({ api: 'messages', body: messagesBody(CLAUDE_MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
   translate: () => ({ api: 'messages', body: messagesBody(MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
+  'translate-small': () => ({ api: 'messages', body: smallMessagesBody(MODEL), connections: 8, headers: { 'x-fake-chunks': '200' } }),
 };
 
 const [revA, revB, kindName = 'small'] = process.argv.slice(2);

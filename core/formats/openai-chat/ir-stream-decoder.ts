@@ -23,6 +23,60 @@ export function createStreamDecoder(): StreamDecoder {
   let finished = false;
   let done = false;
   let failed = false;
+  /**
+   * The text around the content string of the last chunk, when that chunk was only a text delta: a chunk that
+   * repeats that text exactly with another string in between is that same delta (see textOnly).
+   */
+  let template: { readonly prefix: string; readonly suffix: string; readonly index: number } | null = null;
+
+  /**
+   * Nearly every chunk of a streamed answer is the one before with another `content` string (id, model,
+   * created, the choice's other fields repeat). Such a chunk is decoded by parsing only that string, not the
+   * whole chunk: ~a fifth of a translated chunk's CPU. Anything else, or anything that does not match
+   * byte for byte around the string, takes the whole parse.
+   */
+  function textOnly(data: string): readonly StreamEvent[] | null {
+    const t = template;
+    if (t === null || data.length < t.prefix.length + t.suffix.length + 2 || !data.startsWith(t.prefix) || !data.endsWith(t.suffix)) return null;
+    const literal = data.slice(t.prefix.length, data.length - t.suffix.length);
+    if (literal.charCodeAt(0) !== 0x22) return null;
+    let text: unknown;
+    try {
+      text = JSON.parse(literal);
+    } catch {
+      return null;
+    }
+    if (typeof text !== 'string') return null;
+    return text === '' ? [] : [{ type: 'text_delta', index: t.index, text }];
+  }
+
+  /**
+   * After a whole parse: keep the chunk as the template when all it gave was a text delta of the open text block
+   * from `content`, and the text around that string is found to hold exactly that string's slot (a probe string
+   * put there parses back as the content, once per template).
+   */
+  function learn(data: string, json: unknown, out: readonly StreamEvent[]): void {
+    template = null;
+    const only = out.length === 1 ? out[0] : undefined;
+    if (only?.type !== 'text_delta' || open === null || open.kind !== 'text' || open.index !== only.index) return;
+    const choices = field(json, 'choices');
+    if (!Array.isArray(choices) || choices.length !== 1 || field(field(choices[0], 'delta'), 'content') !== only.text) return;
+    const encoded = JSON.stringify(only.text);
+    const at = data.indexOf(encoded);
+    if (at < 0 || data.indexOf(encoded, at + 1) >= 0) return;
+    const prefix = data.slice(0, at);
+    const suffix = data.slice(at + encoded.length);
+    const probe = '\u0000gateway probe';
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(`${prefix}${JSON.stringify(probe)}${suffix}`);
+    } catch {
+      return;
+    }
+    const probed = field(parsed, 'choices');
+    if (!Array.isArray(probed) || field(field(probed[0], 'delta'), 'content') !== probe) return;
+    template = { prefix, suffix, index: only.index };
+  }
 
   function close(out: StreamEvent[]): void {
     if (open === null) return;
@@ -105,6 +159,10 @@ export function createStreamDecoder(): StreamDecoder {
         done = true;
         return [];
       }
+      if (event !== 'error') {
+        const fast = textOnly(data);
+        if (fast !== null) return fast;
+      }
       let json: unknown;
       try {
         json = JSON.parse(data);
@@ -121,6 +179,7 @@ export function createStreamDecoder(): StreamDecoder {
       }
       const out: StreamEvent[] = [];
       chunk(json, out);
+      learn(data, json, out);
       return out;
     },
 
