@@ -10,6 +10,9 @@ import { readUsage } from './usage.js';
 
 type OpenKind = 'text' | 'reasoning' | 'tool_call';
 
+/** Put in a candidate content slot to check it is that slot (learn()). */
+const PROBE = '\u0000gateway probe';
+
 function nonEmpty(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
@@ -46,8 +49,9 @@ export function createStreamDecoder(): StreamDecoder {
     } catch {
       return null;
     }
-    if (typeof text !== 'string') return null;
-    return text === '' ? [] : [{ type: 'text_delta', index: t.index, text }];
+    // An empty content may give way to another field (refusal) that the template holds: the whole parse decides.
+    if (typeof text !== 'string' || text === '') return null;
+    return [{ type: 'text_delta', index: t.index, text }];
   }
 
   /**
@@ -66,7 +70,8 @@ export function createStreamDecoder(): StreamDecoder {
     if (at < 0 || data.indexOf(encoded, at + 1) >= 0) return;
     const prefix = data.slice(0, at);
     const suffix = data.slice(at + encoded.length);
-    const probe = '\u0000gateway probe';
+    // Never the content itself: a content equal to the probe would pass the check in whatever slot was found.
+    const probe = only.text === PROBE ? `${PROBE} 2` : PROBE;
     let parsed: unknown;
     try {
       parsed = JSON.parse(`${prefix}${JSON.stringify(probe)}${suffix}`);

@@ -51,6 +51,7 @@ describe('Chat stream decoder, text-only chunks', () => {
       fc.string().map((t) => ({ kind: 'text', t })),
       fc.string().map((t) => ({ kind: 'reasoning', t })),
       fc.string().map((t) => ({ kind: 'refusal', t })),
+      fc.string().map((t) => ({ kind: 'text+refusal', t })),
       fc.string().map((t) => ({ kind: 'spaced', t })),
       fc.string().map((t) => ({ kind: 'tool', t })),
       fc.constant({ kind: 'keepalive', t: '' }),
@@ -65,6 +66,9 @@ describe('Chat stream decoder, text-only chunks', () => {
               return `${head(id)}{"index":0,"delta":{"reasoning_content":${s}},"finish_reason":null}]}`;
             case 'refusal':
               return `${head(id)}{"index":0,"delta":{"refusal":${s}},"finish_reason":null}]}`;
+            case 'text+refusal':
+              // Empty content gives way to the refusal: the template must not hide that.
+              return `${head(id)}{"index":0,"delta":{"content":${k % 3 === 0 ? '""' : s},"refusal":"r"},"finish_reason":null}]}`;
             case 'spaced':
               return `${head(id)}{"index":0, "delta":{"content":${s}},"logprobs":null,"finish_reason":null}]}`;
             case 'tool':
@@ -81,6 +85,28 @@ describe('Chat stream decoder, text-only chunks', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('an empty content next to a refusal the template holds is decoded as the whole parse does (a reviewer\'s case)', () => {
+    const chunks = [
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a"},"finish_reason":null}]}',
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x","refusal":"y"},"finish_reason":null}]}',
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"","refusal":"y"},"finish_reason":null}]}',
+    ];
+    const { fast, whole } = decodeBoth(chunks);
+    assert.deepEqual(fast, whole);
+    assert.deepEqual(fast.at(-1), { type: 'text_delta', index: 0, text: 'y' });
+  });
+
+  it('a content equal to the probe string does not mislead the slot check (a reviewer\'s case)', () => {
+    const chunks = [
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a"},"finish_reason":null}]}',
+      '{"x":"\\u0000gateway probe","id":"c","choices":[{"index":0,"delta":{"content":"\\u0000gateway prob\\u0065"},"finish_reason":null}]}',
+      '{"x":"hello","id":"c","choices":[{"index":0,"delta":{"content":"\\u0000gateway prob\\u0065"},"finish_reason":null}]}',
+    ];
+    const { fast, whole } = decodeBoth(chunks);
+    assert.deepEqual(fast, whole);
+    assert.deepEqual(fast.at(-1), { type: 'text_delta', index: 0, text: '\u0000gateway probe' });
   });
 
   it('a chunk that is no longer JSON after a text run is still the broken stream, not a text delta', () => {
