@@ -310,6 +310,27 @@ function sameRequest(api: Api, body: Buffer, stream?: FakeStream): Leg[] {
   return (['direct', 'gateway', 'peer'] as const).map((target) => ({ name: target, target, api, body, ...(stream === undefined ? {} : { stream }) }));
 }
 
+/**
+ * One gateway, two legs: a Messages request passed through (the anthropic channel) and the same request for a
+ * model only the openai channel serves (translated), 200-chunk streams, the pass-through leg the baseline.
+ */
+function translationScenario(name: string, description: string, passThrough: Buffer, translated: Buffer): StreamClosedScenario {
+  const stream: FakeStream = { chunks: 200, delayMs: 0 };
+  return {
+    kind: 'stream-closed',
+    name,
+    description,
+    legs: [
+      { name: 'pass-through', target: 'gateway', api: 'messages', body: passThrough, stream },
+      { name: 'translated', target: 'gateway', api: 'messages', body: translated, stream },
+    ],
+    baseline: 'pass-through',
+    concurrency: 4,
+    durationS: durationOf(3),
+    warmupS: 1,
+  };
+}
+
 /** `streams` of the held stream (HOLD_STREAM), opened over 2.5 s and held to their end. */
 function holdScenario(name: string, description: string, streams: number, peerStreams: number, legs: Leg[]): StreamHoldScenario {
   return {
@@ -419,34 +440,18 @@ export function scenarios(): Scenario[] {
       concurrency: 4,
       durationS: durationOf(3),
     },
-    {
-      ...common,
-      kind: 'stream-closed',
-      name: 'translation',
-      description: `Anthropic Messages client, ${kb(claudeCode)} Claude Code body, streaming ${burst200.chunks} chunks (no delay), through the gateway: pass-through (anthropic channel) vs translated to Chat (openai channel), closed loop, concurrency 4`,
-      legs: [
-        { name: 'pass-through', target: 'gateway', api: 'messages', body: claudeCode, stream: burst200 },
-        { name: 'translated', target: 'gateway', api: 'messages', body: claudeCodeOnChat, stream: burst200 },
-      ],
-      baseline: 'pass-through',
-      concurrency: 4,
-      durationS: durationOf(3),
-      warmupS: 1,
-    },
-    {
-      ...common,
-      kind: 'stream-closed',
-      name: 'translation-small',
-      description: `the same with a ${smallMessages.length} B Messages body (one user turn): the translated stream's own cost per chunk, its request's translation next to nothing`,
-      legs: [
-        { name: 'pass-through', target: 'gateway', api: 'messages', body: smallMessages, stream: burst200 },
-        { name: 'translated', target: 'gateway', api: 'messages', body: smallMessagesOnChat, stream: burst200 },
-      ],
-      baseline: 'pass-through',
-      concurrency: 4,
-      durationS: durationOf(3),
-      warmupS: 1,
-    },
+    translationScenario(
+      'translation',
+      `Anthropic Messages client, ${kb(claudeCode)} Claude Code body, streaming ${burst200.chunks} chunks (no delay), through the gateway: pass-through (anthropic channel) vs translated to Chat (openai channel), closed loop, concurrency 4`,
+      claudeCode,
+      claudeCodeOnChat,
+    ),
+    translationScenario(
+      'translation-small',
+      `the same with a ${smallMessages.length} B Messages body (one user turn): the translated stream's own cost per chunk, its request's translation next to nothing`,
+      smallMessages,
+      smallMessagesOnChat,
+    ),
     holdScenario(
       'stream-hold-open',
       `${HOLD_OPEN_STREAMS.toLocaleString('en-US')} concurrent chat streams (every one open at once; no peer: it is in stream-hold) of ${held}, opened over 2.5 s and held to their end`,

@@ -97,7 +97,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
    * and whatever it then resolves with is promoted with it at the next scavenge (frame-batches.ts, pull()).
    */
   wait(): Promise<void> | null {
-    if (this.first !== null || this.failure !== null || this.ended) return null;
+    if (this.takeable()) return null;
     return new Promise((resolve) => {
       this.wake = resolve;
     });
@@ -109,7 +109,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
    * wait) is called when it has. Nothing is allocated per wait, so nothing is left to be promoted by one.
    */
   arm(onArrival: () => void): boolean {
-    if (this.first !== null || this.failure !== null || this.ended) return false;
+    if (this.takeable()) return false;
     this.wake = onArrival;
     return true;
   }
@@ -167,6 +167,11 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
       this.source.resume();
     }
     return value;
+  }
+
+  /** take() has something now: a chunk, the end, or the failure. */
+  private takeable(): boolean {
+    return this.first !== null || this.failure !== null || this.ended;
   }
 
   private wakeWaiting(): void {

@@ -109,28 +109,38 @@ describe('runChain relaying a stream', () => {
     assert.notEqual(ctx.error, null);
   });
 
+  /**
+   * Relays `frames` (over `body`) through runChain: each of `reads` is pushed after a tick, then the body ends.
+   * The body and the batches are set to fail if read by next(), so a test shows how the relay reads.
+   */
+  async function relayPulled(
+    body: UpstreamBody,
+    frames: ReturnType<typeof frameBatches>,
+    reads: readonly string[],
+  ): Promise<{ ctx: RequestState; sink: RecordingSink }> {
+    body.next = () => Promise.reject(new Error('the body was read by next()'));
+    frames.next = () => Promise.reject(new Error('the batches were read by next()'));
+    const relay: Chain['relay'] = { name: 'test-relay', relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames }) };
+    const sink = new RecordingSink();
+    const ctx = context();
+    const run = runChain({ ...streamChain(body, []), relay }, ctx, sink, new GatewayMetrics({ defaultMetrics: false }));
+    for (const read of reads) {
+      await tick();
+      body.push(Buffer.from(read));
+    }
+    body.end();
+    await run;
+    return { ctx, sink };
+  }
+
   it('relays a pulled stream by polling: no promise per read, not pull() nor the body\'s wait() (ARCHITECTURE.md)', async () => {
     const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
-    body.next = () => Promise.reject(new Error('the body was read by next()'));
     body.wait = () => {
       throw new Error('the body was wait()ed');
     };
     const frames = frameBatches(body, PASS_THROUGH) as ReturnType<typeof frameBatches> & { pull(): Promise<void> };
-    frames.next = () => Promise.reject(new Error('the batches were read by next()'));
     frames.pull = () => Promise.reject(new Error('the batches were pull()ed'));
-    const chain = streamChain(body, []);
-    const relay: Chain['relay'] = { name: 'test-relay', relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames }) };
-    const sink = new RecordingSink();
-    const ctx = context();
-    const run = runChain({ ...chain, relay }, ctx, sink, new GatewayMetrics({ defaultMetrics: false }));
-    await tick();
-    body.push(Buffer.from('data: {"n":1}\n\n'));
-    await tick();
-    body.push(Buffer.from('data: {"n":2}\n\n'));
-    await tick();
-    body.push(Buffer.from('data: [DONE]\n\n'));
-    body.end();
-    await run;
+    const { ctx, sink } = await relayPulled(body, frames, ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: [DONE]\n\n']);
     assert.equal(ctx.error, null);
     assert.deepEqual(sink.written, ['data: {"n":1}\n\n', 'data: {"n":2}\n\n', 'data: [DONE]\n\n']);
     assert.equal(sink.ended, true);
@@ -138,20 +148,7 @@ describe('runChain relaying a stream', () => {
 
   it('pulls the relay frames: no read or batch comes as the value of a promise (ARCHITECTURE.md)', async () => {
     const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
-    body.next = () => Promise.reject(new Error('the body was read by next()'));
-    const frames = frameBatches(body, PASS_THROUGH);
-    frames.next = () => Promise.reject(new Error('the batches were read by next()'));
-    const chain = streamChain(body, []);
-    const relay: Chain['relay'] = { name: 'test-relay', relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames }) };
-    const sink = new RecordingSink();
-    const ctx = context();
-    const run = runChain({ ...chain, relay }, ctx, sink, new GatewayMetrics({ defaultMetrics: false }));
-    await tick();
-    body.push(Buffer.from('data: {"n":1}\n\n'));
-    await tick();
-    body.push(Buffer.from('data: {"n":2}\n\ndata: [DONE]\n\n'));
-    body.end();
-    await run;
+    const { ctx, sink } = await relayPulled(body, frameBatches(body, PASS_THROUGH), ['data: {"n":1}\n\n', 'data: {"n":2}\n\ndata: [DONE]\n\n']);
     assert.equal(ctx.error, null);
     assert.deepEqual(sink.written, ['data: {"n":1}\n\n', 'data: {"n":2}\n\ndata: [DONE]\n\n']);
     assert.equal(sink.ended, true);
