@@ -1,6 +1,11 @@
 // Sticky conversations: a conversation key -> the channel and upstream key that served it, with a TTL.
 // Keeping a conversation on one upstream is what makes prompt caches hit and thinking signatures stay valid.
 
+import { createHash } from 'node:crypto';
+
+/** Longer conversation ids are kept as their digest: the table holds up to max_entries of them. */
+const MAX_CONVERSATION_CHARS = 256;
+
 /** Where a conversation was last served. */
 export interface AffinityBinding {
   readonly channel: string;
@@ -26,5 +31,7 @@ export type AffinityOutcome = 'hit' | 'miss' | 'break';
  * uses a small model for side tasks of the same session).
  */
 export function affinityKey(format: string, callerKeyId: string, model: string, conversation: string): string {
-  return `${format}\u0000${callerKeyId}\u0000${model}\u0000${conversation}`;
+  // The id is the client's string, as long as a body may be: bounded, or max_entries bindings could hold gigabytes.
+  const id = conversation.length <= MAX_CONVERSATION_CHARS ? conversation : `#${createHash('sha256').update(conversation).digest('base64url')}`;
+  return `${format}\u0000${callerKeyId}\u0000${model}\u0000${id}`;
 }

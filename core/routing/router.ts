@@ -1,7 +1,7 @@
 // Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
 
 import type { ResolvedChannel, WireFormat } from '../config/resolved.js';
-import { compileGlobs, isGlob, type ModelMatcher } from './glob.js';
+import { compileGlob, compileGlobs, isGlob, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
 
@@ -23,12 +23,19 @@ export interface RouterOptions {
 
 export class Router {
   private readonly entries: readonly Entry[];
+  /** Configured model names (exact names and alias client names), as metric labels. */
+  private readonly names: ReadonlySet<string>;
+  /** Configured glob patterns in file order, each the label of the names it matches. */
+  private readonly globs: readonly { readonly pattern: string; readonly matches: ModelMatcher }[];
   private readonly random: () => number;
   readonly health: ChannelHealth;
   readonly keys = new KeyRotation();
 
   constructor(channels: readonly ResolvedChannel[], options: RouterOptions = {}) {
     this.entries = channels.map((channel) => ({ channel, matches: compileGlobs(channel.models.patterns) }));
+    const patterns = channels.flatMap((c) => c.models.patterns);
+    this.names = new Set([...patterns.filter((p) => !isGlob(p)), ...channels.flatMap((c) => [...c.models.aliases.keys()])]);
+    this.globs = [...new Set(patterns.filter(isGlob))].map((pattern) => ({ pattern, matches: compileGlob(pattern) }));
     this.random = options.random ?? Math.random;
     this.health = new ChannelHealth(options.now);
   }
@@ -67,6 +74,17 @@ export class Router {
       for (const alias of channel.models.aliases.keys()) names.add(alias);
     }
     return [...names].sort();
+  }
+
+  /**
+   * The model as a metric label, from a set the config bounds: a configured name, else the first configured
+   * pattern it matches, else "other". Never the client's string as such: every distinct name would be a new
+   * series, and /metrics (and the process) would grow without bound.
+   */
+  modelLabel(model: string): string {
+    if (this.names.has(model)) return model;
+    for (const glob of this.globs) if (glob.matches(model)) return glob.pattern;
+    return 'other';
   }
 
   /** Weighted random order without replacement: each pick is proportional to the remaining weights. */

@@ -73,9 +73,9 @@ export const meterPlugin: PluginFactory = {
         // Requests refused before metering began (by auth) count in metrics but write no usage record.
         if (metered.has(ctx) && ctx.key !== null) services.usage.add(toRecord(ctx, ctx.key, end));
 
-        // Unrouted model names stay out of label values so a caller cannot grow the series without bound.
+        // Label values come from sets the config bounds (router.modelLabel), so a caller cannot grow the series.
         const channel = ctx.channel ?? 'none';
-        const model = ctx.channel === null ? 'unrouted' : ctx.request.model;
+        const model = ctx.channel === null ? 'unrouted' : services.router.modelLabel(ctx.request.model);
         metrics.requests.inc([ctx.route, model, channel, String(ctx.status)]);
         const labels = [ctx.route, model, channel];
         metrics.latency.observe(labels, (end - ctx.startedAt) / 1000);

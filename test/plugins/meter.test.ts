@@ -14,6 +14,7 @@ import { UsageWriter } from '../../core/store/usage-writer.js';
 import type { Store } from '../../core/store/store.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
+import { Router } from '../../core/routing/router.js';
 
 function sink(saturated: boolean): UsageSink & { records: UsageRecord[] } {
   const records: UsageRecord[] = [];
@@ -21,7 +22,7 @@ function sink(saturated: boolean): UsageSink & { records: UsageRecord[] } {
 }
 
 function services(usage: UsageSink): GatewayServices {
-  return { usage, metrics: new GatewayMetrics({ defaultMetrics: false }) } as unknown as GatewayServices;
+  return { usage, metrics: new GatewayMetrics({ defaultMetrics: false }), router: new Router([]) } as unknown as GatewayServices;
 }
 
 function context(body: Record<string, unknown>): RequestContext {
