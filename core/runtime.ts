@@ -7,6 +7,9 @@ import type { ClientAbort } from './pipeline/client-abort.js';
 import { InFlightList } from './pipeline/in-flight-list.js';
 import type { UsageWriter } from './store/usage-writer.js';
 
+/** How long requests ended by the shutdown get to write their last words (an error frame) before they are cut. */
+const LAST_WORDS_MS = 1000;
+
 interface InFlight {
   readonly abort: ClientAbort;
   readonly res: ServerResponse;
@@ -58,14 +61,18 @@ export class Runtime {
     this.closing = true;
   }
 
-  /** Resolves when no request is in flight, or aborts the rest after `graceMs`. */
+  /**
+   * Resolves when no request is in flight, or ends the rest after `graceMs`: each is aborted as the shutdown, so
+   * its client hears why (a 503, or the format's in-band error on a stream) and its record says so; a response
+   * still not done a moment later is cut.
+   */
   async drained(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    for (const { abort, res } of this.inFlight.values()) {
-      abort.abort();
-      res.destroy();
-    }
+    for (const { abort } of this.inFlight.values()) abort.abortForShutdown();
+    const cutAt = Date.now() + LAST_WORDS_MS;
+    while (this.inFlight.size > 0 && Date.now() < cutAt) await new Promise((r) => setTimeout(r, 10));
+    for (const { res } of this.inFlight.values()) res.destroy();
     // Aborted requests still run their finish hooks (usage records) before they leave the list.
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
   }

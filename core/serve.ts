@@ -1,10 +1,12 @@
 // Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
 
 import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig, readConfigText } from './config/load.js';
-import { ConfigError } from './config/resolved.js';
+import { ConfigError, type ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
+import { listenForMetrics } from './http/metrics-listener.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -28,6 +30,8 @@ export interface StartOptions {
 
 export interface RunningGateway {
   readonly url: string;
+  /** The server.metrics_listen listener's URL, or null when /metrics is on the main port. */
+  readonly metricsUrl: string | null;
   readonly port: number;
   readonly runtime: Runtime;
   /** Re-reads the config file; a valid one swaps in, an invalid one is logged and the old config stays. */
@@ -49,10 +53,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const runtime = new Runtime({ store, usage: writer, writer, affinity, metrics, logger, factories: options.factories }, config);
-  const app = createHttpServer(runtime, { bodyLimit: config.server.bodyLimit });
+  if (config.log.level !== null) logger.level = config.log.level;
+  const app = createHttpServer(runtime, config.server);
   // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
   await app.listen({ port: options.port ?? config.server.port, host: config.server.host, backlog: 4096 });
   const port = (app.server.address() as AddressInfo).port;
+  const { metricsListen } = config.server;
+  const metricsServer = metricsListen === null ? null : await listenForMetrics(runtime, metricsListen.host, metricsListen.port);
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
 
   const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -70,13 +77,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       runtime.reload(next);
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
+      if (next.log.level !== null) logger.level = next.log.level;
       logger.info({ channels: next.channels.length }, 'config reloaded');
-      if (
-        next.server.port !== config.server.port ||
-        next.store.url !== config.store.url ||
-        next.affinity.maxEntries !== config.affinity.maxEntries
-      ) {
-        logger.warn('server, store and affinity.max_entries settings take effect after a restart');
+      if (needsRestart(config, next)) {
+        logger.warn('server (but admin_token and metrics_token), store and affinity.max_entries settings take effect after a restart');
       }
       return true;
     } catch (err) {
@@ -94,16 +98,48 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     stopWatching();
     runtime.beginShutdown();
     const listenerClosed = app.close();
+    const metricsClosed = metricsServer === null ? Promise.resolve() : closeServer(metricsServer);
     await runtime.drained(runtime.current.config.server.shutdownGraceMs);
     await listenerClosed;
+    await metricsClosed;
     await runtime.close();
   }
 
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: urlOf(config.server.host, port),
+    metricsUrl: metricsServer === null || metricsListen === null ? null : urlOf(metricsListen.host, (metricsServer.address() as AddressInfo).port),
     port,
     runtime,
     reload: () => reload(),
     close: () => (closing ??= close()),
   };
+}
+
+/** A URL to reach a listener on `host` (a wildcard address is reached on loopback). */
+function urlOf(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** Whether `next` changes a setting that only a restart applies. */
+function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
+  const fixed = (c: ResolvedConfig): unknown[] => [
+    c.server.port,
+    c.server.host,
+    c.server.bodyLimit,
+    c.server.shutdownGraceMs,
+    c.server.bodyTimeoutMs,
+    c.server.headerTimeoutMs,
+    c.server.maxInflightBodyBytes,
+    JSON.stringify(c.server.metricsListen),
+    c.store.url,
+    c.affinity.maxEntries,
+  ];
+  const a = fixed(current);
+  return fixed(next).some((value, i) => value !== a[i]);
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeIdleConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }

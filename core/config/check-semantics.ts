@@ -1,7 +1,8 @@
-// Rules the schema cannot express: unique names, keys and routes; keys naming declared groups; channel formats.
+// Rules the schema cannot express: unique names, keys and routes; keys naming declared groups; channel formats;
+// the body cap against the body limit.
 
 import { formatPath } from './config-path.js';
-import { NATIVE_FORMATS } from './defaults.js';
+import { NATIVE_FORMATS, SERVER_DEFAULTS } from './defaults.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
@@ -28,6 +29,7 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
     ),
     ...checkGroups(config),
     ...checkFormats(config),
+    ...checkBodyCap(config),
     ...findDuplicates(
       routes.map((r) => r.path),
       (i) => ['routes', i, 'path'],
@@ -46,6 +48,15 @@ function checkFormats(config: GatewayConfig): ConfigIssue[] {
         : [{ path: ['channels', i, 'formats', j], message: `type ${channel.type} cannot speak ${format}; it speaks ${native.join(', ')}` }],
     );
   });
+}
+
+/** A cap on the bytes of bodies read at once below the largest body would refuse that body forever (503, not 413). */
+function checkBodyCap(config: GatewayConfig): ConfigIssue[] {
+  const limit = config.server?.body_limit ?? SERVER_DEFAULTS.bodyLimit;
+  const cap = config.server?.max_inflight_body_bytes ?? SERVER_DEFAULTS.maxInflightBodyBytes;
+  return cap >= limit
+    ? []
+    : [{ path: ['server', 'max_inflight_body_bytes'], message: `must be at least server.body_limit (${limit}), or a body that size could never be read` }];
 }
 
 function checkGroups(config: GatewayConfig): ConfigIssue[] {

@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ChannelType, ResolvedAffinity, ResolvedMock, ResolvedServer, WireFormat } from './resolved.js';
+import type { ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, WireFormat } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -8,7 +8,14 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   bodyLimit: 33_554_432,
   adminToken: null,
   shutdownGraceMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  headerTimeoutMs: 30_000,
+  maxInflightBodyBytes: 268_435_456,
+  metricsToken: null,
+  metricsListen: null,
 };
+
+export const LOG_DEFAULTS: ResolvedLog = { level: null, access: false };
 
 export const STORE_DEFAULT_URL = 'sqlite:./data/gateway.db';
 

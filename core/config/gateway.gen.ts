@@ -40,6 +40,7 @@ export interface GatewayConfig {
    */
   routes?: Route[];
   affinity?: Affinity;
+  log?: Log;
 }
 export interface Server {
   port?: number;
@@ -56,6 +57,26 @@ export interface Server {
    * How long SIGTERM waits for in-flight requests before aborting them.
    */
   shutdown_grace_ms?: number;
+  /**
+   * Longest time a request body may take to arrive, from the end of its headers (408 after it).
+   */
+  body_timeout_ms?: number;
+  /**
+   * Longest time a request's headers may take to arrive on a connection (408 after it).
+   */
+  header_timeout_ms?: number;
+  /**
+   * Bytes of all request bodies being read at once; a body that would exceed it gets 503.
+   */
+  max_inflight_body_bytes?: number;
+  /**
+   * When set, GET /metrics requires Authorization: Bearer <metrics_token>.
+   */
+  metrics_token?: string;
+  /**
+   * host:port of a separate listener that serves /metrics (and /healthz) only; /metrics then leaves the main port.
+   */
+  metrics_listen?: string;
 }
 export interface Store {
   /**
@@ -157,4 +178,14 @@ export interface Affinity {
    * Bindings kept in memory; the least recently used go first.
    */
   max_entries?: number;
+}
+export interface Log {
+  /**
+   * Lowest level written; LOG_LEVEL, else info, when not set.
+   */
+  level?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /**
+   * One info line per request (failed requests are logged whatever this says).
+   */
+  access?: boolean;
 }

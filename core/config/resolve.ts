@@ -1,6 +1,6 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split.
 
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
 import type {
@@ -27,6 +27,11 @@ export function resolveConfig(
       bodyLimit: server.body_limit ?? SERVER_DEFAULTS.bodyLimit,
       adminToken: server.admin_token ?? SERVER_DEFAULTS.adminToken,
       shutdownGraceMs: server.shutdown_grace_ms ?? SERVER_DEFAULTS.shutdownGraceMs,
+      bodyTimeoutMs: server.body_timeout_ms ?? SERVER_DEFAULTS.bodyTimeoutMs,
+      headerTimeoutMs: server.header_timeout_ms ?? SERVER_DEFAULTS.headerTimeoutMs,
+      maxInflightBodyBytes: server.max_inflight_body_bytes ?? SERVER_DEFAULTS.maxInflightBodyBytes,
+      metricsToken: server.metrics_token ?? SERVER_DEFAULTS.metricsToken,
+      metricsListen: server.metrics_listen === undefined ? SERVER_DEFAULTS.metricsListen : hostAndPort(server.metrics_listen),
     },
     store: { url: raw.store?.url ?? STORE_DEFAULT_URL },
     channels: raw.channels.map(resolveChannel),
@@ -41,6 +46,10 @@ export function resolveConfig(
     affinity: {
       ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,
       maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,
+    },
+    log: {
+      level: raw.log?.level ?? LOG_DEFAULTS.level,
+      access: raw.log?.access ?? LOG_DEFAULTS.access,
     },
     locate,
   };
@@ -85,6 +94,12 @@ function resolveRoute(route: Route, i: number): ResolvedRoute {
     })),
     at: ['routes', i],
   };
+}
+
+/** `127.0.0.1:9090` or `[::1]:9090` (the schema checked the form). */
+function hostAndPort(text: string): { host: string; port: number } {
+  const at = text.lastIndexOf(':');
+  return { host: text.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(text.slice(at + 1)) };
 }
 
 // Generated index signatures allow undefined (strictIndexSignatures); parsed YAML never has it.

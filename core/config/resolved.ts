@@ -14,6 +14,19 @@ export interface ResolvedServer {
   readonly bodyLimit: number;
   readonly adminToken: string | null;
   readonly shutdownGraceMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly headerTimeoutMs: number;
+  readonly maxInflightBodyBytes: number;
+  /** GET /metrics requires it as a Bearer token when set. */
+  readonly metricsToken: string | null;
+  /** A separate listener for /metrics, or null to serve it on the main port. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | null;
+}
+
+export interface ResolvedLog {
+  /** null: LOG_LEVEL, else info. */
+  readonly level: string | null;
+  readonly access: boolean;
 }
 
 export interface ResolvedModels {
@@ -88,6 +101,7 @@ export interface ResolvedConfig {
   readonly keys: readonly ResolvedDeclaredKey[];
   readonly routes: readonly ResolvedRoute[];
   readonly affinity: ResolvedAffinity;
+  readonly log: ResolvedLog;
   /** `channels[2].base_url (gateway.yaml:14)`: names a config path and its line, for later-stage errors. */
   locate(path: ConfigPath): string;
 }

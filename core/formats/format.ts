@@ -66,6 +66,8 @@ export interface ClientFormat {
   encodeError(err: GatewayError): RenderedError;
   /** The in-band error frame written when a stream already began. */
   encodeStreamError(err: GatewayError): SseFrame;
+  /** Whether an upstream frame of this format is its in-band error (passed through, but the request failed). */
+  isErrorFrame(frame: SseFrame): boolean;
   /**
    * Makes a stream request ask the upstream for usage, where the format needs asking (OpenAI's
    * stream_options.include_usage): the body to send instead, or null when it already asks (or needs not).

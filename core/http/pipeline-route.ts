@@ -1,9 +1,11 @@
-// A route served by a plugin chain: the request's context, the client's disconnect wired to it, the chain run.
+// A route served by a plugin chain: the request's context, the client's disconnect wired to it, the chain run,
+// the outcome logged.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../errors.js';
-import type { BodyBytes } from '../formats/body-bytes.js';
+import { logFinished } from '../logging/request-log.js';
+import type { BodySource } from '../pipeline/body-source.js';
 import { ClientAbort } from '../pipeline/client-abort.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import { RequestState } from '../pipeline/request-state.js';
@@ -18,41 +20,37 @@ export async function servePipelineRoute(
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
-  body: BodyBytes,
+  body: BodySource,
 ): Promise<void> {
+  const receivedAt = Date.now();
+  const startedAt = performance.now();
+  const gateway = runtime.current;
+  const chain = gateway.chains.get(path);
+  const id = newRequestId(receivedAt);
+  if (chain === undefined) {
+    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path), id);
+    return;
+  }
+  const abort = new ClientAbort();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+  const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
+  const untrack = runtime.track({ abort, res });
+  gateway.enter();
   try {
-    const receivedAt = Date.now();
-    const startedAt = performance.now();
-    const gateway = runtime.current;
-    const chain = gateway.chains.get(path);
-    const id = newRequestId(receivedAt);
-    if (chain === undefined) {
-      res.setHeader('x-request-id', id);
-      res.setHeader('request-id', id);
-      sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path));
-      return;
-    }
-    const abort = new ClientAbort();
-    const onClose = (): void => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
-    const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
-    const untrack = runtime.track({ abort, res });
-    gateway.enter();
-    try {
-      await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
-    } finally {
-      gateway.leave();
-      untrack();
-      res.off('close', onClose);
-      // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
-      // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
-      if (runtime.shuttingDown) req.socket.end();
-    }
+    await runChain(chain, ctx, new RawSink(res, id), gateway.services.metrics);
   } finally {
+    gateway.leave();
+    untrack();
+    res.off('close', onClose);
     // Nothing reads the body once the request is answered: a pooled one goes back for the next request.
-    body.release();
+    ctx.releaseBody();
+    logFinished(runtime.deps.logger, gateway.config.log.access, ctx);
+    // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
+    // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
+    if (runtime.shuttingDown) req.socket.end();
   }
 }
 

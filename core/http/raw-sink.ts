@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { ResponseSink } from '../pipeline/sink.js';
+import { closeLingering } from './lingering-close.js';
 
 const SSE_HEADERS = {
   'cache-control': 'no-cache',
@@ -30,6 +31,9 @@ export class RawSink implements ResponseSink {
 
   send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string): void {
     if (this.res.destroyed) return;
+    // Not kept alive: the body was not read whole (refused before it, or broken off; body-intake.ts) and the
+    // client may still be sending it, or the client asked to close.
+    if (!this.res.shouldKeepAlive) closeLingering(this.res);
     this.res.writeHead(
       status,
       Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)), 'x-request-id': this.requestId, 'request-id': this.requestId }),

@@ -3,20 +3,26 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ResolvedServer } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
 import type { Runtime } from '../runtime.js';
-import { serveAdmin, type AdminAction } from './admin-routes.js';
+import { checkAdminToken, serveAdmin, type AdminAction } from './admin-routes.js';
+import { BodyIntake } from './body-intake.js';
+import { answerClientError, type ClientError } from './client-error.js';
 import { errorFormatFor } from './error-format.js';
+import { closeLingering } from './lingering-close.js';
+import { serveMetrics } from './metrics-route.js';
 import { serveModel, serveModels } from './models-route.js';
 import { pipelineIntake } from './pipeline-intake.js';
 import { sendError, sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
 
-export interface HttpServerOptions {
-  /** Fixed at start: fastify enforces it while reading the body, before any handler runs. */
-  readonly bodyLimit: number;
-}
+/**
+ * The admin API's bodies are a name and a group: fastify reads at most this much for its own routes (the API
+ * routes read theirs under server.body_limit, after their key was checked).
+ */
+const FASTIFY_BODY_LIMIT = 64 * 1024;
 
 /** Fastify's body errors, mapped to our codes (it answers them before a handler runs). */
 function fromFastifyError(err: FastifyError): GatewayError {
@@ -32,21 +38,44 @@ function fromFastifyError(err: FastifyError): GatewayError {
 /** How long an idle kept-alive connection stays open, on both paths. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-export function createHttpServer(runtime: Runtime, options: HttpServerOptions): FastifyInstance {
-  const intake = pipelineIntake(runtime, options.bodyLimit);
+/**
+ * The server settings are fixed at start (`server.*` needs a restart, but for admin_token and metrics_token, read
+ * per request).
+ */
+export function createHttpServer(runtime: Runtime, settings: ResolvedServer): FastifyInstance {
+  const bodies = new BodyIntake({
+    bodyLimit: settings.bodyLimit,
+    bodyTimeoutMs: settings.bodyTimeoutMs,
+    maxInflightBodyBytes: settings.maxInflightBodyBytes,
+  });
+  const intake = pipelineIntake(runtime, bodies);
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimit,
-    // The API routes go straight to their chains (pipeline-intake.ts); fastify serves the rest. The settings
-    // are the ones fastify gives a server it creates itself (no request timeout: bodies may be large, slow).
+    bodyLimit: FASTIFY_BODY_LIMIT,
+    // The API routes go straight to their chains (pipeline-intake.ts); fastify serves the rest. The body's
+    // timeout is body-intake.ts's (answered in the caller's shape); Node's own covers the headers, checked a few
+    // times per timeout, and its answer goes through clientErrorHandler below.
     serverFactory: (handler) => {
-      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-        if (!intake(req, res)) handler(req, res);
+      const server = createServer(
+        { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
+        (req: IncomingMessage, res: ServerResponse) => {
+          if (!intake(req, res, false)) handler(req, res);
+        },
+      );
+      // A request that asks before sending its body (Expect: 100-continue, as curl does for large ones) is told
+      // to go on only once admitted: an API route after its key was checked, the others at once.
+      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+        if (intake(req, res, true)) return;
+        res.writeContinue();
+        handler(req, res);
       });
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = settings.headerTimeoutMs;
       server.requestTimeout = 0;
+      server.on('close', () => bodies.close());
       return server;
     },
+    clientErrorHandler: (err: ClientError, socket: Socket) => answerClientError(runtime, bodies, err, socket),
     // We answer 503 ourselves, in the caller's error shape, while draining.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -117,21 +146,32 @@ export function createHttpServer(runtime: Runtime, options: HttpServerOptions): 
     sendJson(reply.raw, 200, { status: 'ok' });
   });
 
-  app.get('/metrics', async (_request, reply) => {
-    const registry = runtime.deps.metrics.registry;
-    const text = await registry.metrics();
-    reply.hijack();
-    reply.raw.writeHead(200, { 'content-type': registry.contentType });
-    reply.raw.end(text);
-  });
+  // With server.metrics_listen, /metrics has a listener of its own (metrics-route.ts) and is not served here.
+  if (settings.metricsListen === null) {
+    app.get('/metrics', (request, reply) => {
+      reply.hijack();
+      return serveMetrics(runtime, request.raw, reply.raw);
+    });
+  }
 
+  // The token is checked before fastify reads a body (onRequest): a caller without it costs no more than its headers.
+  const adminGuard = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    try {
+      checkAdminToken(runtime, request.raw);
+      done();
+    } catch (err) {
+      reply.raw.shouldKeepAlive = false;
+      closeLingering(reply.raw);
+      answerError(request, reply, err as GatewayError);
+    }
+  };
   const admin = (action: (request: FastifyRequest) => AdminAction) => (request: FastifyRequest, reply: FastifyReply) => {
     reply.hijack();
     return serveAdmin(runtime, request.raw, reply.raw, action(request));
   };
-  app.get('/admin/keys', admin(() => ({ kind: 'list' })));
-  app.post('/admin/keys', admin((request) => ({ kind: 'create', body: request.body as Buffer | undefined })));
-  app.delete('/admin/keys/:id', admin((request) => ({ kind: 'revoke', id: (request.params as { id: string }).id })));
+  app.get('/admin/keys', { onRequest: adminGuard }, admin(() => ({ kind: 'list' })));
+  app.post('/admin/keys', { onRequest: adminGuard }, admin((request) => ({ kind: 'create', body: request.body as Buffer | undefined })));
+  app.delete('/admin/keys/:id', { onRequest: adminGuard }, admin((request) => ({ kind: 'revoke', id: (request.params as { id: string }).id })));
 
   return app;
 }

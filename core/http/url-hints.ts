@@ -23,7 +23,8 @@ export function notFoundError(method: string, rawUrl: string): GatewayError {
     );
   }
   const withV1 = `/v1${path}`;
-  if (KNOWN_PATHS.has(withV1) || /^\/(chat|models|responses|messages|images|embeddings)(\/|$)/.test(path)) {
+  // Hint only at a path that exists: "did you mean /v1/images/generations?" would send the caller to another 404.
+  if (KNOWN_PATHS.has(withV1) || withV1.startsWith('/v1/models/')) {
     return new GatewayError(
       'GW_ERR_ROUTE_NOT_FOUND',
       `${base} Did you mean ${withV1}? Add /v1 to the end of your base URL (OpenAI clients and Codex use http://HOST:PORT/v1).`,

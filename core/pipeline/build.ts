@@ -87,6 +87,7 @@ export function buildChains(
       route: route.path,
       format,
       plugins,
+      head: plugins.filter((p) => p.head !== undefined),
       request: plugins.filter((p) => p.request !== undefined),
       relay,
       response: reversed.filter((p) => p.response !== undefined),

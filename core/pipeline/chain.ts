@@ -9,6 +9,7 @@ export interface Chain {
   readonly route: string;
   readonly format: ClientFormat;
   readonly plugins: readonly Plugin[];
+  readonly head: readonly Plugin[];
   readonly request: readonly Plugin[];
   readonly relay: Plugin & { relay: Hook<'relay'> };
   readonly response: readonly Plugin[];

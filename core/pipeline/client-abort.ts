@@ -4,6 +4,7 @@
 
 export class ClientAbort {
   #aborted = false;
+  #byShutdown = false;
   #controller: AbortController | null = null;
   #listeners: (() => void)[] | null = null;
 
@@ -18,6 +19,18 @@ export class ClientAbort {
       if (this.#aborted) this.#controller.abort();
     }
     return this.#controller.signal;
+  }
+
+  /** True when the gateway ended the request for shutdown (the client may still be there to hear why). */
+  get byShutdown(): boolean {
+    return this.#byShutdown;
+  }
+
+  /** Ends the request's work as a client's disconnect does, but as the shutdown: the record and the client say so. */
+  abortForShutdown(): void {
+    if (this.#aborted) return;
+    this.#byShutdown = true;
+    this.abort();
   }
 
   abort(): void {

@@ -30,12 +30,18 @@ export type RelayResult =
     };
 
 /** The phases, in the order a request meets them. A plugin object with any other key fails at load. */
-export const PHASES = ['request', 'relay', 'response', 'frame', 'finish'] as const;
+export const PHASES = ['head', 'request', 'relay', 'response', 'frame', 'finish'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface Plugin {
   readonly name: string;
-  /** Config order, before the upstream call. Throw a GatewayError to answer with it. */
+  /**
+   * Config order, before the body is read: headers only (`ctx.request` is not readable yet). Throw a GatewayError
+   * to answer at once; the body is then never read and the connection is closed, so a caller that may not use the
+   * gateway (auth) costs it no more than its headers.
+   */
+  head?(ctx: RequestContext): void | Promise<void>;
+  /** Config order, once the body is read, before the upstream call. Throw a GatewayError to answer with it. */
   request?(ctx: RequestContext): void | Promise<void>;
   /** Terminal: exactly one plugin of a route has it. Picks the channel and calls the upstream. */
   relay?(ctx: RequestContext): Promise<RelayResult>;

@@ -1,4 +1,5 @@
-// Runs one request through its chain: request phase, relay, response, frames, finish (always, exactly once).
+// Runs one request through its chain: head phase, body, request phase, relay, response, frames, finish (always,
+// exactly once).
 
 import { performance } from 'node:perf_hooks';
 import { GatewayError, toGatewayError } from '../errors.js';
@@ -8,15 +9,22 @@ import { isPulledFrames, type PulledFrames } from '../sse/frame-batches.js';
 import type { Chain } from './chain.js';
 import type { RequestContext } from './context.js';
 import type { RelayResult } from './plugin.js';
+import type { RequestState } from './request-state.js';
 import type { ResponseSink } from './sink.js';
 
 export async function runChain(
   chain: Chain,
-  ctx: RequestContext,
+  ctx: RequestState,
   sink: ResponseSink,
   metrics: GatewayMetrics,
 ): Promise<void> {
   try {
+    for (const plugin of chain.head) {
+      const pending = plugin.head?.(ctx);
+      if (pending !== undefined) await pending;
+    }
+    const body = ctx.loadBody();
+    if (body !== undefined) await body;
     for (const plugin of chain.request) {
       // Awaited only when the hook returned a promise: a synchronous hook costs no microtask turn.
       const pending = plugin.request?.(ctx);
@@ -188,14 +196,16 @@ function joined(first: Uint8Array, end: number): Uint8Array {
 }
 
 function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err: unknown): void {
-  if (ctx.abort.aborted) {
+  if (ctx.abort.aborted && !ctx.abort.byShutdown) {
     // The client is gone: nothing can be written, the record says so.
     ctx.aborted = true;
     ctx.error = new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request');
     if (!sink.started) ctx.status = ctx.error.status;
     return;
   }
-  const error = toGatewayError(err);
+  // Cut by shutdown after the grace period: the client is still there and hears why (in-band once streaming).
+  if (ctx.abort.byShutdown) ctx.aborted = true;
+  const error = ctx.abort.byShutdown ? shutdownError() : toGatewayError(err);
   ctx.error = error;
   if (!sink.started) {
     const rendered = chain.format.encodeError(error);
@@ -206,4 +216,8 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
   // The status is already on the wire: the format's in-band error frame, then close.
   sink.write(chain.format.encodeStreamError(error).raw);
   sink.end();
+}
+
+function shutdownError(): GatewayError {
+  return new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down and ended this request; retry shortly.', { retryAfter: 1 });
 }

@@ -1,5 +1,6 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
+import { performance } from 'node:perf_hooks';
 import {
   type BodyBytes,
   GatewayError,
@@ -8,6 +9,7 @@ import {
   PASS_THROUGH,
   readWhole,
   removeBodyFields,
+  scrubErrorBody,
   setBodyField,
   upstreamBody,
   type Attempt,
@@ -17,6 +19,7 @@ import {
   type RelayResult,
   type RequestContext,
   type FrameTransform,
+  type SseFrame,
   type UpstreamResponse,
 } from '../../core/index.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
@@ -49,7 +52,7 @@ export const relayPlugin: PluginFactory = {
 };
 
 async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  const { router, providers, metrics } = services;
+  const { router, providers, metrics, logger } = services;
   const model = ctx.request.model;
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
@@ -78,6 +81,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     let res: UpstreamResponse;
+    const sentAt = performance.now();
     try {
       res = await provider.send({
         channel,
@@ -95,12 +99,14 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       last = { kind: 'transport', error: err };
       metrics.upstreamErrors.inc([channel.name, err.reason]);
       router.health.markFailure(channel.name, channel.cooldownMs);
+      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: err.reason }), `upstream attempt failed: ${err.message}`);
       continue;
     }
     if (isChannelFailure(res.status)) {
       last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
       metrics.upstreamErrors.inc([channel.name, reasonOf(last)]);
       router.health.markFailure(channel.name, channel.cooldownMs);
+      logger.warn(attemptLine(ctx, attempt, sentAt, { upstreamStatus: res.status }), `upstream attempt failed: HTTP ${res.status}`);
       await res.discard();
       continue;
     }
@@ -109,6 +115,14 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     return translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
+}
+
+/** The fields of a failed attempt's log line: which request, where, how long; never a key or a body. */
+function attemptLine(ctx: RequestContext, attempt: Attempt, sentAt: number, outcome: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign(
+    { requestId: ctx.id, route: ctx.route, model: ctx.request.model, channel: attempt.channel.name, latencyMs: Math.round(performance.now() - sentAt) },
+    outcome,
+  );
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
@@ -159,15 +173,18 @@ export function toResult(
     };
   }
   const body = readWhole(res.body);
-  return body instanceof Promise ? body.then((whole) => bodyResult(res, contentType, whole)) : bodyResult(res, contentType, body);
+  const keys = attempt.channel.keys;
+  return body instanceof Promise ? body.then((whole) => bodyResult(res, contentType, whole, keys)) : bodyResult(res, contentType, body, keys);
 }
 
-function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer): RelayResult {
+function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer, channelKeys: readonly string[]): RelayResult {
   if (res.status >= 300 && !contentType.includes('json')) {
     // A non-JSON error page is not in the caller's format; answer in it instead.
     throw new GatewayError('GW_ERR_UPSTREAM_ERROR', `The upstream answered HTTP ${res.status}.`, { upstreamStatus: res.status });
   }
-  return { kind: 'body', status: res.status, headers: { 'content-type': contentType }, body };
+  // An error body passes through, minus anything shaped like a key (some vendors echo the one they got).
+  const sent = res.status >= 400 ? scrubErrorBody(body, channelKeys) : body;
+  return { kind: 'body', status: res.status, headers: { 'content-type': contentType }, body: sent };
 }
 
 /** An answer of another dialect, in the client's format: whole bodies, streams and errors alike. */
@@ -202,13 +219,29 @@ async function toTranslatedResult(
     });
     return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames };
   }
-  const body = translatedBodyAnswer(translation, res.status, await readWhole(res.body));
+  const whole = await readWhole(res.body);
+  // The upstream's error message becomes the client's: scrubbed of anything shaped like a key first.
+  const body = translatedBodyAnswer(translation, res.status, res.status >= 300 ? scrubErrorBody(whole, attempt.channel.keys) : whole);
   return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };
 }
 
-/** Pass-through frames, except that a stream that breaks after it began cannot fail over: it becomes the format's in-band error. */
+/**
+ * Pass-through frames, except that a stream that breaks after it began cannot fail over: it becomes the format's
+ * in-band error. An in-band error of the upstream's own passes through as it is, but the request failed: the
+ * record, the log and the metrics say so.
+ */
 function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt): FrameTransform {
+  const format = ctx.format;
   return Object.assign({}, PASS_THROUGH, {
+    push(frames: readonly SseFrame[]): readonly SseFrame[] {
+      for (const frame of frames) {
+        if (ctx.error === null && format.isErrorFrame(frame)) {
+          services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
+          ctx.error = new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream reported an error inside its stream.');
+        }
+      }
+      return frames;
+    },
     fail(err: unknown): never {
       if (ctx.abort.aborted) throw err;
       countBreak(services, attempt);

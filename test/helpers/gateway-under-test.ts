@@ -3,7 +3,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSilentLogger } from '../../core/logging/logger.js';
+import { createSilentLogger, type Logger } from '../../core/logging/logger.js';
+import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { startGateway, type RunningGateway } from '../../core/serve.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';
@@ -51,7 +52,15 @@ keys:
 ${extra}`;
 }
 
-export async function startGatewayUnderTest(yaml: string, options: { watch?: boolean } = {}): Promise<GatewayUnderTest> {
+export interface GatewayUnderTestOptions {
+  readonly watch?: boolean;
+  /** Where the gateway logs; silent when absent. */
+  readonly logger?: Logger;
+  /** Plugins besides the built-in ones (a test's own, to provoke what no real plugin does). */
+  readonly extraPlugins?: readonly PluginFactory[];
+}
+
+export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
   const configPath = join(dir, 'gateway.yaml');
   // The store URL is relative to the working directory; tests use absolute paths instead.
@@ -59,8 +68,8 @@ export async function startGatewayUnderTest(yaml: string, options: { watch?: boo
   await writeFile(configPath, text);
   const gateway = await startGateway({
     configPath,
-    factories: builtinPlugins(),
-    logger: createSilentLogger(),
+    factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),
+    logger: options.logger ?? createSilentLogger(),
     port: 0,
     watch: options.watch ?? false,
     usageFlushMs: 20,

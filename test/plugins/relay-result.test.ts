@@ -20,7 +20,7 @@ function response(status: number, contentType: string, chunks: readonly string[]
 
 const ctx = { stream: false } as RequestContext;
 const services = {} as GatewayServices;
-const attempt = {} as Attempt;
+const attempt = { channel: { keys: ['sk-upstream-0123456789abcdef'] } } as unknown as Attempt;
 
 test('a complete JSON answer is the result itself, its chunks joined', () => {
   const result = toResult(ctx, services, attempt, response(200, 'application/json', ['{"id":', '"x"}'], true));

@@ -35,3 +35,8 @@ export function encodeError(err: GatewayError): RenderedError {
 export function encodeStreamError(err: GatewayError): SseFrame {
   return encodeFrame(errorBody(err), 'error');
 }
+
+/** An Anthropic stream reports a failure (overloaded, ...) as an `event: error` frame. */
+export function isErrorFrame(frame: SseFrame): boolean {
+  return frame.event === 'error';
+}

@@ -1,7 +1,7 @@
 // The Anthropic Messages client format, for /v1/messages and /v1/messages/count_tokens.
 
 import { withRequestFields, type ClientFormat } from '../format.js';
-import { encodeError, encodeStreamError } from './errors.js';
+import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
@@ -10,6 +10,7 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable'> = {
   name: 'anthropic-messages',
   encodeError,
   encodeStreamError,
+  isErrorFrame,
   requestStreamUsage,
   prepareUpstreamBody: (_request, body) => body,
   decodeUsage,

@@ -35,3 +35,9 @@ export function encodeError(err: GatewayError): RenderedError {
 export function encodeStreamError(err: GatewayError): SseFrame {
   return encodeFrame(errorBody(err));
 }
+
+/** OpenAI-compatible upstreams report a failure inside a stream as a data frame whose JSON is `{"error": ...}`. */
+export function isErrorFrame(frame: SseFrame): boolean {
+  const data = frame.data;
+  return data !== null && (data.startsWith('{"error"') || data.startsWith('{ "error"'));
+}

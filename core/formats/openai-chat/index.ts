@@ -1,7 +1,7 @@
 // The OpenAI Chat Completions client format.
 
 import type { ClientFormat } from '../format.js';
-import { encodeError, encodeStreamError } from './errors.js';
+import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
@@ -12,6 +12,7 @@ export function createOpenAIChatFormat(): ClientFormat {
     decodeRequest: createRequestDecoder(),
     encodeError,
     encodeStreamError,
+    isErrorFrame,
     requestStreamUsage,
     prepareUpstreamBody: (_request, body) => body,
     decodeUsage,

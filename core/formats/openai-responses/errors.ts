@@ -26,3 +26,8 @@ export function encodeStreamError(err: GatewayError): SseFrame {
   const text = `event: error\ndata: ${JSON.stringify(error)}\n\nevent: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
   return { raw: Buffer.from(text, 'utf8'), event: 'response.failed', data: JSON.stringify(failed) };
 }
+
+/** A Responses stream fails with an `error` event, or ends with `response.failed`. */
+export function isErrorFrame(frame: SseFrame): boolean {
+  return frame.event === 'error' || frame.event === 'response.failed';
+}

@@ -3,7 +3,7 @@
 import { withRequestFields, type ClientFormat } from '../format.js';
 import { setBodyField } from '../json-edit.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
-import { encodeError, encodeStreamError } from './errors.js';
+import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
 
 /** Everything but request decoding and the upstream body rules, which differ per route. */
@@ -11,6 +11,7 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'tran
   name: 'openai-responses',
   encodeError,
   encodeStreamError,
+  isErrorFrame,
   // The terminal event always carries the usage: nothing to ask for.
   requestStreamUsage: () => null,
   decodeUsage,

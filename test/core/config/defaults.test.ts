@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_CHAINS, defaultRoutesExcept } from '../../../core/config/default-routes.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
+import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 
 interface SchemaNode {
@@ -28,6 +28,10 @@ describe('defaults', () => {
     assert.equal(SERVER_DEFAULTS.host, defaultOf('Server', 'host'));
     assert.equal(SERVER_DEFAULTS.bodyLimit, defaultOf('Server', 'body_limit'));
     assert.equal(SERVER_DEFAULTS.shutdownGraceMs, defaultOf('Server', 'shutdown_grace_ms'));
+    assert.equal(SERVER_DEFAULTS.bodyTimeoutMs, defaultOf('Server', 'body_timeout_ms'));
+    assert.equal(SERVER_DEFAULTS.headerTimeoutMs, defaultOf('Server', 'header_timeout_ms'));
+    assert.equal(SERVER_DEFAULTS.maxInflightBodyBytes, defaultOf('Server', 'max_inflight_body_bytes'));
+    assert.equal(LOG_DEFAULTS.access, defaultOf('Log', 'access'));
     assert.equal(CHANNEL_DEFAULTS.priority, defaultOf('Channel', 'priority'));
     assert.equal(CHANNEL_DEFAULTS.weight, defaultOf('Channel', 'weight'));
     assert.equal(CHANNEL_DEFAULTS.timeoutMs, defaultOf('Channel', 'timeout_ms'));

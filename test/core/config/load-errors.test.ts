@@ -158,6 +158,17 @@ describe('cross-field checks', () => {
     ]);
   });
 
+  it('rejects a body cap smaller than the body limit, and a metrics address that is not host:port', () => {
+    assert.deepEqual(issuesOf(yaml(...CHANNELS, 'server:', '  body_limit: 4096', '  max_inflight_body_bytes: 2048')), [
+      'server.max_inflight_body_bytes: must be at least server.body_limit (4096), or a body that size could never be read (x.yaml:12)',
+    ]);
+    assert.deepEqual(issuesOf(yaml(...CHANNELS, 'server:', '  max_inflight_body_bytes: 2048')), [
+      'server.max_inflight_body_bytes: must be at least server.body_limit (33554432), or a body that size could never be read (x.yaml:11)',
+    ]);
+    assert.equal(issuesOf(yaml(...CHANNELS, 'server:', '  metrics_listen: "9464"')).length, 1);
+    assert.deepEqual(parse(yaml(...CHANNELS, 'server:', '  metrics_listen: "[::1]:9464"')).server.metricsListen, { host: '::1', port: 9464 });
+  });
+
   it('rejects a key whose group is not declared', () => {
     const keys = ['keys:', `  - {name: laptop, key: ${KEY}, group: pro}`];
     assert.deepEqual(issuesOf(yaml(...CHANNELS, ...keys)), [

@@ -20,6 +20,11 @@ describe('the issue example', () => {
       bodyLimit: 33554432,
       adminToken: null,
       shutdownGraceMs: 30000,
+      bodyTimeoutMs: 30000,
+      headerTimeoutMs: 30000,
+      maxInflightBodyBytes: 268435456,
+      metricsToken: null,
+      metricsListen: null,
     });
     assert.deepEqual(config.store, { url: 'sqlite:./data/gateway.db' });
     assert.deepEqual(
@@ -83,11 +88,17 @@ describe('defaults', () => {
       bodyLimit: 33554432,
       adminToken: null,
       shutdownGraceMs: 30000,
+      bodyTimeoutMs: 30000,
+      headerTimeoutMs: 30000,
+      maxInflightBodyBytes: 268435456,
+      metricsToken: null,
+      metricsListen: null,
     });
     assert.equal(config.store.url, 'sqlite:./data/gateway.db');
     assert.deepEqual(config.groups, new Map());
     assert.deepEqual(config.keys, []);
     assert.deepEqual(config.affinity, { ttlMs: 3_600_000, maxEntries: 100_000 });
+    assert.deepEqual(config.log, { level: null, access: false });
     const [demo] = config.channels;
     assert.deepEqual(demo, {
       name: 'demo',
@@ -110,7 +121,10 @@ describe('defaults', () => {
   it('keeps written values and trims trailing slashes from base_url', () => {
     const config = parse(
       yaml(
-        'server: {port: 9000, host: 127.0.0.1, body_limit: 2048, admin_token: admin-token-123456, shutdown_grace_ms: 5}',
+        'server: {port: 9000, host: 127.0.0.1, body_limit: 2048, admin_token: admin-token-123456, shutdown_grace_ms: 5,',
+        '  body_timeout_ms: 7, header_timeout_ms: 8, max_inflight_body_bytes: 4096, metrics_token: metrics-token-123456,',
+        '  metrics_listen: "[::1]:9464"}',
+        'log: {level: debug, access: true}',
         'store: {url: "sqlite::memory:"}',
         'channels:',
         '  - name: up',
@@ -137,7 +151,13 @@ describe('defaults', () => {
       bodyLimit: 2048,
       adminToken: 'admin-token-123456',
       shutdownGraceMs: 5,
+      bodyTimeoutMs: 7,
+      headerTimeoutMs: 8,
+      maxInflightBodyBytes: 4096,
+      metricsToken: 'metrics-token-123456',
+      metricsListen: { host: '::1', port: 9464 },
     });
+    assert.deepEqual(config.log, { level: 'debug', access: true });
     assert.equal(config.store.url, 'sqlite::memory:');
     const [up, fake] = config.channels;
     assert.equal(up?.baseUrl, 'https://example.com/proxy');

@@ -1,0 +1,162 @@
+// Reads request bodies within the server's limits: size (413), time (408), and the bytes of all bodies being
+// read at once (503). A body is read only when the chain asks for it, after the head phase (auth) admitted the
+// request: until then the request's socket is paused by Node's flow control once its small buffer is full.
+//
+// Why one sweeper and not a timer per body: a timer per request is a few objects and two calls into Node's
+// timer lists for every small request, whose body has nearly always arrived with its headers. The reads in
+// progress sit in a list (add and swap-remove, in-flight-list.ts) that one interval checks, as Node checks its
+// own header timeout.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { GatewayError } from '../errors.js';
+import { BodyBytes } from '../formats/body-bytes.js';
+import type { BodySource } from '../pipeline/body-source.js';
+import { InFlightList } from '../pipeline/in-flight-list.js';
+
+export interface BodyLimits {
+  /** Largest body in bytes (413 above it). */
+  readonly bodyLimit: number;
+  /** Longest time from the request's head to its body's last byte (408 after it). */
+  readonly bodyTimeoutMs: number;
+  /** Bytes of all bodies being read at once (503 above it). */
+  readonly maxInflightBodyBytes: number;
+}
+
+interface ReadInProgress {
+  readonly socket: Socket;
+  readonly deadline: number;
+  fail(err: GatewayError): void;
+}
+
+export class BodyIntake {
+  private readonly reads = new InFlightList<ReadInProgress>();
+  /** Bytes received of the bodies being read now. */
+  private reading = 0;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly limits: BodyLimits) {
+    // A fraction of the timeout, so a body is cut within ~25% of it; at most once a second.
+    const every = Math.max(10, Math.min(1000, Math.floor(limits.bodyTimeoutMs / 4)));
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  /** Bytes being read right now (for tests and metrics). */
+  get inflightBytes(): number {
+    return this.reading;
+  }
+
+  /** Refuses at once a body that announces more than the limit (before the key is looked at: no work either way). */
+  refuseAtOnce(req: IncomingMessage): GatewayError | null {
+    return Number(req.headers['content-length']) > this.limits.bodyLimit ? tooLarge() : null;
+  }
+
+  /**
+   * The body of `req`, to be read when asked. Until it was read whole, the answer closes the connection
+   * (`res.shouldKeepAlive` false): a body left unread (401, 413, 408, 503) must not be read to keep the
+   * connection, and after a broken one the connection's framing cannot be trusted.
+   */
+  source(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): BodySource {
+    const keepAlive = res.shouldKeepAlive;
+    res.shouldKeepAlive = false;
+    return {
+      read: () =>
+        new Promise<BodyBytes>((resolve, reject) => {
+          this.read(req, expectsContinue ? res : null, (err, body) => {
+            if (err !== null) {
+              reject(err);
+              return;
+            }
+            res.shouldKeepAlive = keepAlive;
+            resolve(body);
+          });
+        }),
+    };
+  }
+
+  /** Ends the body read in progress on `socket` with `err` (its chain answers it); false when there is none. */
+  fail(socket: Socket, err: GatewayError): boolean {
+    for (const read of this.reads.values()) {
+      if (read.socket !== socket) continue;
+      read.fail(err);
+      return true;
+    }
+    return false;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** `waiting`: the response of a request that waits for our go (Expect: 100-continue) before it sends its body. */
+  private read(req: IncomingMessage, waiting: ServerResponse | null, done: (err: GatewayError | null, body: BodyBytes) => void): void {
+    // A body that says how large it is and would not fit is refused before any of it is read.
+    const declared = Number(req.headers['content-length']);
+    if (declared > 0 && this.reading + declared > this.limits.maxInflightBodyBytes) {
+      done(busy(), EMPTY);
+      return;
+    }
+    // Only an admitted request that fits is told to send its body.
+    waiting?.writeContinue();
+    const parts: Buffer[] = [];
+    let size = 0;
+    let finished = false;
+    const finish = (err: GatewayError | null): void => {
+      if (finished) return;
+      finished = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+      untrack();
+      this.reading -= size;
+      if (err !== null) {
+        // What was read is dropped, and so is whatever still comes until the answer closes the connection
+        // (lingering-close.ts): flowing with no listener, the request's bytes are discarded as they arrive.
+        req.resume();
+        done(err, EMPTY);
+        return;
+      }
+      done(null, BodyBytes.fromReads(parts, size));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      this.reading += chunk.length;
+      if (size > this.limits.bodyLimit) finish(tooLarge());
+      else if (this.reading > this.limits.maxInflightBodyBytes) finish(busy());
+      else parts.push(chunk);
+    };
+    const onEnd = (): void => finish(null);
+    const onGone = (): void => finish(new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request before its body was read'));
+    const untrack = this.reads.add({ socket: req.socket, deadline: Date.now() + this.limits.bodyTimeoutMs, fail: finish });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    req.on('close', onGone);
+  }
+
+  private sweep(): void {
+    if (this.reads.size === 0) return;
+    const now = Date.now();
+    for (const read of this.reads.values()) {
+      if (read.deadline <= now) {
+        read.fail(
+          new GatewayError('GW_ERR_REQUEST_TIMEOUT', `The request body did not arrive within ${this.limits.bodyTimeoutMs} ms.`),
+        );
+      }
+    }
+  }
+}
+
+const EMPTY = BodyBytes.of(Buffer.alloc(0));
+
+function tooLarge(): GatewayError {
+  return new GatewayError('GW_ERR_REQUEST_TOO_LARGE', 'The request body is larger than this gateway accepts.');
+}
+
+function busy(): GatewayError {
+  return new GatewayError('GW_ERR_INTAKE_BUSY', 'The gateway is reading too many request bodies at once; retry shortly.', {
+    retryAfter: 1,
+  });
+}

@@ -1,0 +1,51 @@
+// Closing a connection whose request body was left unread (401 before the body, 413, 408, 503, a parse error).
+// Closing it at once makes the kernel reset it, since unread bytes sit in its buffer, and a client still sending its
+// body then loses the answer with the reset ("socket hang up" instead of the 401). So, as nginx's lingering close:
+// send the answer and a FIN, read and drop whatever still comes for a moment, then close. Nothing is kept of what
+// is read; the moment is bounded.
+
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long a closing connection's late bytes are read and dropped before it is closed for good. */
+const LINGER_MS = 2_000;
+
+/** Set on a socket that is lingering: what arrives on it needs no answer. */
+const LINGERING = Symbol('lingering');
+
+type MaybeLingering = Socket & { [LINGERING]?: true };
+
+export function isLingering(socket: Socket): boolean {
+  return (socket as MaybeLingering)[LINGERING] === true;
+}
+
+/**
+ * Lingers on `res`'s connection once its answer is out. Call it before the answer is ended: Node's own 'finish'
+ * handler (registered when the request came) then runs first and ends the socket, as the answer says
+ * `connection: close`, and would destroy it as soon as it is ended (destroySoon); that destroy is taken back.
+ */
+export function closeLingering(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null) return;
+  res.once('finish', () => {
+    socket.removeListener('finish', socket.destroy);
+    lingerOn(socket);
+  });
+}
+
+/** Lingers on a socket whose answer was written to it directly: ends it, drops what comes, closes it. */
+export function endLingering(socket: Socket, answer: string): void {
+  socket.end(answer);
+  lingerOn(socket);
+}
+
+function lingerOn(socket: Socket): void {
+  if (socket.destroyed || isLingering(socket)) return;
+  (socket as MaybeLingering)[LINGERING] = true;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  // The client has sent all it will (or gave up): nothing left to wait for.
+  socket.once('end', () => socket.destroy());
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
+}
