@@ -12,6 +12,7 @@ import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { Runtime } from './runtime.js';
 import { openStore } from './store/open-store.js';
+import { describeStoreUrl } from './store/store-url.js';
 import { UsageWriter } from './store/usage-writer.js';
 
 export interface StartOptions {
@@ -29,6 +30,8 @@ export interface StartOptions {
 export interface RunningGateway {
   readonly url: string;
   readonly port: number;
+  /** The store it opened, as it may be logged: an absolute sqlite path, never a password. */
+  readonly store: string;
   readonly runtime: Runtime;
   /** Re-reads the config file; a valid one swaps in, an invalid one is logged and the old config stays. */
   reload(): Promise<boolean>;
@@ -102,6 +105,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    store: describeStoreUrl(config.store.url),
     runtime,
     reload: () => reload(),
     close: () => (closing ??= close()),

@@ -54,9 +54,8 @@ ${extra}`;
 export async function startGatewayUnderTest(yaml: string, options: { watch?: boolean } = {}): Promise<GatewayUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
   const configPath = join(dir, 'gateway.yaml');
-  // The store URL is relative to the working directory; tests use absolute paths instead.
-  const text = yaml.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`);
-  await writeFile(configPath, text);
+  // A relative store path is relative to the config file's folder: `sqlite:./gateway.db` is this temp dir's.
+  await writeFile(configPath, yaml);
   const gateway = await startGateway({
     configPath,
     factories: builtinPlugins(),
@@ -71,7 +70,7 @@ export async function startGatewayUnderTest(yaml: string, options: { watch?: boo
     url: gateway.url,
     dir,
     configPath,
-    writeConfig: (next) => writeFile(configPath, next.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`)),
+    writeConfig: (next) => writeFile(configPath, next),
     async usage() {
       await gateway.runtime.deps.writer.flush();
       return gateway.runtime.deps.store.listUsage({ limit: 10_000 });
