@@ -81,7 +81,15 @@ async function serve(configPath: string): Promise<number> {
   logger.info({ url: gateway.url, config: configPath, store: gateway.store }, 'gateway listening');
   process.on('SIGHUP', () => void gateway.reload());
   return new Promise<number>((done) => {
-    const stop = (signal: string): void => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      // The handlers stay installed: a Ctrl-C under `npm start` arrives twice (from the terminal, and forwarded
+      // by npm), and a signal with no handler left would kill the process before the usage records are written.
+      if (stopping) {
+        logger.info({ signal }, 'already shutting down');
+        return;
+      }
+      stopping = true;
       logger.info({ signal, inFlight: gateway.runtime.inFlightCount }, 'shutting down');
       gateway.close().then(
         () => done(0),
@@ -91,8 +99,8 @@ async function serve(configPath: string): Promise<number> {
         },
       );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
 }
 
