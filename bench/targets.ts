@@ -99,14 +99,18 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string): string {
 
 /**
  * The node flags of `npm start` (package.json), so the gateway is measured as it is run: they are part of
- * how it performs (`--no-memory-reducer`: README, "Run it").
+ * how it performs (`--no-memory-reducer`: README, "Run it"). The script starts with `exec` (so npm's signals reach
+ * the gateway, not a shell); builds from before that have none, and bench:ab may run one.
  */
 function startScriptNodeFlags(buildDir: string): string[] {
   const pkg = JSON.parse(readFileSync(join(buildDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const words = (pkg.scripts?.['start'] ?? '').split(/\s+/);
+  const node = words[0] === 'exec' ? 1 : 0;
   const script = words.indexOf('dist/bin/gateway.js');
-  if (words[0] !== 'node' || script === -1) throw new Error(`package.json's start script is not "node [flags] dist/bin/gateway.js ...": ${pkg.scripts?.['start']}`);
-  return words.slice(1, script);
+  if (words[node] !== 'node' || script === -1) {
+    throw new Error(`package.json's start script is not "[exec] node [flags] dist/bin/gateway.js ...": ${pkg.scripts?.['start']}`);
+  }
+  return words.slice(node + 1, script);
 }
 
 /**

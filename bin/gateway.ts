@@ -9,6 +9,7 @@ import { createKey, describeKey } from '../core/keys/index.js';
 import { createLogger } from '../core/logging/logger.js';
 import { startGateway } from '../core/serve.js';
 import { openStore } from '../core/store/open-store.js';
+import { describeStoreUrl } from '../core/store/store-url.js';
 import { builtinPlugins } from '../plugins/index.js';
 
 const USAGE = `usage:
@@ -44,7 +45,8 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'create') {
         const created = await createKey(store, config, { name: values.name, group: values.group });
         console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
-        console.error('Store this key now: it is not shown again.');
+        // Which database it went into: a gateway on another store would answer 401 to this key.
+        console.error(`Created in ${describeStoreUrl(config.store.url)}. Store this key now: it is not shown again.`);
       } else if (sub === 'list') {
         for (const k of await store.listKeys()) console.log(JSON.stringify(describeKey(k)));
       } else if (sub === 'revoke' && arg !== undefined) {
@@ -76,10 +78,18 @@ async function serve(configPath: string): Promise<number> {
     logger,
     ...(portEnv === undefined || portEnv === '' ? {} : { port: Number(portEnv) }),
   });
-  logger.info({ url: gateway.url, config: configPath }, 'gateway listening');
+  logger.info({ url: gateway.url, config: configPath, store: gateway.store }, 'gateway listening');
   process.on('SIGHUP', () => void gateway.reload());
   return new Promise<number>((done) => {
-    const stop = (signal: string): void => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      // The handlers stay installed: a Ctrl-C under `npm start` arrives twice (from the terminal, and forwarded
+      // by npm), and a signal with no handler left would kill the process before the usage records are written.
+      if (stopping) {
+        logger.info({ signal }, 'already shutting down');
+        return;
+      }
+      stopping = true;
       logger.info({ signal, inFlight: gateway.runtime.inFlightCount }, 'shutting down');
       gateway.close().then(
         () => done(0),
@@ -89,8 +99,8 @@ async function serve(configPath: string): Promise<number> {
         },
       );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
   });
 }
 

@@ -14,6 +14,7 @@ import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { Runtime } from './runtime.js';
 import { openStore } from './store/open-store.js';
+import { describeStoreUrl } from './store/store-url.js';
 import { UsageWriter } from './store/usage-writer.js';
 
 export interface StartOptions {
@@ -33,6 +34,8 @@ export interface RunningGateway {
   /** The server.metrics_listen listener's URL, or null when /metrics is on the main port. */
   readonly metricsUrl: string | null;
   readonly port: number;
+  /** The store it opened, as it may be logged: an absolute sqlite path, never a password. */
+  readonly store: string;
   readonly runtime: Runtime;
   /** Re-reads the config file; a valid one swaps in, an invalid one is logged and the old config stays. */
   reload(): Promise<boolean>;
@@ -109,6 +112,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     url: urlOf(config.server.host, port),
     metricsUrl: metricsServer === null || metricsListen === null ? null : urlOf(metricsListen.host, (metricsServer.address() as AddressInfo).port),
     port,
+    store: describeStoreUrl(config.store.url),
     runtime,
     reload: () => reload(),
     close: () => (closing ??= close()),

@@ -80,7 +80,7 @@ export interface Server {
 }
 export interface Store {
   /**
-   * sqlite:<path> (relative to the working directory) or sqlite::memory:.
+   * sqlite:<path> (absolute, or relative to the folder of the config file; the CLI and the server resolve it alike) or sqlite::memory:.
    */
   url: string;
 }

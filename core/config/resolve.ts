@@ -1,5 +1,7 @@
-// Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split.
+// Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split, store path absolute.
 
+import { dirname } from 'node:path';
+import { resolveStoreUrl } from '../store/store-url.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
@@ -33,7 +35,9 @@ export function resolveConfig(
       metricsToken: server.metrics_token ?? SERVER_DEFAULTS.metricsToken,
       metricsListen: server.metrics_listen === undefined ? SERVER_DEFAULTS.metricsListen : hostAndPort(server.metrics_listen),
     },
-    store: { url: raw.store?.url ?? STORE_DEFAULT_URL },
+    // Against the config file's folder, not the working directory: the server and a `gateway keys` run from
+    // elsewhere must open the same database. Text without a file has only the working directory.
+    store: { url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)) },
     channels: raw.channels.map(resolveChannel),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [

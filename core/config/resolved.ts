@@ -95,6 +95,7 @@ export interface ResolvedConfig {
   /** Absolute path of the file, or null when built from a string. */
   readonly file: string | null;
   readonly server: ResolvedServer;
+  /** `url`: a sqlite path is absolute, a relative one resolved against the file's folder (else the working directory). */
   readonly store: { readonly url: string };
   readonly channels: readonly ResolvedChannel[];
   readonly groups: ReadonlyMap<string, ResolvedGroup>;

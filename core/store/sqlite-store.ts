@@ -7,9 +7,7 @@ import { KyselyStore } from './kysely-store.js';
 import { encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { Store, UsageRecord } from './store.js';
-
-/** better-sqlite3's name for a private in-memory database. */
-export const SQLITE_MEMORY = ':memory:';
+import { SQLITE_MEMORY } from './store-url.js';
 
 /**
  * WAL lets readers run while the usage writer commits; NORMAL sync is durable across process crashes in WAL

@@ -98,7 +98,7 @@ function probe(url: string): Promise<{ status: number; body: string } | { error:
   });
 }
 
-test('SIGTERM drains every in-flight request, refuses new ones, flushes usage and exits 0', async () => {
+test('SIGTERM drains every in-flight request, refuses new ones, ignores a repeated signal, flushes usage and exits 0', async () => {
   const port = await freePort();
   const dbPath = join(dir, 'gw.db');
   const configPath = join(dir, 'gateway.yaml');
@@ -171,6 +171,12 @@ keys:
     assert.ok(['ECONNREFUSED', 'ECONNRESET', 'socket hang up'].includes(late.error), `unexpected socket error ${late.error}`);
   }
   assert.equal(proxy.arrivals, N, 'the refused request never reached the upstream');
+
+  // A second signal while draining (Ctrl-C under `npm start` comes from the terminal and again from npm) must
+  // neither kill the process nor cut the drain short.
+  assert.ok(proc.kill('SIGINT'));
+  assert.ok(proc.kill('SIGTERM'));
+  await until('both repeated signals logged', () => (output.stderr.split('"already shutting down"').length === 3 ? true : undefined), POLL);
 
   proxy.release();
   const outcomes = await Promise.all(requests);

@@ -1,10 +1,16 @@
 // The real `gateway` CLI as a child process (bin/gateway.ts through tsx), and the loopback port it is told to use.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { until, type PollOptions } from './poll.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
+const GATEWAY_TS = join(ROOT, 'bin', 'gateway.ts');
+/** tsx by file URL, and this repository's tsconfig: a bare `--import tsx` is looked up from the working directory. */
+const TSX = import.meta.resolve('tsx');
+const TSCONFIG = join(ROOT, 'tsconfig.json');
 /** A `gateway` run that has not ended by then is killed, so a hung CLI fails its test instead of stalling it. */
 const RUN_KILL_MS = 60_000;
 
@@ -34,9 +40,24 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts `gateway <args>` from the repository root and collects its output. */
-export function spawnCli(args: readonly string[], env = cliEnv()): CliProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/gateway.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface SpawnOptions {
+  /** The working directory; the repository root by default. */
+  readonly cwd?: string;
+}
+
+/** Starts `gateway <args>` (from the repository root unless `cwd` says otherwise) and collects its output. */
+export function spawnCli(args: readonly string[], env = cliEnv(), options: SpawnOptions = {}): CliProcess {
+  return collectOutput(
+    spawn(process.execPath, ['--import', TSX, GATEWAY_TS, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { TSX_TSCONFIG_PATH: TSCONFIG, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+}
+
+/** Output and exit of a process spawned with stdout and stderr piped. */
+export function collectOutput(proc: ChildProcessByStdio<null, Readable, Readable>): CliProcess {
   const output = { stdout: '', stderr: '' };
   proc.stdout.setEncoding('utf8').on('data', (s: string) => (output.stdout += s));
   proc.stderr.setEncoding('utf8').on('data', (s: string) => (output.stderr += s));
@@ -45,8 +66,8 @@ export function spawnCli(args: readonly string[], env = cliEnv()): CliProcess {
 }
 
 /** Runs `gateway <args>` to its end (all output read); killed after a minute. */
-export function runCli(args: readonly string[], env = cliEnv()): Promise<CliResult> {
-  const { proc, output } = spawnCli(args, env);
+export function runCli(args: readonly string[], env = cliEnv(), options: SpawnOptions = {}): Promise<CliResult> {
+  const { proc, output } = spawnCli(args, env, options);
   const killer = setTimeout(() => proc.kill('SIGKILL'), RUN_KILL_MS);
   return new Promise((resolve) =>
     proc.once('close', (code) => {

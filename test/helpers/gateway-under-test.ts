@@ -63,9 +63,8 @@ export interface GatewayUnderTestOptions {
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-test-'));
   const configPath = join(dir, 'gateway.yaml');
-  // The store URL is relative to the working directory; tests use absolute paths instead.
-  const text = yaml.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`);
-  await writeFile(configPath, text);
+  // A relative store path is relative to the config file's folder: `sqlite:./gateway.db` is this temp dir's.
+  await writeFile(configPath, yaml);
   const gateway = await startGateway({
     configPath,
     factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),
@@ -80,7 +79,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     url: gateway.url,
     dir,
     configPath,
-    writeConfig: (next) => writeFile(configPath, next.replace('sqlite:./gateway.db', `sqlite:${join(dir, 'gateway.db')}`)),
+    writeConfig: (next) => writeFile(configPath, next),
     async usage() {
       await gateway.runtime.deps.writer.flush();
       return gateway.runtime.deps.store.listUsage({ limit: 10_000 });

@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadConfigFile, parseConfig } from '../../../core/config/load.js';
@@ -26,7 +27,8 @@ describe('the issue example', () => {
       metricsToken: null,
       metricsListen: null,
     });
-    assert.deepEqual(config.store, { url: 'sqlite:./data/gateway.db' });
+    // `sqlite:./data/gateway.db` in the file: relative to the file's folder, whatever the working directory.
+    assert.deepEqual(config.store, { url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}` });
     assert.deepEqual(
       config.channels.map((c) => [c.name, c.type, c.baseUrl, c.keys, c.priority, c.weight]),
       [
@@ -94,7 +96,7 @@ describe('defaults', () => {
       metricsToken: null,
       metricsListen: null,
     });
-    assert.equal(config.store.url, 'sqlite:./data/gateway.db');
+    assert.equal(config.store.url, 'sqlite:/somewhere/data/gateway.db', 'the default path, in the config file\'s folder');
     assert.deepEqual(config.groups, new Map());
     assert.deepEqual(config.keys, []);
     assert.deepEqual(config.affinity, { ttlMs: 3_600_000, maxEntries: 100_000 });
@@ -116,6 +118,14 @@ describe('defaults', () => {
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },
     });
+  });
+
+  it('resolves a relative store path against the config file\'s folder, or the working directory for text', () => {
+    const written = (url: string): string => yaml(`store: {url: "${url}"}`, 'channels:', '  - name: demo', '    type: mock', '    models: [m]');
+    assert.equal(parse(written('sqlite:db/gw.db')).store.url, 'sqlite:/somewhere/db/gw.db');
+    assert.equal(parse(written('sqlite:/var/lib/gw.db')).store.url, 'sqlite:/var/lib/gw.db');
+    const fromText = parseConfig(written('sqlite:./db/gw.db'), { file: null, env: {}, validator });
+    assert.equal(fromText.store.url, `sqlite:${join(process.cwd(), 'db', 'gw.db')}`);
   });
 
   it('keeps written values and trims trailing slashes from base_url', () => {

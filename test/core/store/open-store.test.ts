@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { openStore, parseSqliteUrl } from '../../../core/store/open-store.js';
+import { openStore } from '../../../core/store/open-store.js';
 import { makeTempDir } from './store-fixtures.js';
 
 describe('openStore', () => {
@@ -45,12 +45,6 @@ describe('openStore', () => {
     raw.exec('create table api_keys (unrelated text)');
     raw.close();
     await assert.rejects(openStore(`sqlite:${file}`), /store migration "0001_init" failed: .*api_keys/);
-  });
-
-  it('resolves a relative path against the working directory', () => {
-    assert.equal(parseSqliteUrl('sqlite:./data/gateway.db'), join(process.cwd(), 'data', 'gateway.db'));
-    assert.equal(parseSqliteUrl('sqlite:/abs/path.db'), '/abs/path.db');
-    assert.equal(parseSqliteUrl('sqlite::memory:'), ':memory:');
   });
 
   it('opens an in-memory store', async () => {
