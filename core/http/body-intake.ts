@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
+import { dropIdleSlabs } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
 
@@ -22,6 +23,9 @@ export interface BodyLimits {
   /** Bytes of all bodies being read at once (503 above it). */
   readonly maxInflightBodyBytes: number;
 }
+
+/** Large bodies' pooled memory is given back once no large body came for this long (body-pool.ts). */
+const POOL_IDLE_MS = 30_000;
 
 interface ReadInProgress {
   readonly socket: Socket;
@@ -137,8 +141,9 @@ export class BodyIntake {
   }
 
   private sweep(): void {
-    if (this.reads.size === 0) return;
     const now = Date.now();
+    dropIdleSlabs(now, POOL_IDLE_MS);
+    if (this.reads.size === 0) return;
     for (const read of this.reads.values()) {
       if (read.deadline <= now) {
         read.fail(

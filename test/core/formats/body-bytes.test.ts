@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
-import { poolState } from '../../../core/formats/body-pool.js';
+import { dropIdleSlabs, poolState } from '../../../core/formats/body-pool.js';
 
 const pooledBytes = (): number => poolState().freeBytes;
 
@@ -141,5 +141,18 @@ describe('BodyBytes', () => {
     for (const body of bodies) body.release();
     assert.ok(pooledBytes() <= 64 * 1024 * 1024, `${pooledBytes()} bytes pooled`);
     assert.ok(pooledBytes() >= 60 * 1024 * 1024, 'the pool fills up to its cap');
+  });
+
+  it('gives every free slab back once no large body came for the idle time, and not before', () => {
+    const body = BodyBytes.fromReads([Buffer.alloc(200_000)], 200_000);
+    const takenAt = Date.now();
+    body.release();
+    assert.ok(pooledBytes() > 0);
+    assert.equal(dropIdleSlabs(takenAt + 1_000, 30_000), 0, 'still in use lately');
+    assert.ok(pooledBytes() > 0);
+    const free = pooledBytes();
+    assert.equal(dropIdleSlabs(takenAt + 31_000, 30_000), free);
+    assert.equal(pooledBytes(), 0);
+    assert.equal(dropIdleSlabs(takenAt + 62_000, 30_000), 0, 'nothing left to drop');
   });
 });
