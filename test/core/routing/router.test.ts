@@ -31,6 +31,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     timeoutMs: 60_000,
     idleTimeoutMs: 30_000,
     cooldownMs: spec.cooldownMs ?? 30_000,
+    modelsRefreshMs: 0,
     headers: {},
     mock: { chunkDelayMs: 0, reply: null },
   };
