@@ -1,7 +1,7 @@
 // Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
 
 import type { ResolvedChannel, WireFormat } from '../config/resolved.js';
-import { compileGlobs, isGlob, type ModelMatcher } from './glob.js';
+import { compileGlobs, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
 
@@ -57,16 +57,6 @@ export class Router {
     const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));
     const healthy = ordered.filter((_, i) => cooling[i] !== true);
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
-  }
-
-  /** Concrete client-visible model names (globs cannot be listed), whatever API their channels speak. */
-  listModels(): string[] {
-    const names = new Set<string>();
-    for (const { channel } of this.entries) {
-      for (const pattern of channel.models.patterns) if (!isGlob(pattern)) names.add(pattern);
-      for (const alias of channel.models.aliases.keys()) names.add(alias);
-    }
-    return [...names].sort();
   }
 
   /** Weighted random order without replacement: each pick is proportional to the remaining weights. */
