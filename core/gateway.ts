@@ -1,6 +1,7 @@
-// One immutable Gateway per config load: routes, chains, router, keys, upstream pools. Reloads swap the whole object.
+// One immutable Gateway per config load: routes, chains, router, keys, upstream pools, the model catalog. Reloads
+// swap the whole object.
 
-import type { ResolvedConfig } from './config/resolved.js';
+import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/resolved.js';
 import type { ClientFormat } from './formats/format.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from './formats/anthropic-messages/index.js';
 import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
@@ -12,8 +13,9 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { buildChains } from './pipeline/build.js';
 import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
-import { createProviders } from './providers/index.js';
+import { createProviders, type Provider } from './providers/index.js';
 import type { AffinityStore } from './routing/affinity.js';
+import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
 
@@ -32,6 +34,8 @@ export class Gateway {
   readonly chains: ReadonlyMap<string, Chain>;
   /** The format of each client API, also for answering errors before a chain runs. */
   readonly formats: ReadonlyMap<string, ClientFormat>;
+  /** GET /v1/models: the configured models, globs expanded over what the upstreams list (startDiscovery). */
+  readonly catalog: ModelCatalog;
   private inFlight = 0;
   private retiring: (() => void) | null = null;
 
@@ -46,10 +50,12 @@ export class Gateway {
       ['/v1/responses', createOpenAIResponsesFormat()],
       ['/v1/responses/compact', createOpenAIResponsesCompactFormat()],
     ]);
+    const providers = createProviders();
+    this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {
       config,
       router: new Router(config.channels),
-      providers: createProviders(),
+      providers,
       keys: new KeyRing(config.keys, deps.store),
       access: new GroupAccess(config.groups),
       usage: deps.usage,
@@ -70,9 +76,30 @@ export class Gateway {
     if (this.inFlight === 0 && this.retiring !== null) this.retiring();
   }
 
+  /**
+   * Starts reading the upstreams' model lists in the background (never in the constructor: building a Gateway
+   * does no I/O); `previous`, the config this one replaces, lends its lists of unchanged channels meanwhile.
+   */
+  startDiscovery(previous?: Gateway): void {
+    if (previous !== undefined) this.catalog.seedFrom(previous.catalog);
+    this.catalog.start();
+  }
+
   /** Called when a newer config took over: waits for this load's requests, then closes its connections. */
   async retire(): Promise<void> {
+    // At once, not after the requests: the list is the new config's now, and a read in progress would hold a pool open.
+    this.catalog.stop();
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.retiring = resolve));
     await Promise.all([...this.services.providers.values()].map((p) => p.close()));
   }
+}
+
+/** A channel lists its upstream's models through its type's provider, with its first key (no rotation needed). */
+function modelListerFor(providers: ReadonlyMap<ChannelType, Provider>): (channel: ResolvedChannel) => ModelLister | undefined {
+  return (channel) => {
+    const provider = providers.get(channel.type);
+    const list = provider?.listModels;
+    if (provider === undefined || list === undefined) return undefined;
+    return (target, signal) => list.call(provider, target, target.keys[0] ?? '', signal);
+  };
 }

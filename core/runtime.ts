@@ -29,6 +29,7 @@ export class Runtime {
     config: ResolvedConfig,
   ) {
     this.gateway = new Gateway(config, deps);
+    this.gateway.startDiscovery();
   }
 
   /** The Gateway a new request should use; a request keeps the one it started with. */
@@ -45,6 +46,7 @@ export class Runtime {
     const next = new Gateway(config, this.deps);
     const previous = this.gateway;
     this.gateway = next;
+    next.startDiscovery(previous);
     void previous.retire().catch((err: unknown) => this.deps.logger.warn({ err }, 'closing the previous config failed'));
   }
 

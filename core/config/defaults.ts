@@ -25,6 +25,7 @@ export const CHANNEL_DEFAULTS = {
   timeoutMs: 60_000,
   idleTimeoutMs: 300_000,
   cooldownMs: 30_000,
+  modelsRefreshMs: 600_000,
 } as const;
 
 export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };

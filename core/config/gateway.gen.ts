@@ -117,6 +117,10 @@ export interface Channel {
    */
   cooldown_ms?: number;
   /**
+   * How often the upstream's GET /v1/models is read (at start, then every this many ms) to expand the glob patterns of `models` in the gateway's own /v1/models. Types openai and anthropic, channels with a glob pattern only; 0 turns it off.
+   */
+  models_refresh_ms?: number;
+  /**
    * Extra headers sent upstream.
    */
   headers?: {

@@ -74,6 +74,7 @@ function resolveChannel(channel: Channel): ResolvedChannel {
     timeoutMs: channel.timeout_ms ?? CHANNEL_DEFAULTS.timeoutMs,
     idleTimeoutMs: channel.idle_timeout_ms ?? CHANNEL_DEFAULTS.idleTimeoutMs,
     cooldownMs: channel.cooldown_ms ?? CHANNEL_DEFAULTS.cooldownMs,
+    modelsRefreshMs: channel.models_refresh_ms ?? CHANNEL_DEFAULTS.modelsRefreshMs,
     headers: Object.fromEntries(definedEntries(channel.headers ?? {})),
     mock: {
       chunkDelayMs: channel.mock?.chunk_delay_ms ?? MOCK_DEFAULTS.chunkDelayMs,

@@ -57,6 +57,8 @@ export interface ResolvedChannel {
   readonly timeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly cooldownMs: number;
+  /** How often the upstream's model list is read to expand the globs in /v1/models; 0: never. */
+  readonly modelsRefreshMs: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly mock: ResolvedMock;
 }

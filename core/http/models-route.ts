@@ -24,11 +24,14 @@ function anthropicModel(id: string): Record<string, unknown> {
   return { type: 'model', id, display_name: id, created_at: CREATED_AT };
 }
 
-/** The caller's models: every one, whatever its channel speaks, since requests are translated across formats. */
+/**
+ * The caller's models: every one, whatever its channel speaks, since requests are translated across formats;
+ * globs expanded over the upstreams' own lists (routing/model-catalog.ts).
+ */
 async function visibleModels(gateway: Gateway, req: IncomingMessage): Promise<string[]> {
   const key = await gateway.services.keys.identify(req.headers);
-  const { access, router } = gateway.services;
-  return router.listModels().filter((model) => access.allows(key.group, model));
+  const { access } = gateway.services;
+  return gateway.catalog.models().filter((model) => access.allows(key.group, model));
 }
 
 export async function serveModels(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {

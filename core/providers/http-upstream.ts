@@ -2,7 +2,9 @@
 // base URL joined without doubling /v1, timeouts, and transport failures classified for failover.
 
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { ResolvedChannel } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
+import { getJson, type ModelListReader } from './model-discovery.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './provider.js';
 import { UpstreamFailure } from './provider.js';
 import { clientGone, UpstreamCall } from './upstream-call.js';
@@ -12,7 +14,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** What differs between dialects: the headers of one upstream call (auth included). */
 export type HeaderBuilder = (request: UpstreamRequest) => Record<string, string>;
 
-export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
+/** `readModels`: how the dialect lists its models, when its API has a list; it shares the request pools. */
+export function createHttpProvider(buildHeaders: HeaderBuilder, readModels?: ModelListReader): Provider {
   // A pool without a connection cap: a capped pool silently queues streams beyond the cap.
   const pools = new Map<string, Pool>();
 
@@ -37,14 +40,13 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
     return base;
   }
 
-  return {
+  const provider: Provider = {
     send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const { channel } = request;
-      if (channel.baseUrl === null) return Promise.reject(new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`));
+      if (channel.baseUrl === null) return Promise.reject(noBaseUrl(channel));
       if (request.abort.aborted) return Promise.reject(clientGone());
       const { origin, prefix } = baseOf(channel.baseUrl);
-      // A base URL that already ends in /v1 must not produce /v1/v1/...
-      const path = prefix.endsWith('/v1') && request.path.startsWith('/v1/') ? prefix + request.path.slice(3) : prefix + request.path;
+      const path = joinPath(prefix, request.path);
       const headers = buildHeaders(request);
       const body = request.body.forUpstream();
       // An iterable (a large body's copies, body-bytes.ts) needs its length given, or undici sends it chunked.
@@ -69,6 +71,26 @@ export function createHttpProvider(buildHeaders: HeaderBuilder): Provider {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
     },
   };
+  if (readModels === undefined) return provider;
+  return {
+    send: provider.send,
+    close: provider.close,
+    listModels(channel: ResolvedChannel, key: string, signal: AbortSignal): Promise<readonly string[]> {
+      if (channel.baseUrl === null) return Promise.reject(noBaseUrl(channel));
+      const { origin, prefix } = baseOf(channel.baseUrl);
+      const pool = poolFor(origin);
+      return readModels((path, headers) => getJson(pool, joinPath(prefix, path), headers, channel.timeoutMs, signal), channel, key);
+    },
+  };
+}
+
+/** A base URL that already ends in /v1 must not produce /v1/v1/... */
+function joinPath(prefix: string, path: string): string {
+  return prefix.endsWith('/v1') && path.startsWith('/v1/') ? prefix + path.slice(3) : prefix + path;
+}
+
+function noBaseUrl(channel: ResolvedChannel): GatewayError {
+  return new GatewayError('GW_ERR_INTERNAL', `channel ${channel.name} has no base_url`);
 }
 
 /**

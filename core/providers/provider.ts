@@ -49,4 +49,9 @@ export interface Provider {
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
   /** Closes connections once the requests in flight are done. */
   close(): Promise<void>;
+  /**
+   * The upstream's model ids (its GET /v1/models), for dialects whose API lists them; rejects with an Error
+   * whose message is safe to log. `signal` aborts it.
+   */
+  listModels?(channel: ResolvedChannel, key: string, signal: AbortSignal): Promise<readonly string[]>;
 }

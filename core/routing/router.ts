@@ -66,16 +66,6 @@ export class Router {
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
   }
 
-  /** Concrete client-visible model names (globs cannot be listed), whatever API their channels speak. */
-  listModels(): string[] {
-    const names = new Set<string>();
-    for (const { channel } of this.entries) {
-      for (const pattern of channel.models.patterns) if (!isGlob(pattern)) names.add(pattern);
-      for (const alias of channel.models.aliases.keys()) names.add(alias);
-    }
-    return [...names].sort();
-  }
-
   /**
    * The model as a metric label, from a set the config bounds: a configured name, else the first configured
    * pattern it matches, else "other". Never the client's string as such: every distinct name would be a new

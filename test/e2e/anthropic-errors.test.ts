@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, afterEach, before, test } from 'node:test';
 import { parseOpenAIError } from '../helpers/chat-requests.js';
-import { FakeAnthropic, anthropicChannel, defaultAnthropicReply } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { DEFAULT_ANTHROPIC_MODELS, FakeAnthropic, anthropicChannel, defaultAnthropicReply } from '../helpers/fake-anthropic.js';
+import { DEFAULT_OPENAI_MODELS, FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { splitSse } from '../helpers/sse-text.js';
 
@@ -18,7 +18,7 @@ const UNKNOWN_KEY = 'sk-nobody-0123456789abcdefghij';
 /** The headers the Anthropic SDK sends with an API key. */
 const SDK_HEADERS: Readonly<Record<string, string>> = { 'x-api-key': TEST_KEY, 'anthropic-version': VERSION };
 
-/** Concrete names on anthropic channels (listed by /v1/models), beside the `claude-*` glob (never listed). */
+/** Concrete names on anthropic channels (listed by /v1/models), beside the `claude-*` glob (listed as discovered). */
 const ANTHROPIC_CATALOG = ['claude-cat-a', 'claude-cat-b', 'claude-cat-c'] as const;
 /** An alias on an anthropic channel that the "limited" group (demo-* only) may use. */
 const ANTHROPIC_DEMO = 'demo-claude';
@@ -52,6 +52,7 @@ before(async () => {
         channelWithModels('oai-catalog', 'openai', openai.url, OPENAI_CATALOG),
     ),
   );
+  await gw.modelsDiscovered();
 });
 
 after(async () => {
@@ -441,8 +442,17 @@ test('an `event: error` frame sent by the upstream passes through unchanged, and
 
 // ---- 9. GET /v1/models ----
 
-/** Every concrete name, whatever API its channel speaks: each is callable from any API through translation. */
-const ANTHROPIC_LIST = [...ANTHROPIC_CATALOG, ANTHROPIC_DEMO, ...OPENAI_CATALOG].sort();
+/**
+ * Every name, whatever API its channel speaks: each is callable from any API through translation; the globs
+ * (anth: claude-*, oai: gpt-*) as the fake upstreams list them.
+ */
+const ANTHROPIC_LIST = [
+  ...ANTHROPIC_CATALOG,
+  ANTHROPIC_DEMO,
+  ...OPENAI_CATALOG,
+  ...DEFAULT_ANTHROPIC_MODELS,
+  ...DEFAULT_OPENAI_MODELS.filter((id) => id.startsWith('gpt-')),
+].sort();
 /** What the "limited" group (demo-* only) sees. */
 const LIMITED_LIST = [ANTHROPIC_DEMO, 'demo-gpt'].sort();
 const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

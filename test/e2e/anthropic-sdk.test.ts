@@ -11,6 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { UsageRecord } from '../../core/store/store.js';
 import {
+  DEFAULT_ANTHROPIC_MODELS,
   DEFAULT_ANTHROPIC_USAGE,
   FakeAnthropic,
   anthropicChannel,
@@ -258,11 +259,13 @@ for (const auth of ['apiKey', 'authToken'] as const) {
   test(`${auth}: models.list yields the concrete claude models in the Anthropic shape`, async () => {
     const sent: SentBySdk[] = [];
     const client = sdkClient(auth, sent);
+    await gw.modelsDiscovered();
     const before = upstream.requests.length;
+    const listedBefore = upstream.modelList.requests.length;
     const models: Anthropic.ModelInfo[] = [];
     for await (const model of client.models.list()) models.push(model);
-    // claude-* of channel a is a glob and is not listed; the alias name is.
-    assert.deepEqual(models.map((m) => m.id).sort(), ['claude-haiku-4-5', 'claude-sonnet-4-5', 'my-claude']);
+    // claude-* of channel a is expanded over what the upstream lists; the exact names and the alias name as written.
+    assert.deepEqual(models.map((m) => m.id).sort(), [...DEFAULT_ANTHROPIC_MODELS, 'claude-haiku-4-5', 'claude-sonnet-4-5', 'my-claude'].sort());
     for (const model of models) {
       assert.equal(model.type, 'model');
       assert.equal(typeof model.display_name, 'string');
@@ -276,6 +279,7 @@ for (const auth of ['apiKey', 'authToken'] as const) {
     assert.equal(page.first_id, page.data[0]?.id);
     assert.equal(page.last_id, page.data[1]?.id);
     assert.equal(upstream.requests.length, before, 'the model list is the gateway’s own; no upstream call');
+    assert.equal(upstream.modelList.requests.length, listedBefore, 'nor a model list read per request');
   });
 }
 

@@ -35,7 +35,8 @@ before(async () => {
   });
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
-  gw = await startGatewayUnderTest(configWith(channel('a', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`)));
+  // models_refresh_ms 0: this upstream answers every request with the endless stream, a model list read included.
+  gw = await startGatewayUnderTest(configWith(channel('a', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, '    models_refresh_ms: 0\n')));
 });
 
 after(async () => {

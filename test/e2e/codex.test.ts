@@ -338,8 +338,9 @@ let gw: GatewayUnderTest;
 before(async () => {
   upstream = await new FakeResponses().start();
   upstream.reply = scriptedReply;
-  // channel('x', ...): type openai, keys ["sk-upstream-x"], models ["gpt-*"], cooldown_ms 0.
-  gw = await startGatewayUnderTest(configWith(channel('x', upstream.url)));
+  // channel('x', ...): type openai, keys ["sk-upstream-x"], models ["gpt-*"], cooldown_ms 0. No model list
+  // reads (models_refresh_ms 0): the tests count every request this upstream gets.
+  gw = await startGatewayUnderTest(configWith(channel('x', upstream.url, '    models_refresh_ms: 0\n')));
 });
 
 after(async () => {

@@ -87,6 +87,7 @@ before(async () => {
     keys: ["sk-upstream-early"]
     models: ["early-*"]
     cooldown_ms: 0
+    models_refresh_ms: 0 # no model list read: \`received\` counts every request
   - name: edits
     type: openai
     base_url: ${upstream.url}

@@ -111,10 +111,12 @@ test('a stream without include_usage is metered but the client never sees the us
   assert.equal(records[0]?.completionTokens, DEFAULT_USAGE.completion);
 });
 
-test('models.list returns the concrete models of the key group', async () => {
+test('models.list returns the models of the key group, the gpt-* glob as the upstream lists it', async () => {
+  await gw.modelsDiscovered();
   const ids: string[] = [];
   for await (const model of client.models.list()) ids.push(model.id);
-  assert.deepEqual(ids.sort(), ['demo-chat', 'my-model']);
+  // The fake lists gpt-4o, gpt-4o-mini, o3-mini and text-embedding-3-small; channel a serves gpt-*.
+  assert.deepEqual(ids.sort(), ['demo-chat', 'gpt-4o', 'gpt-4o-mini', 'my-model']);
 });
 
 test('the mock channel answers like OpenAI, streaming and not', async () => {

@@ -116,6 +116,7 @@ channels:
     base_url: ${proxy.url}
     keys: ["sk-upstream-slow-0123"]
     models: ["gpt-*"]
+    models_refresh_ms: 0 # no model list read: the proxy counts and holds every request
 groups:
   pro:
     models: ["*"]

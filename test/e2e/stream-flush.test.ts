@@ -44,7 +44,8 @@ let gw: GatewayUnderTest;
 
 before(async () => {
   upstream = await new SteppedUpstream().start();
-  gw = await startGatewayUnderTest(configWith(channel('stepped', upstream.url)));
+  // No model list read (models_refresh_ms 0): this upstream answers every request with the test's steps.
+  gw = await startGatewayUnderTest(configWith(channel('stepped', upstream.url, '    models_refresh_ms: 0\n')));
 });
 
 after(async () => {

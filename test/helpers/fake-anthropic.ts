@@ -3,6 +3,7 @@
 // Anthropic's shape, count_tokens, and scriptable failures.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeModelList } from './fake-model-list.js';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type RecordedAnthropicRequest = RecordedRequest;
@@ -282,8 +283,13 @@ export function anthropicRequestProblem(body: Record<string, unknown>): string |
   return null;
 }
 
+/** What a fake Anthropic upstream lists on GET /v1/models unless a test sets `modelList.ids`. */
+export const DEFAULT_ANTHROPIC_MODELS: readonly string[] = ['claude-sonnet-4-5-20250929', 'claude-opus-4-1-20250805', 'claude-haiku-4-5-20251001'];
+
 export class FakeAnthropic extends LoopbackHttpServer {
   readonly requests: RecordedAnthropicRequest[] = [];
+  /** GET /v1/models (the gateway's model discovery), paged like the real API; not counted in `requests`. */
+  readonly modelList = new FakeModelList('anthropic', DEFAULT_ANTHROPIC_MODELS);
   /**
    * Check POST /v1/messages bodies as the real API does (anthropicRequestProblem) and answer 400
    * invalid_request_error to a bad one, whatever `reply` says. Off by default.
@@ -301,6 +307,7 @@ export class FakeAnthropic extends LoopbackHttpServer {
   }
 
   protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.modelList.handle(req, res)) return;
     const recorded = await recordRequest(req);
     const { body } = recorded;
     this.requests.push(recorded);

@@ -3,6 +3,7 @@
 // reasoning (the non-standard `reasoning_content` of DeepSeek, vLLM and others), as those providers send them.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeModelList } from './fake-model-list.js';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type { RecordedRequest };
@@ -72,8 +73,13 @@ export function splitPieces(text: string, size: number): string[] {
 /** What a fake answers unless told otherwise: a stream to a stream request, else a completion. */
 export const defaultReply = (req: RecordedRequest): FakeReply => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
 
+/** What a fake OpenAI upstream lists on GET /v1/models unless a test sets `modelList.ids`. */
+export const DEFAULT_OPENAI_MODELS: readonly string[] = ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'text-embedding-3-small'];
+
 export class FakeOpenAI extends LoopbackHttpServer {
   readonly requests: RecordedRequest[] = [];
+  /** GET /v1/models (the gateway's model discovery); not counted in `requests`. */
+  readonly modelList = new FakeModelList('openai', DEFAULT_OPENAI_MODELS);
   /** The exact bytes of the last stream sent. */
   lastStreamBytes: Buffer = Buffer.alloc(0);
   /** Responses whose client (the gateway) closed the connection before the response ended. */
@@ -91,6 +97,7 @@ export class FakeOpenAI extends LoopbackHttpServer {
   }
 
   protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.modelList.handle(req, res)) return;
     const recorded = await recordRequest(req);
     const { body } = recorded;
     this.requests.push(recorded);

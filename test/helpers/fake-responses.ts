@@ -5,6 +5,7 @@
 // OpenAI's shape and scriptable failures (HTTP statuses, a broken connection, an in-band response.failed).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeModelList } from './fake-model-list.js';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from './loopback-http-server.js';
 
 export type { RecordedRequest };
@@ -233,6 +234,8 @@ export const defaultResponsesReply = (req: RecordedRequest): FakeResponsesReply 
 
 export class FakeResponses extends LoopbackHttpServer {
   readonly requests: RecordedRequest[] = [];
+  /** GET /v1/models (the gateway's model discovery); not counted in `requests`. */
+  readonly modelList = new FakeModelList('openai', ['gpt-5.4', 'gpt-5.4-mini', 'codex-mini-latest']);
   /** The exact bytes of the last stream sent (up to the break, for breakAfter), for byte-equality checks. */
   lastStreamBytes: Buffer = Buffer.alloc(0);
   /** The exact bytes of the last whole (non-stream) body sent. */
@@ -254,6 +257,7 @@ export class FakeResponses extends LoopbackHttpServer {
   }
 
   protected override async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.modelList.handle(req, res)) return;
     const recorded = await recordRequest(req);
     this.requests.push(recorded);
     res.on('close', () => {

@@ -22,6 +22,8 @@ export interface GatewayUnderTest {
   writeConfig(yaml: string): Promise<void>;
   /** Flushes the usage writer and reads every record from the store. */
   usage(): Promise<UsageRecord[]>;
+  /** Resolves once the current config's first read of every upstream model list has ended (/v1/models is then stable). */
+  modelsDiscovered(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
       await gateway.runtime.deps.writer.flush();
       return gateway.runtime.deps.store.listUsage({ limit: 10_000 });
     },
+    modelsDiscovered: () => gateway.runtime.current.catalog.settled(),
     async stop() {
       if (stopped) return;
       stopped = true;

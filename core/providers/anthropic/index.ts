@@ -4,6 +4,7 @@
 import { addChannelHeaders, createHttpProvider, setBaseHeaders } from '../http-upstream.js';
 import type { Provider, UpstreamRequest } from '../provider.js';
 import { forwardableHeaders } from '../forward-headers.js';
+import { listHeaders, readAnthropicModelPages, type ModelListReader } from '../model-discovery.js';
 
 /** The version every Anthropic SDK sends; the API requires one. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -33,6 +34,13 @@ function anthropicHeaders(request: UpstreamRequest): Record<string, string> {
   return headers;
 }
 
+/** The models API needs a version like every other call; a channel's own anthropic-version header wins. */
+const readModels: ModelListReader = (get, channel, key) => {
+  const headers = listHeaders(channel, key === '' ? {} : { 'x-api-key': key });
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'anthropic-version')) headers['anthropic-version'] = DEFAULT_ANTHROPIC_VERSION;
+  return readAnthropicModelPages(get, headers);
+};
+
 export function createAnthropicProvider(): Provider {
-  return createHttpProvider(anthropicHeaders);
+  return createHttpProvider(anthropicHeaders, readModels);
 }

@@ -3,6 +3,7 @@
 
 import { forwardableHeaders } from '../forward-headers.js';
 import { addChannelHeaders, createHttpProvider, setBaseHeaders } from '../http-upstream.js';
+import { listHeaders, readOpenAIModelList, type ModelListReader } from '../model-discovery.js';
 import type { Provider, UpstreamRequest } from '../provider.js';
 
 function openAIHeaders(request: UpstreamRequest): Record<string, string> {
@@ -12,6 +13,9 @@ function openAIHeaders(request: UpstreamRequest): Record<string, string> {
   return headers;
 }
 
+const readModels: ModelListReader = (get, channel, key) =>
+  readOpenAIModelList(get, listHeaders(channel, key === '' ? {} : { authorization: `Bearer ${key}` }));
+
 export function createOpenAIProvider(): Provider {
-  return createHttpProvider(openAIHeaders);
+  return createHttpProvider(openAIHeaders, readModels);
 }

@@ -37,6 +37,7 @@ describe('defaults', () => {
     assert.equal(CHANNEL_DEFAULTS.timeoutMs, defaultOf('Channel', 'timeout_ms'));
     assert.equal(CHANNEL_DEFAULTS.idleTimeoutMs, defaultOf('Channel', 'idle_timeout_ms'));
     assert.equal(CHANNEL_DEFAULTS.cooldownMs, defaultOf('Channel', 'cooldown_ms'));
+    assert.equal(CHANNEL_DEFAULTS.modelsRefreshMs, defaultOf('Channel', 'models_refresh_ms'));
     assert.equal(MOCK_DEFAULTS.chunkDelayMs, defaultOf('MockOptions', 'chunk_delay_ms'));
     assert.equal(AFFINITY_DEFAULTS.ttlMs, defaultOf('Affinity', 'ttl_ms'));
     assert.equal(AFFINITY_DEFAULTS.maxEntries, defaultOf('Affinity', 'max_entries'));

@@ -91,6 +91,13 @@ describe('schema messages', () => {
     ]);
   });
 
+  it('rejects a negative or fractional models_refresh_ms', () => {
+    const negative = yaml(...CHANNELS, '    models_refresh_ms: -1'); // 10
+    assert.deepEqual(issuesOf(negative), ['channels[1].models_refresh_ms: must be >= 0 (x.yaml:10)']);
+    const fractional = yaml(...CHANNELS, '    models_refresh_ms: 1.5');
+    assert.deepEqual(issuesOf(fractional), ['channels[1].models_refresh_ms: must be an integer (x.yaml:10)']);
+  });
+
   it('reports every problem at once, sorted by line', () => {
     const text = yaml(
       'routes:',

@@ -115,6 +115,7 @@ describe('defaults', () => {
       timeoutMs: 60000,
       idleTimeoutMs: 300000,
       cooldownMs: 30000,
+      modelsRefreshMs: 600000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },
     });
@@ -147,6 +148,7 @@ describe('defaults', () => {
         '    timeout_ms: 10',
         '    idle_timeout_ms: 20',
         '    cooldown_ms: 0',
+        '    models_refresh_ms: 0',
         '    headers: {x-team: core}',
         '  - name: fake',
         '    type: mock',
@@ -171,7 +173,7 @@ describe('defaults', () => {
     assert.equal(config.store.url, 'sqlite::memory:');
     const [up, fake] = config.channels;
     assert.equal(up?.baseUrl, 'https://example.com/proxy');
-    assert.deepEqual([up?.priority, up?.weight, up?.timeoutMs, up?.idleTimeoutMs, up?.cooldownMs], [2, 0.5, 10, 20, 0]);
+    assert.deepEqual([up?.priority, up?.weight, up?.timeoutMs, up?.idleTimeoutMs, up?.cooldownMs, up?.modelsRefreshMs], [2, 0.5, 10, 20, 0, 0]);
     assert.deepEqual(up?.headers, { 'x-team': 'core' });
     assert.equal(fake?.baseUrl, null);
     assert.deepEqual(fake?.mock, { chunkDelayMs: 3, reply: 'hello' });

@@ -1,4 +1,4 @@
-// Routing: priority tiers, weighted order, aliases, globs, cool-downs, key round-robin and the model list.
+// Routing: priority tiers, weighted order, aliases, globs, cool-downs and key round-robin.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -31,6 +31,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     timeoutMs: 60_000,
     idleTimeoutMs: 30_000,
     cooldownMs: spec.cooldownMs ?? 30_000,
+    modelsRefreshMs: 0,
     headers: {},
     mock: { chunkDelayMs: 0, reply: null },
   };
@@ -263,17 +264,5 @@ describe('key rotation', () => {
     rotation.pick('c', ['a', 'b', 'c']);
     rotation.pick('c', ['a', 'b', 'c']);
     assert.equal(rotation.pick('c', ['a', 'b']), 'a', 'an index past the end wraps');
-  });
-});
-
-describe('Router.listModels', () => {
-  it('lists concrete names and aliases once each, sorted, and no globs', () => {
-    const router = new Router([
-      channel('a', { patterns: ['gpt-4o', 'gpt-*', 'o?'], aliases: { fast: 'gpt-4o-mini' } }),
-      channel('b', { patterns: ['claude-3.5-sonnet', 'gpt-4o', '*'], aliases: { 'best-claude': 'claude-opus-4' } }),
-      channel('c', { patterns: ['meta-llama/Llama-3.1-8B'] }),
-    ]);
-    assert.deepEqual(router.listModels(), ['best-claude', 'claude-3.5-sonnet', 'fast', 'gpt-4o', 'meta-llama/Llama-3.1-8B']);
-    assert.deepEqual(new Router([channel('x', { patterns: ['*'] })]).listModels(), []);
   });
 });
