@@ -9,6 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
+import { jsonTypeOf, type JsonType } from './field-reader.js';
 import { fillUndecoded, readSkeleton, type Skeleton } from './json-skeleton.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
@@ -16,6 +17,7 @@ export type BodyProblem =
   | { readonly kind: 'json'; readonly detail: string }
   | { readonly kind: 'not_object' }
   | { readonly kind: 'missing'; readonly path: readonly string[] }
+  | { readonly kind: 'type'; readonly path: readonly string[]; readonly expected: readonly JsonType[]; readonly got: JsonType }
   | { readonly kind: 'invalid'; readonly path: readonly string[]; readonly keyword: string; readonly detail: string };
 
 export type ProblemWording = (problem: BodyProblem) => GatewayError;
@@ -81,7 +83,7 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
         head = whole = parseWhole(body.joined());
       }
     }
-    if (!validate(head)) throw word(toProblem(validate.errors?.[0]));
+    if (!validate(head)) throw word(toProblem(validate.errors?.[0], head));
     const checked = head as Record<string, unknown>;
     return {
       head: checked,
@@ -100,10 +102,23 @@ function pathOf(pointer: string): string[] {
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function toProblem(e: ErrorObject | undefined): BodyProblem {
+/** The value at `path` (a refused one: this runs only for an error). */
+function valueAt(body: unknown, path: readonly string[]): unknown {
+  let value = body;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+function toProblem(e: ErrorObject | undefined, body: unknown): BodyProblem {
   if (e === undefined || (e.instancePath === '' && e.keyword === 'type')) return { kind: 'not_object' };
   if (e.keyword === 'required') {
     return { kind: 'missing', path: [...pathOf(e.instancePath), String(e.params['missingProperty'])] };
+  }
+  if (e.keyword === 'type') {
+    const path = pathOf(e.instancePath);
+    const type: unknown = e.params['type'];
+    const expected = (Array.isArray(type) ? type : [type]) as JsonType[];
+    return { kind: 'type', path, expected, got: jsonTypeOf(valueAt(body, path)) };
   }
   let detail = e.message ?? 'is invalid';
   if (e.keyword === 'enum') detail = `must be one of: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;

@@ -6,8 +6,9 @@ import { GatewayError } from '../../errors.js';
 import type { ImagePart, ImageSource, Message, Part, ReasoningPart, TextPart, ToolResultPart } from '../../ir/message.js';
 import { unwrapProof } from '../../ir/proof-tag.js';
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
+import type { JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
-import { field } from '../json-fields.js';
+import { anthropicFields as read } from './fields.js';
 import { toolCallInput } from './ir-response.js';
 
 type Json = Record<string, unknown>;
@@ -28,15 +29,6 @@ const EFFORTS: ReadonlySet<string> = new Set<ReasoningEffort>(['none', 'minimal'
 /** A free-form (Responses custom) tool as a function tool: the whole input travels as one string. */
 const CUSTOM_TOOL_SCHEMA = { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } as const;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A malformed field, worded the way Anthropic words them ("messages.0.content: ..."). */
-function invalid(param: string, detail: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}: ${detail}`, { param });
-}
-
 function untranslatable(param: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
 }
@@ -45,41 +37,32 @@ function unsupportedBlock(param: string, type: string): GatewayError {
   return untranslatable(param, `Content block type "${type}" cannot be translated for this model's upstream.`);
 }
 
-function requireString(value: unknown, param: string): string {
-  if (typeof value !== 'string') throw invalid(param, 'Input should be a valid string');
-  return value;
-}
-
-function optionalNumber(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
 // ---------------------------------------------------------------------------------------------------------
-// Decoding a client's request.
+// Decoding a client's request. Every value below the shallow schema's reach is read through `read`
+// (fields.ts), which refuses one of another type with the 400 naming it, in Anthropic's words.
 
 export function decodeRequest(request: ParsedRequest): ChatRequest {
   const body = request.json;
   const messages: Message[] = [];
   const system = decodeSystem(body['system']);
   if (system !== null) messages.push(system);
-  const list = body['messages'];
-  if (!Array.isArray(list)) throw invalid('messages', 'Input should be a valid list');
-  list.forEach((message: unknown, i) => messages.push(...decodeMessage(message, `messages.${i}`)));
-  const toolChoice = body['tool_choice'];
-  const disableParallel = field(toolChoice, 'disable_parallel_tool_use');
-  const stop = body['stop_sequences'];
+  read.array(body['messages'], 'messages').forEach((message: unknown, i) => messages.push(...decodeMessage(message, `messages.${i}`)));
+  const toolChoice = read.optionalObject(body['tool_choice'], 'tool_choice');
+  const disableParallel = read.optionalBoolean(toolChoice?.['disable_parallel_tool_use'], 'tool_choice.disable_parallel_tool_use');
+  const stop = read.optionalArray(body['stop_sequences'], 'stop_sequences') ?? [];
+  const outputConfig = read.optionalObject(body['output_config'], 'output_config');
   return {
     model: request.model,
     messages,
     tools: decodeTools(body['tools']),
     toolChoice: decodeToolChoice(toolChoice),
-    parallelToolCalls: typeof disableParallel === 'boolean' ? !disableParallel : null,
-    maxTokens: optionalNumber(body['max_tokens']),
-    temperature: optionalNumber(body['temperature']),
-    topP: optionalNumber(body['top_p']),
-    stop: Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string') : [],
-    responseFormat: decodeResponseFormat(body['output_config']),
-    reasoning: decodeReasoning(body['thinking'], body['output_config']),
+    parallelToolCalls: disableParallel === null ? null : !disableParallel,
+    maxTokens: read.optionalNumber(body['max_tokens'], 'max_tokens'),
+    temperature: read.optionalNumber(body['temperature'], 'temperature'),
+    topP: read.optionalNumber(body['top_p'], 'top_p'),
+    stop: stop.map((s: unknown, i) => read.string(s, `stop_sequences.${i}`)),
+    responseFormat: decodeResponseFormat(outputConfig),
+    reasoning: decodeReasoning(body['thinking'], outputConfig),
     stream: request.stream,
     conversation: request.conversation,
   };
@@ -94,27 +77,27 @@ function decodeSystem(value: unknown): Message | null {
 
 function decodeTextOnly(content: unknown, param: string): TextPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw invalid(param, 'Input should be a valid string or list');
-  return content.map((block: unknown, j): TextPart => {
-    const type = field(block, 'type');
-    if (type !== 'text') throw invalid(`${param}.${j}.type`, "Input should be 'text'");
-    return { type: 'text', text: requireString(field(block, 'text'), `${param}.${j}.text`) };
+  if (!Array.isArray(content)) throw read.refuse(content, param, ['string', 'array']);
+  return content.map((value: unknown, j): TextPart => {
+    const block = read.object(value, `${param}.${j}`);
+    if (read.string(block['type'], `${param}.${j}.type`) !== 'text') throw read.invalid(`${param}.${j}.type`, "Input should be 'text'");
+    return { type: 'text', text: read.string(block['text'], `${param}.${j}.text`) };
   });
 }
 
 /** The blocks of a message's content; a string is one text block. */
-function blocksOf(content: unknown, param: string): readonly unknown[] {
+function blocksOf(content: unknown, param: string): readonly JsonObject[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw invalid(param, 'Input should be a valid string or list');
-  return content;
+  if (!Array.isArray(content)) throw read.refuse(content, param, ['string', 'array']);
+  return content.map((block: unknown, j) => read.object(block, `${param}.${j}`));
 }
 
 /**
  * One Anthropic message as IR messages. A user turn answering tool calls becomes one tool message per
  * tool_result (in order), then a user message with whatever else the turn held (Claude Code appends text).
  */
-function decodeMessage(message: unknown, path: string): Message[] {
-  if (!isObject(message)) throw invalid(path, 'Input should be a valid dictionary');
+function decodeMessage(value: unknown, path: string): Message[] {
+  const message = read.object(value, path);
   const role = message['role'];
   const content = message['content'];
   switch (role) {
@@ -126,7 +109,7 @@ function decodeMessage(message: unknown, path: string): Message[] {
       const rest: Part[] = [];
       blocksOf(content, `${path}.content`).forEach((block, j) => {
         const param = `${path}.content.${j}`;
-        if (field(block, 'type') === 'tool_result') results.push({ role: 'tool', parts: [decodeToolResult(block, param)] });
+        if (block['type'] === 'tool_result') results.push({ role: 'tool', parts: [decodeToolResult(block, param)] });
         else rest.push(decodeUserBlock(block, param));
       });
       return results.length > 0 && rest.length === 0 ? results : [...results, { role: 'user', parts: rest }];
@@ -134,84 +117,72 @@ function decodeMessage(message: unknown, path: string): Message[] {
     case 'assistant':
       return [{ role: 'assistant', parts: blocksOf(content, `${path}.content`).map((block, j) => decodeAssistantBlock(block, `${path}.content.${j}`)) }];
     default:
-      throw invalid(`${path}.role`, "Input should be 'user' or 'assistant'");
+      throw read.invalid(`${path}.role`, "Input should be 'user' or 'assistant'");
   }
 }
 
-function blockType(block: unknown, param: string): string {
-  const type = field(block, 'type');
-  if (typeof type !== 'string') throw invalid(`${param}.type`, 'Field required');
-  return type;
-}
-
-function decodeUserBlock(block: unknown, param: string): TextPart | ImagePart {
-  const type = blockType(block, param);
+function decodeUserBlock(block: JsonObject, param: string): TextPart | ImagePart {
+  const type = read.string(block['type'], `${param}.type`);
   switch (type) {
     case 'text':
       // citations and cache_control have no counterpart; the text is what the model reads.
-      return { type: 'text', text: requireString(field(block, 'text'), `${param}.text`) };
+      return { type: 'text', text: read.string(block['text'], `${param}.text`) };
     case 'image':
-      return { type: 'image', source: decodeImageSource(field(block, 'source'), `${param}.source`) };
+      return { type: 'image', source: decodeImageSource(read.object(block['source'], `${param}.source`), `${param}.source`) };
     default:
       // document, search_result, container_upload, ...: no counterpart in the other dialects.
       throw unsupportedBlock(`${param}.type`, type);
   }
 }
 
-function decodeImageSource(source: unknown, param: string): ImageSource {
-  const type = field(source, 'type');
+function decodeImageSource(source: JsonObject, param: string): ImageSource {
+  const type = read.string(source['type'], `${param}.type`);
   if (type === 'base64') {
     return {
       kind: 'base64',
-      mediaType: requireString(field(source, 'media_type'), `${param}.media_type`),
-      data: requireString(field(source, 'data'), `${param}.data`),
+      mediaType: read.string(source['media_type'], `${param}.media_type`),
+      data: read.string(source['data'], `${param}.data`),
     };
   }
-  if (type === 'url') return { kind: 'url', url: requireString(field(source, 'url'), `${param}.url`) };
-  if (typeof type === 'string') {
-    // "file" names an upload in Anthropic's Files API, which no other upstream can read.
-    throw untranslatable(`${param}.type`, `Image source type "${type}" cannot be translated for this model's upstream.`);
-  }
-  throw invalid(`${param}.type`, 'Field required');
+  if (type === 'url') return { kind: 'url', url: read.string(source['url'], `${param}.url`) };
+  // "file" names an upload in Anthropic's Files API, which no other upstream can read.
+  throw untranslatable(`${param}.type`, `Image source type "${type}" cannot be translated for this model's upstream.`);
 }
 
-function decodeToolResult(block: unknown, param: string): ToolResultPart {
-  const content = field(block, 'content');
+function decodeToolResult(block: JsonObject, param: string): ToolResultPart {
+  const content = block['content'];
   let parts: (TextPart | ImagePart)[];
   if (content === undefined || content === null) parts = [];
   else if (typeof content === 'string') parts = [{ type: 'text', text: content }];
-  else if (Array.isArray(content)) parts = content.map((inner: unknown, k) => decodeUserBlock(inner, `${param}.content.${k}`));
-  else throw invalid(`${param}.content`, 'Input should be a valid string or list');
+  else parts = blocksOf(content, `${param}.content`).map((inner, k) => decodeUserBlock(inner, `${param}.content.${k}`));
   return {
     type: 'tool_result',
-    callId: requireString(field(block, 'tool_use_id'), `${param}.tool_use_id`),
+    callId: read.string(block['tool_use_id'], `${param}.tool_use_id`),
     content: parts,
-    isError: field(block, 'is_error') === true,
+    isError: read.optionalBoolean(block['is_error'], `${param}.is_error`) === true,
   };
 }
 
-function decodeAssistantBlock(block: unknown, param: string): Part {
-  const type = blockType(block, param);
+function decodeAssistantBlock(block: JsonObject, param: string): Part {
+  const type = read.string(block['type'], `${param}.type`);
   switch (type) {
     case 'text':
-      return { type: 'text', text: requireString(field(block, 'text'), `${param}.text`) };
+      return { type: 'text', text: read.string(block['text'], `${param}.text`) };
     case 'thinking':
-      return clientThinking(requireString(field(block, 'thinking'), `${param}.thinking`), field(block, 'signature'));
+      return clientThinking(read.string(block['thinking'], `${param}.thinking`), read.optionalString(block['signature'], `${param}.signature`));
     case 'redacted_thinking': {
-      const data = requireString(field(block, 'data'), `${param}.data`);
+      const data = read.string(block['data'], `${param}.data`);
       const wrapped = unwrapProof(data);
       if (wrapped !== null) return { type: 'reasoning', text: wrapped.text ?? '', proof: wrapped.proof };
       return { type: 'reasoning', text: '', proof: { dialect: FORMAT, value: data, redacted: true } };
     }
-    case 'tool_use': {
-      const input = field(block, 'input');
+    case 'tool_use':
       return {
         type: 'tool_call',
-        id: requireString(field(block, 'id'), `${param}.id`),
-        name: requireString(field(block, 'name'), `${param}.name`),
-        arguments: JSON.stringify(input === undefined || input === null ? {} : input),
+        id: read.string(block['id'], `${param}.id`),
+        name: read.string(block['name'], `${param}.name`),
+        arguments: JSON.stringify(read.optionalObject(block['input'], `${param}.input`) ?? {}),
       };
-    }
     default:
       // server_tool_use, web_search_tool_result and the other server tool blocks: the upstream never ran them.
       throw unsupportedBlock(`${param}.type`, type);
@@ -222,71 +193,62 @@ function decodeAssistantBlock(block: unknown, param: string): Part {
  * A thinking block a client sent back. Its signature is Anthropic's own only if this gateway did not wrap
  * another dialect's proof in it (reasoning answered by another upstream): then the wrapped proof and text count.
  */
-function clientThinking(text: string, signature: unknown): ReasoningPart {
-  if (typeof signature !== 'string' || signature === '') return { type: 'reasoning', text, proof: null };
+function clientThinking(text: string, signature: string | null): ReasoningPart {
+  if (signature === null || signature === '') return { type: 'reasoning', text, proof: null };
   const wrapped = unwrapProof(signature);
   if (wrapped !== null) return { type: 'reasoning', text: wrapped.text ?? text, proof: wrapped.proof };
   return { type: 'reasoning', text, proof: { dialect: FORMAT, value: signature } };
 }
 
 function decodeTools(value: unknown): Tool[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid('tools', 'Input should be a valid list');
-  return value.map((tool: unknown, i): Tool => {
+  return (read.optionalArray(value, 'tools') ?? []).map((entry: unknown, i): Tool => {
     const param = `tools.${i}`;
-    if (!isObject(tool)) throw invalid(param, 'Input should be a valid dictionary');
-    const type = tool['type'];
-    if (type === undefined || type === null || type === 'custom') {
-      const schema = tool['input_schema'];
-      if (!isObject(schema)) throw invalid(`${param}.input_schema`, 'Field required');
-      const description = tool['description'];
-      const strict = tool['strict'];
+    const tool = read.object(entry, param);
+    const type = read.optionalString(tool['type'], `${param}.type`);
+    if (type === null || type === 'custom') {
       return {
         kind: 'function',
-        name: requireString(tool['name'], `${param}.name`),
-        description: typeof description === 'string' ? description : null,
-        parameters: schema,
-        strict: typeof strict === 'boolean' ? strict : null,
+        name: read.string(tool['name'], `${param}.name`),
+        description: read.optionalString(tool['description'], `${param}.description`),
+        parameters: read.object(tool['input_schema'], `${param}.input_schema`),
+        strict: read.optionalBoolean(tool['strict'], `${param}.strict`),
       };
     }
-    if (typeof type !== 'string') throw invalid(`${param}.type`, 'Input should be a valid string');
     // web_search_*, bash_*, text_editor_*, computer_*, code_execution_*, ...: run by Anthropic itself.
     return { kind: 'hosted', dialect: FORMAT, type, definition: tool };
   });
 }
 
-const TOOL_CHOICES: Readonly<Record<string, ToolChoice>> = { auto: { type: 'auto' }, any: { type: 'required' }, none: { type: 'none' } };
+const TOOL_CHOICES: ReadonlyMap<string, ToolChoice> = new Map([
+  ['auto', { type: 'auto' }],
+  ['any', { type: 'required' }],
+  ['none', { type: 'none' }],
+]);
 
-function decodeToolChoice(value: unknown): ToolChoice | null {
-  if (value === undefined || value === null) return null;
-  const type = field(value, 'type');
-  if (type === 'tool') return { type: 'tool', name: requireString(field(value, 'name'), 'tool_choice.name') };
-  const choice = typeof type === 'string' ? TOOL_CHOICES[type] : undefined;
-  if (choice === undefined) throw invalid('tool_choice.type', "Input should be 'auto', 'any', 'tool' or 'none'");
+function decodeToolChoice(value: JsonObject | null): ToolChoice | null {
+  if (value === null) return null;
+  const type = read.string(value['type'], 'tool_choice.type');
+  if (type === 'tool') return { type: 'tool', name: read.string(value['name'], 'tool_choice.name') };
+  const choice = TOOL_CHOICES.get(type);
+  if (choice === undefined) throw read.invalid('tool_choice.type', "Input should be 'auto', 'any', 'tool' or 'none'");
   return choice;
 }
 
-function decodeResponseFormat(outputConfig: unknown): ResponseFormat | null {
-  const format = field(outputConfig, 'format');
-  if (field(format, 'type') !== 'json_schema') return null;
-  const schema = field(format, 'schema');
-  if (!isObject(schema)) throw invalid('output_config.format.schema', 'Field required');
+function decodeResponseFormat(outputConfig: JsonObject | null): ResponseFormat | null {
+  const format = read.optionalObject(outputConfig?.['format'], 'output_config.format');
+  if (format === null || read.string(format['type'], 'output_config.format.type') !== 'json_schema') return null;
+  const schema = read.object(format['schema'], 'output_config.format.schema');
   // Anthropic's format has no name; the OpenAI dialects require one.
   return { type: 'json_schema', name: 'output', schema, strict: null, description: null };
 }
 
-function effortOf(value: unknown): ReasoningEffort | null {
-  return typeof value === 'string' && EFFORTS.has(value) ? (value as ReasoningEffort) : null;
-}
-
-function decodeReasoning(thinking: unknown, outputConfig: unknown): Reasoning | null {
-  const effort = effortOf(field(outputConfig, 'effort'));
-  switch (field(thinking, 'type')) {
-    case 'enabled': {
-      const budget = optionalNumber(field(thinking, 'budget_tokens'));
-      if (budget === null) throw invalid('thinking.budget_tokens', 'Field required');
-      return { effort: null, budgetTokens: budget };
-    }
+function decodeReasoning(thinkingValue: unknown, outputConfig: JsonObject | null): Reasoning | null {
+  const given = read.optionalString(outputConfig?.['effort'], 'output_config.effort');
+  const effort = given !== null && EFFORTS.has(given) ? (given as ReasoningEffort) : null;
+  const thinking = read.optionalObject(thinkingValue, 'thinking');
+  switch (thinking === null ? null : read.string(thinking['type'], 'thinking.type')) {
+    case 'enabled':
+      return { effort: null, budgetTokens: read.number(thinking?.['budget_tokens'], 'thinking.budget_tokens') };
     case 'adaptive':
       // Adaptive thinking is sized by output_config.effort; without one the shared rule reads it as medium.
       return { effort: effort ?? 'medium', budgetTokens: null };

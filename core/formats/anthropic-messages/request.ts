@@ -6,6 +6,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
+import { invalidField, missingField, wrongType } from './fields.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
@@ -28,13 +29,11 @@ function wordProblem(problem: BodyProblem): GatewayError {
       return new GatewayError('GW_ERR_REQUEST_INVALID_JSON', `The request body is not valid JSON: ${problem.detail}`);
     case 'not_object':
       return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'The request body must be a JSON object.');
-    case 'missing': {
-      const param = problem.path.join('.');
-      return new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', `${param}: Field required`, { param });
-    }
-    case 'invalid': {
-      const param = problem.path.join('.');
-      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}: ${problem.detail}`, { param });
-    }
+    case 'missing':
+      return missingField(problem.path.join('.'));
+    case 'type':
+      return wrongType(problem.path.join('.'), problem.expected, problem.got);
+    case 'invalid':
+      return invalidField(problem.path.join('.'), problem.detail);
   }
 }

@@ -5,32 +5,19 @@ import { promptCacheKey } from '../../ir/cache-key.js';
 import { imageFromUrl, imageToUrl } from '../../ir/data-url.js';
 import type { ImagePart, Message, Part, TextPart, ToolCallPart } from '../../ir/message.js';
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
+import { shown, type JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
-import { field } from '../json-fields.js';
+import { openaiFields as read } from './fields.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function invalid(param: string, detail: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value for '${param}': ${detail}.`, { param });
-}
-
-function missing(param: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', `Missing required parameter: '${param}'.`, { param });
-}
 
 function unsupported(param: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
 // ---- decode: client request -> IR ----
+// Every value below the shallow schema's reach is read through `read`, which refuses one of another type with
+// the 400 naming it: a client's body never meets a reader that did not expect it.
 
 /** What would change the shape of the answer, which another dialect cannot give. */
 function rejectUnsupported(json: Json): void {
@@ -50,13 +37,14 @@ function rejectUnsupported(json: Json): void {
   }
 }
 
-function decodeImage(part: Json, param: string): ImagePart {
+function decodeImage(part: JsonObject, param: string): ImagePart {
   const image = part['image_url'];
   // The SDK sends {url, detail}; a few clients send the URL alone.
-  const url = typeof image === 'string' ? image : isObject(image) ? image['url'] : undefined;
-  if (typeof url !== 'string') throw missing(`${param}.image_url.url`);
-  const detail = isObject(image) ? image['detail'] : undefined;
-  return { type: 'image', source: imageFromUrl(url), ...(typeof detail === 'string' ? { detail } : {}) };
+  if (typeof image === 'string') return { type: 'image', source: imageFromUrl(image) };
+  const spec = read.object(image, `${param}.image_url`);
+  const url = read.string(spec['url'], `${param}.image_url.url`);
+  const detail = read.optionalString(spec['detail'], `${param}.image_url.detail`);
+  return { type: 'image', source: imageFromUrl(url), ...(detail === null ? {} : { detail }) };
 }
 
 /**
@@ -66,40 +54,36 @@ function decodeImage(part: Json, param: string): ImagePart {
 function decodeContent(content: unknown, param: string, images: boolean): (TextPart | ImagePart)[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw invalid(param, 'expected a string or an array of content parts');
+  if (!Array.isArray(content)) throw read.refuse(content, param, ['string', 'array']);
   const parts: (TextPart | ImagePart)[] = [];
-  content.forEach((part: unknown, j) => {
+  content.forEach((value: unknown, j) => {
     const at = `${param}[${j}]`;
-    if (!isObject(part)) throw invalid(at, 'expected a content part object');
-    const type = part['type'];
+    const part = read.object(value, at);
+    const type = read.string(part['type'], `${at}.type`);
     if (type === 'text' || type === 'refusal') {
-      const text = part[type];
-      if (typeof text !== 'string') throw missing(`${at}.${type}`);
+      const text = read.string(part[type], `${at}.${type}`);
       if (text !== '') parts.push({ type: 'text', text });
     } else if (type === 'image_url' && images) {
       parts.push(decodeImage(part, at));
     } else {
-      throw unsupported(at, `Content part type "${String(type)}" cannot be sent to this model's upstream.`);
+      throw unsupported(at, `Content part type "${shown(type)}" cannot be sent to this model's upstream.`);
     }
   });
   return parts;
 }
 
-function decodeToolCall(call: unknown, param: string): ToolCallPart {
-  if (!isObject(call)) throw invalid(param, 'expected a tool call object');
-  const id = call['id'];
-  if (typeof id !== 'string') throw missing(`${param}.id`);
+function decodeToolCall(value: unknown, param: string): ToolCallPart {
+  const call = read.object(value, param);
+  const id = read.string(call['id'], `${param}.id`);
   if (call['type'] === 'custom') {
-    const custom = call['custom'];
-    const name = field(custom, 'name');
-    if (typeof name !== 'string') throw missing(`${param}.custom.name`);
-    const input = field(custom, 'input');
-    return { type: 'tool_call', id, name, arguments: typeof input === 'string' ? input : '', custom: true };
+    const custom = read.object(call['custom'], `${param}.custom`);
+    const name = read.string(custom['name'], `${param}.custom.name`);
+    const input = read.optionalString(custom['input'], `${param}.custom.input`);
+    return { type: 'tool_call', id, name, arguments: input ?? '', custom: true };
   }
-  const fn = call['function'];
-  const name = field(fn, 'name');
-  if (typeof name !== 'string') throw missing(`${param}.function.name`);
-  const args = field(fn, 'arguments');
+  const fn = read.object(call['function'], `${param}.function`);
+  const name = read.string(fn['name'], `${param}.function.name`);
+  const args = fn['arguments'];
   // Some clients replay parsed arguments; the IR keeps JSON text.
   const text = typeof args === 'string' ? args : args === undefined || args === null ? '{}' : JSON.stringify(args);
   return { type: 'tool_call', id, name, arguments: text };
@@ -112,17 +96,16 @@ function decodeAssistant(m: Json, param: string): Part[] {
   if (typeof reasoning === 'string' && reasoning !== '') parts.push({ type: 'reasoning', text: reasoning, proof: null });
   const content = decodeContent(m['content'], `${param}.content`, false);
   parts.push(...content);
-  const refusal = m['refusal'];
-  if (content.length === 0 && typeof refusal === 'string' && refusal !== '') parts.push({ type: 'text', text: refusal });
-  const calls = m['tool_calls'];
-  if (Array.isArray(calls)) calls.forEach((call: unknown, k) => parts.push(decodeToolCall(call, `${param}.tool_calls[${k}]`)));
-  else if (calls !== undefined && calls !== null) throw invalid(`${param}.tool_calls`, 'expected an array');
+  const refusal = read.optionalString(m['refusal'], `${param}.refusal`);
+  if (content.length === 0 && refusal !== null && refusal !== '') parts.push({ type: 'text', text: refusal });
+  const calls = read.optionalArray(m['tool_calls'], `${param}.tool_calls`) ?? [];
+  calls.forEach((call: unknown, k) => parts.push(decodeToolCall(call, `${param}.tool_calls[${k}]`)));
   return parts;
 }
 
-function decodeMessage(m: unknown, i: number): Message {
+function decodeMessage(value: unknown, i: number): Message {
   const param = `messages[${i}]`;
-  if (!isObject(m)) throw invalid(param, 'expected a message object');
+  const m = read.object(value, param);
   switch (m['role']) {
     case 'system':
     case 'developer':
@@ -132,39 +115,33 @@ function decodeMessage(m: unknown, i: number): Message {
     case 'assistant':
       return { role: 'assistant', parts: decodeAssistant(m, param) };
     case 'tool': {
-      const callId = m['tool_call_id'];
-      if (typeof callId !== 'string') throw missing(`${param}.tool_call_id`);
+      const callId = read.string(m['tool_call_id'], `${param}.tool_call_id`);
       // OpenAI takes text parts only; images are accepted too, since the IR and other dialects can carry them.
       const content = decodeContent(m['content'], `${param}.content`, true);
       return { role: 'tool', parts: [{ type: 'tool_result', callId, content, isError: false }] };
     }
     default:
-      throw unsupported(`${param}.role`, `Messages with role "${String(m['role'])}" cannot be translated for this model's upstream.`);
+      throw unsupported(`${param}.role`, `Messages with role "${shown(m['role'])}" cannot be translated for this model's upstream.`);
   }
 }
 
 function decodeTools(tools: unknown): Tool[] {
-  if (tools === undefined || tools === null) return [];
-  if (!Array.isArray(tools)) throw invalid('tools', 'expected an array');
-  return tools.map((tool: unknown, i): Tool => {
+  return (read.optionalArray(tools, 'tools') ?? []).map((value: unknown, i): Tool => {
     const param = `tools[${i}]`;
-    const type = field(tool, 'type');
+    const tool = read.object(value, param);
+    const type = read.string(tool['type'], `${param}.type`);
     if (type !== 'function') {
-      throw unsupported(param, `Tool type "${String(type)}" cannot be translated for this model's upstream.`);
+      throw unsupported(param, `Tool type "${shown(type)}" cannot be translated for this model's upstream.`);
     }
-    const fn = field(tool, 'function');
-    const name = field(fn, 'name');
-    if (typeof name !== 'string') throw missing(`${param}.function.name`);
-    const description = field(fn, 'description');
-    const parameters = field(fn, 'parameters');
-    const strict = field(fn, 'strict');
+    const fn = read.object(tool['function'], `${param}.function`);
+    const parameters = read.optionalObject(fn['parameters'], `${param}.function.parameters`);
     return {
       kind: 'function',
-      name,
-      description: typeof description === 'string' ? description : null,
+      name: read.string(fn['name'], `${param}.function.name`),
+      description: read.optionalString(fn['description'], `${param}.function.description`),
       // OpenAI allows omitting parameters (a tool without arguments); other dialects need an object schema.
-      parameters: isObject(parameters) ? parameters : { type: 'object', properties: {} },
-      strict: typeof strict === 'boolean' ? strict : null,
+      parameters: parameters ?? { type: 'object', properties: {} },
+      strict: read.optionalBoolean(fn['strict'], `${param}.function.strict`),
     };
   });
 }
@@ -172,62 +149,64 @@ function decodeTools(tools: unknown): Tool[] {
 function decodeToolChoice(choice: unknown): ToolChoice | null {
   if (choice === undefined || choice === null) return null;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { type: choice };
-  const name = field(field(choice, 'function'), 'name');
-  if (field(choice, 'type') === 'function' && typeof name === 'string') return { type: 'tool', name };
+  if (typeof choice === 'string') throw read.invalid('tool_choice', `expected none, auto, required or a tool, but got "${shown(choice)}"`);
+  const spec = read.object(choice, 'tool_choice');
+  if (spec['type'] === 'function') {
+    const fn = read.object(spec['function'], 'tool_choice.function');
+    return { type: 'tool', name: read.string(fn['name'], 'tool_choice.function.name') };
+  }
+  // allowed_tools, custom: the other dialects cannot say it.
   throw unsupported('tool_choice', `This "tool_choice" cannot be translated for this model's upstream.`);
 }
 
 function decodeStop(stop: unknown): string[] {
+  if (stop === undefined || stop === null) return [];
   if (typeof stop === 'string') return stop === '' ? [] : [stop];
-  if (Array.isArray(stop)) return stop.filter((s): s is string => typeof s === 'string' && s !== '');
-  return [];
+  if (!Array.isArray(stop)) throw read.refuse(stop, 'stop', ['string', 'array']);
+  return stop.map((s: unknown, i) => read.string(s, `stop[${i}]`)).filter((s) => s !== '');
 }
 
-function decodeResponseFormat(format: unknown): ResponseFormat | null {
-  const type = field(format, 'type');
-  if (type === undefined || type === 'text') return null;
+function decodeResponseFormat(value: unknown): ResponseFormat | null {
+  const format = read.optionalObject(value, 'response_format');
+  const type = read.optionalString(format?.['type'], 'response_format.type');
+  if (format === null || type === null || type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
   if (type === 'json_schema') {
-    const spec = field(format, 'json_schema');
-    const name = field(spec, 'name');
-    const schema = field(spec, 'schema');
-    const strict = field(spec, 'strict');
-    const description = field(spec, 'description');
+    const spec = read.optionalObject(format['json_schema'], 'response_format.json_schema') ?? {};
+    const at = 'response_format.json_schema';
     return {
       type: 'json_schema',
-      name: typeof name === 'string' ? name : 'response',
-      schema: isObject(schema) ? schema : {},
-      strict: typeof strict === 'boolean' ? strict : null,
-      description: typeof description === 'string' ? description : null,
+      name: read.optionalString(spec['name'], `${at}.name`) ?? 'response',
+      schema: read.optionalObject(spec['schema'], `${at}.schema`) ?? {},
+      strict: read.optionalBoolean(spec['strict'], `${at}.strict`),
+      description: read.optionalString(spec['description'], `${at}.description`),
     };
   }
-  throw unsupported('response_format.type', `Response format "${String(type)}" cannot be translated for this model's upstream.`);
+  throw unsupported('response_format.type', `Response format "${shown(type)}" cannot be translated for this model's upstream.`);
 }
 
 const EFFORTS: ReadonlySet<string> = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 function decodeReasoning(effort: unknown): Reasoning | null {
   if (effort === undefined || effort === null) return null;
-  if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw invalid('reasoning_effort', `expected one of ${[...EFFORTS].join(', ')}`);
+  if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw read.invalid('reasoning_effort', `expected one of ${[...EFFORTS].join(', ')}`);
   return { effort: effort as ReasoningEffort, budgetTokens: null };
 }
 
 export function decodeRequest(request: ParsedRequest): ChatRequest {
   const json = request.json;
   rejectUnsupported(json);
-  const messages = json['messages'];
-  if (!Array.isArray(messages)) throw missing('messages');
-  const parallel = json['parallel_tool_calls'];
+  const messages = read.array(json['messages'], 'messages');
   return {
     model: request.model,
     messages: messages.map(decodeMessage),
     tools: decodeTools(json['tools']),
     toolChoice: decodeToolChoice(json['tool_choice']),
-    parallelToolCalls: typeof parallel === 'boolean' ? parallel : null,
+    parallelToolCalls: read.optionalBoolean(json['parallel_tool_calls'], 'parallel_tool_calls'),
     // max_tokens is deprecated but still what most clients send.
-    maxTokens: numberOrNull(json['max_completion_tokens']) ?? numberOrNull(json['max_tokens']),
-    temperature: numberOrNull(json['temperature']),
-    topP: numberOrNull(json['top_p']),
+    maxTokens: read.optionalNumber(json['max_completion_tokens'], 'max_completion_tokens') ?? read.optionalNumber(json['max_tokens'], 'max_tokens'),
+    temperature: read.optionalNumber(json['temperature'], 'temperature'),
+    topP: read.optionalNumber(json['top_p'], 'top_p'),
     stop: decodeStop(json['stop']),
     responseFormat: decodeResponseFormat(json['response_format']),
     reasoning: decodeReasoning(json['reasoning_effort']),

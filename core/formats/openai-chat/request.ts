@@ -5,6 +5,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
+import { invalidField, missingField, wrongType } from './fields.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
@@ -36,13 +37,11 @@ function wordProblem(problem: BodyProblem): GatewayError {
       );
     case 'not_object':
       return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'The request body must be a JSON object.');
-    case 'missing': {
-      const param = toParam(problem.path);
-      return new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', `Missing required parameter: '${param}'.`, { param });
-    }
-    case 'invalid': {
-      const param = toParam(problem.path);
-      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value for '${param}': ${problem.detail}.`, { param });
-    }
+    case 'missing':
+      return missingField(toParam(problem.path));
+    case 'type':
+      return wrongType(toParam(problem.path), problem.expected, problem.got);
+    case 'invalid':
+      return invalidField(toParam(problem.path), problem.detail);
   }
 }

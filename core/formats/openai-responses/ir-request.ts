@@ -1,11 +1,14 @@
 // Responses requests to the IR: what a Responses client (Codex) asked. The other direction is ir-request-encode.ts.
+// Every value below the shallow schema's reach is read through `read` (openai-chat/fields.ts), which refuses one
+// of another type with the 400 naming it: a client's body never meets a reader that did not expect it.
 
 import { GatewayError } from '../../errors.js';
 import { imageFromUrl } from '../../ir/data-url.js';
 import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../ir/message.js';
 import type { ChatRequest, FunctionTool, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
+import { shown, type JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
-import { field } from '../json-fields.js';
+import { openaiFields as read } from '../openai-chat/fields.js';
 import { flatName, readReasoning } from './ir-response.js';
 
 const FORMAT = 'openai-responses';
@@ -30,60 +33,37 @@ function unsupported(message: string, param: string): GatewayError {
   return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
 }
 
-function invalid(param: string, expected: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value for '${param}': expected ${expected}.`, { param });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function requireString(obj: unknown, key: string, param: string): string {
-  const value = field(obj, key);
-  if (typeof value !== 'string') throw invalid(`${param}.${key}`, 'a string');
-  return value;
-}
-
-function optionalString(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function optionalNumber(value: unknown, param: string): number | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(param, 'a number');
-  return value;
-}
-
 // ---- Client side: decodeRequest ----
 
 /** Message content: a string, or parts. Text of every kind is text; images keep their detail. */
 function readContent(content: unknown, param: string): (TextPart | ImagePart)[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  if (!Array.isArray(content)) throw invalid(param, 'a string or an array of content parts');
-  return content.map((part, i): TextPart | ImagePart => {
+  if (!Array.isArray(content)) throw read.refuse(content, param, ['string', 'array']);
+  return content.map((value: unknown, i): TextPart | ImagePart => {
     const at = `${param}[${i}]`;
-    const type = field(part, 'type');
+    const part = read.object(value, at);
+    const type = read.string(part['type'], `${at}.type`);
     switch (type) {
       case 'input_text':
       case 'output_text':
       case 'text':
-        return { type: 'text', text: requireString(part, 'text', at) };
+        return { type: 'text', text: read.string(part['text'], `${at}.text`) };
       case 'refusal':
-        return { type: 'text', text: requireString(part, 'refusal', at) };
+        return { type: 'text', text: read.string(part['refusal'], `${at}.refusal`) };
       case 'input_image': {
-        const url = field(part, 'image_url');
-        if (typeof url !== 'string' || url === '') {
+        const url = read.optionalString(part['image_url'], `${at}.image_url`);
+        if (url === null || url === '') {
           throw unsupported(
             `An input_image given by file_id has no counterpart on this model's upstream; send the image as a URL or a data URL.`,
             at,
           );
         }
-        const detail = field(part, 'detail');
-        return { type: 'image', source: imageFromUrl(url), ...(typeof detail === 'string' ? { detail } : {}) };
+        const detail = read.optionalString(part['detail'], `${at}.detail`);
+        return { type: 'image', source: imageFromUrl(url), ...(detail === null ? {} : { detail }) };
       }
       default:
-        throw unsupported(`Content type "${String(type)}" has no counterpart on this model's upstream; send text or images.`, at);
+        throw unsupported(`Content type "${shown(type)}" has no counterpart on this model's upstream; send text or images.`, at);
     }
   });
 }
@@ -93,87 +73,84 @@ function readOutput(output: unknown, param: string): (TextPart | ImagePart)[] {
   return typeof output === 'string' ? [{ type: 'text', text: output }] : readContent(output, param);
 }
 
-function readFunctionTool(tool: unknown, param: string, namespace: string | null): FunctionTool {
-  const name = requireString(tool, 'name', param);
-  const parameters = field(tool, 'parameters');
-  const strict = field(tool, 'strict');
+function readFunctionTool(tool: JsonObject, param: string, namespace: string | null): FunctionTool {
+  const name = read.string(tool['name'], `${param}.name`);
+  const parameters = read.optionalObject(tool['parameters'], `${param}.parameters`);
   return {
     kind: 'function',
     name: namespace === null ? name : flatName(name, namespace),
     ...(namespace === null ? {} : { namespace }),
-    description: optionalString(field(tool, 'description')),
-    parameters: isObject(parameters) ? parameters : { type: 'object', properties: {} },
-    strict: typeof strict === 'boolean' ? strict : null,
+    description: read.optionalString(tool['description'], `${param}.description`),
+    parameters: parameters ?? { type: 'object', properties: {} },
+    strict: read.optionalBoolean(tool['strict'], `${param}.strict`),
   };
 }
 
 function readTools(tools: unknown, param: string): Tool[] {
-  if (tools === undefined || tools === null) return [];
-  if (!Array.isArray(tools)) throw invalid(param, 'an array of tools');
-  return tools.flatMap((tool, i): Tool[] => {
+  return (read.optionalArray(tools, param) ?? []).flatMap((value: unknown, i): Tool[] => {
     const at = `${param}[${i}]`;
-    const type = field(tool, 'type');
+    const tool = read.object(value, at);
+    const type = read.string(tool['type'], `${at}.type`);
     if (type === 'function') return [readFunctionTool(tool, at, null)];
     if (type === 'custom') {
       // The grammar of `format`, if any, has no counterpart: other dialects take any string.
-      return [{ kind: 'custom', name: requireString(tool, 'name', at), description: optionalString(field(tool, 'description')) }];
+      return [{ kind: 'custom', name: read.string(tool['name'], `${at}.name`), description: read.optionalString(tool['description'], `${at}.description`) }];
     }
     if (type === 'namespace') {
       // Other dialects have no namespaces: each member becomes `<namespace>__<member>`.
-      const namespace = requireString(tool, 'name', at);
-      const members = field(tool, 'tools');
-      if (!Array.isArray(members)) throw invalid(`${at}.tools`, 'an array of tools');
-      return members.map((member, j) => {
-        const memberType = field(member, 'type');
+      const namespace = read.string(tool['name'], `${at}.name`);
+      return read.array(tool['tools'], `${at}.tools`).map((entry: unknown, j) => {
+        const memberAt = `${at}.tools[${j}]`;
+        const member = read.object(entry, memberAt);
+        const memberType = read.string(member['type'], `${memberAt}.type`);
         if (memberType !== 'function') {
-          throw unsupported(`Tool type "${String(memberType)}" cannot be translated for this model's upstream.`, `${at}.tools[${j}]`);
+          throw unsupported(`Tool type "${shown(memberType)}" cannot be translated for this model's upstream.`, memberAt);
         }
-        return readFunctionTool(member, `${at}.tools[${j}]`, namespace);
+        return readFunctionTool(member, memberAt, namespace);
       });
     }
-    if (typeof type === 'string' && HOSTED.has(type) && isObject(tool)) {
-      return [{ kind: 'hosted', dialect: FORMAT, type, definition: tool }];
-    }
-    throw unsupported(`Tool type "${String(type)}" cannot be translated for this model's upstream.`, at);
+    if (HOSTED.has(type)) return [{ kind: 'hosted', dialect: FORMAT, type, definition: tool }];
+    throw unsupported(`Tool type "${shown(type)}" cannot be translated for this model's upstream.`, at);
   });
 }
 
 function readToolChoice(choice: unknown): ToolChoice | null {
   if (choice === undefined || choice === null) return null;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { type: choice };
-  const type = field(choice, 'type');
-  const name = field(choice, 'name');
-  if ((type === 'function' || type === 'custom') && typeof name === 'string') {
-    return { type: 'tool', name: type === 'function' ? flatName(name, field(choice, 'namespace')) : name };
+  if (typeof choice === 'string') throw read.invalid('tool_choice', `expected none, auto, required or a tool, but got "${shown(choice)}"`);
+  const spec = read.object(choice, 'tool_choice');
+  const type = read.string(spec['type'], 'tool_choice.type');
+  if (type === 'function' || type === 'custom') {
+    const name = read.string(spec['name'], 'tool_choice.name');
+    const namespace = read.optionalString(spec['namespace'], 'tool_choice.namespace');
+    return { type: 'tool', name: type === 'function' ? flatName(name, namespace) : name };
   }
   // allowed_tools, or forcing a hosted tool: the other dialects cannot say it.
-  throw unsupported(`tool_choice of type "${String(type ?? choice)}" cannot be translated for this model's upstream.`, 'tool_choice');
+  throw unsupported(`tool_choice of type "${shown(type)}" cannot be translated for this model's upstream.`, 'tool_choice');
 }
 
 function readResponseFormat(text: unknown): ResponseFormat | null {
-  const format = field(text, 'format');
-  if (format === undefined || format === null) return null;
-  const type = field(format, 'type');
+  const format = read.optionalObject(read.optionalObject(text, 'text')?.['format'], 'text.format');
+  if (format === null) return null;
+  const type = read.string(format['type'], 'text.format.type');
   if (type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
   if (type === 'json_schema') {
-    const schema = field(format, 'schema');
-    const strict = field(format, 'strict');
     return {
       type: 'json_schema',
-      name: optionalString(field(format, 'name')) ?? 'response',
-      schema: isObject(schema) ? schema : {},
-      strict: typeof strict === 'boolean' ? strict : null,
-      description: optionalString(field(format, 'description')),
+      name: read.optionalString(format['name'], 'text.format.name') ?? 'response',
+      schema: read.optionalObject(format['schema'], 'text.format.schema') ?? {},
+      strict: read.optionalBoolean(format['strict'], 'text.format.strict'),
+      description: read.optionalString(format['description'], 'text.format.description'),
     };
   }
-  throw unsupported(`text.format of type "${String(type)}" cannot be translated for this model's upstream.`, 'text.format');
+  throw unsupported(`text.format of type "${shown(type)}" cannot be translated for this model's upstream.`, 'text.format');
 }
 
 function readReasoningSetting(reasoning: unknown): Reasoning | null {
-  const effort = field(reasoning, 'effort');
+  const effort = read.optionalObject(reasoning, 'reasoning')?.['effort'];
   if (effort === undefined || effort === null) return null;
-  if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw invalid('reasoning.effort', 'none, minimal, low, medium, high or xhigh');
+  if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw read.invalid('reasoning.effort', 'expected none, minimal, low, medium, high or xhigh');
   return { effort: effort as ReasoningEffort, budgetTokens: null };
 }
 
@@ -197,6 +174,17 @@ function rejectStateful(json: Record<string, unknown>): void {
   }
 }
 
+/** A reasoning item's summary and content parts, as the readers of them (readReasoning) expect them. */
+function checkReasoning(item: JsonObject, at: string): void {
+  for (const key of ['summary', 'content'] as const) {
+    (read.optionalArray(item[key], `${at}.${key}`) ?? []).forEach((value: unknown, i) => {
+      const part = read.object(value, `${at}.${key}[${i}]`);
+      read.string(part['text'], `${at}.${key}[${i}].text`);
+    });
+  }
+  read.optionalString(item['encrypted_content'], `${at}.encrypted_content`);
+}
+
 /**
  * Input items to IR messages. Items the model wrote (reasoning, assistant messages, calls) that follow each
  * other form one assistant turn; each call output is one tool message.
@@ -214,49 +202,48 @@ class InputReader {
     }
   }
 
-  read(item: unknown, at: string): void {
+  read(value: unknown, at: string): void {
+    const item = read.object(value, at);
     // `type` may be left out of a message ("easy input").
-    const type = field(item, 'type') ?? (field(item, 'role') === undefined ? undefined : 'message');
+    const given = item['type'] ?? (item['role'] === undefined ? undefined : 'message');
+    const type = read.string(given, `${at}.type`);
     switch (type) {
       case 'message': {
-        const role = field(item, 'role');
-        const parts = readContent(field(item, 'content'), `${at}.content`);
+        const role = read.string(item['role'], `${at}.role`);
+        const parts = readContent(item['content'], `${at}.content`);
         if (role === 'assistant') for (const part of parts) this.assistant(part);
         else if (role === 'user') this.messages.push({ role: 'user', parts });
         else if (role === 'system' || role === 'developer') this.messages.push({ role: 'system', parts });
-        else throw invalid(`${at}.role`, 'user, assistant, system or developer');
+        else throw read.invalid(`${at}.role`, 'expected user, assistant, system or developer');
         return;
       }
-      case 'function_call': {
-        const args = field(item, 'arguments');
+      case 'function_call':
         this.assistant({
           type: 'tool_call',
-          id: requireString(item, 'call_id', at),
-          name: flatName(requireString(item, 'name', at), field(item, 'namespace')),
-          arguments: typeof args === 'string' ? args : '',
+          id: read.string(item['call_id'], `${at}.call_id`),
+          name: flatName(read.string(item['name'], `${at}.name`), read.optionalString(item['namespace'], `${at}.namespace`)),
+          arguments: read.optionalString(item['arguments'], `${at}.arguments`) ?? '',
         });
         return;
-      }
-      case 'custom_tool_call': {
-        const input = field(item, 'input');
+      case 'custom_tool_call':
         this.assistant({
           type: 'tool_call',
-          id: requireString(item, 'call_id', at),
-          name: requireString(item, 'name', at),
-          arguments: typeof input === 'string' ? input : '',
+          id: read.string(item['call_id'], `${at}.call_id`),
+          name: read.string(item['name'], `${at}.name`),
+          arguments: read.optionalString(item['input'], `${at}.input`) ?? '',
           custom: true,
         });
         return;
-      }
       case 'reasoning':
+        checkReasoning(item, at);
         this.assistant(readReasoning(item, true));
         return;
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const result: ToolResultPart = {
           type: 'tool_result',
-          callId: requireString(item, 'call_id', at),
-          content: readOutput(field(item, 'output'), `${at}.output`),
+          callId: read.string(item['call_id'], `${at}.call_id`),
+          content: readOutput(item['output'], `${at}.output`),
           isError: false,
           ...(type === 'custom_tool_call_output' ? { custom: true } : {}),
         };
@@ -265,12 +252,12 @@ class InputReader {
       }
       case 'additional_tools':
         // Codex declares tools in this item instead of `tools` with some models; they are tools like any other.
-        this.tools.push(...readTools(field(item, 'tools'), `${at}.tools`));
+        this.tools.push(...readTools(item['tools'], `${at}.tools`));
         return;
       default:
         // compaction, compaction_trigger, item_reference, hosted tool calls: only OpenAI can read or answer them.
         throw unsupported(
-          `Input item type "${String(type)}" has no counterpart on this model's upstream; only an OpenAI Responses upstream can take it.`,
+          `Input item type "${shown(type)}" has no counterpart on this model's upstream; only an OpenAI Responses upstream can take it.`,
           at,
         );
     }
@@ -281,23 +268,22 @@ export function decodeRequest(request: ParsedRequest): ChatRequest {
   const json = request.json;
   rejectStateful(json);
   const reader = new InputReader();
-  const instructions = json['instructions'];
-  if (typeof instructions === 'string' && instructions !== '') {
+  const instructions = read.optionalString(json['instructions'], 'instructions');
+  if (instructions !== null && instructions !== '') {
     reader.messages.push({ role: 'system', parts: [{ type: 'text', text: instructions }] });
   }
   const input = json['input'];
   if (typeof input === 'string') reader.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] });
-  else if (Array.isArray(input)) input.forEach((item, i) => reader.read(item, `input[${i}]`));
-  const parallel = json['parallel_tool_calls'];
+  else (read.optionalArray(input, 'input') ?? []).forEach((item, i) => reader.read(item, `input[${i}]`));
   return {
     model: request.model,
     messages: reader.messages,
     tools: [...readTools(json['tools'], 'tools'), ...reader.tools],
     toolChoice: readToolChoice(json['tool_choice']),
-    parallelToolCalls: typeof parallel === 'boolean' ? parallel : null,
-    maxTokens: optionalNumber(json['max_output_tokens'], 'max_output_tokens'),
-    temperature: optionalNumber(json['temperature'], 'temperature'),
-    topP: optionalNumber(json['top_p'], 'top_p'),
+    parallelToolCalls: read.optionalBoolean(json['parallel_tool_calls'], 'parallel_tool_calls'),
+    maxTokens: read.optionalNumber(json['max_output_tokens'], 'max_output_tokens'),
+    temperature: read.optionalNumber(json['temperature'], 'temperature'),
+    topP: read.optionalNumber(json['top_p'], 'top_p'),
     stop: [],
     responseFormat: readResponseFormat(json['text']),
     reasoning: readReasoningSetting(json['reasoning']),

@@ -5,12 +5,15 @@ import { GatewayError } from '../../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { answerCountTokens, answerMessages } from './anthropic.js';
 import { answerChat } from './chat.js';
+import { refusalOf } from './refusal.js';
 import { answerCompact, answerResponses } from './responses.js';
 
 export function createMockProvider(): Provider {
   return {
     send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const body = JSON.parse(request.body.joined().toString('utf8')) as Record<string, unknown>;
+      const refusal = refusalOf(request, body);
+      if (refusal !== null) return Promise.resolve(refusal);
       switch (request.path) {
         case '/v1/chat/completions':
           return Promise.resolve(answerChat(request, body));

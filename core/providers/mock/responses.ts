@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { field } from '../../formats/json-fields.js';
 import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { jsonResponse, sseResponse } from './respond.js';
 import { buildMockReply, type MockReply } from './reply.js';
@@ -14,11 +15,9 @@ const NO_FIELDS: Readonly<Record<string, unknown>> = {};
 function asMessages(body: Record<string, unknown>): Record<string, unknown> {
   const input = body['input'];
   const items = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
-  // Items without a role (tool calls and outputs, reasoning) count as no message.
-  const messages = (items as unknown[]).map((item) => {
-    const m = item as { role?: unknown; content?: unknown };
-    return { role: m.role, content: m.content };
-  });
+  // Items without a role (tool calls and outputs, reasoning) count as no message. `field`: an item the format
+  // decoder let through unread (after one the IR cannot carry) may be anything.
+  const messages = (items as unknown[]).map((item) => ({ role: field(item, 'role'), content: field(item, 'content') }));
   return { model: body['model'], messages, system: body['instructions'] };
 }
 
@@ -86,7 +85,7 @@ async function* streamEvents(id: string, itemId: string, reply: MockReply, delay
 export function answerCompact(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse {
   const reply = buildMockReply(request.channel, asMessages(body));
   const input = Array.isArray(body['input']) ? (body['input'] as unknown[]) : [];
-  const kept = input.filter((item) => (item as { role?: unknown }).role === 'user');
+  const kept = input.filter((item) => field(item, 'role') === 'user');
   const summary = Buffer.from(`mock compaction of ${input.length} items`).toString('base64');
   return jsonResponse({
     id: `resp_mock${randomBytes(9).toString('hex')}`,
