@@ -22,6 +22,7 @@ const CHANNEL: ResolvedChannel = {
   timeoutMs: 1000,
   idleTimeoutMs: 1000,
   cooldownMs: 0,
+  modelsRefreshMs: 0,
   headers: {},
   mock: { chunkDelayMs: 0, reply: null },
 };
