@@ -3,11 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../../core/errors.js';
+import type { GatewayError } from '../../../../core/errors.js';
 import { anthropicMessagesCodec as codec } from '../../../../core/formats/anthropic-messages/codec.js';
 import { createAnthropicMessagesFormat } from '../../../../core/formats/anthropic-messages/index.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 import type { ChatRequest } from '../../../../core/ir/request.js';
+import { INVALID, MISSING, UNSUPPORTED, itRefusesEach, refusalOf, type RefusalCase } from '../refusals.js';
 
 const format = createAnthropicMessagesFormat();
 
@@ -16,25 +17,14 @@ function decode(json: Record<string, unknown>): ChatRequest {
 }
 
 /** The body through the shallow check and the decoder, as translation reads it; the error it throws. */
-function refusal(json: Record<string, unknown>): GatewayError {
-  try {
-    decode(json);
-  } catch (err) {
-    assert.ok(err instanceof GatewayError, `not a GatewayError: ${String(err)}`);
-    return err;
-  }
-  assert.fail(`accepted ${JSON.stringify(json)}`);
-}
+const refusal = (json: Record<string, unknown>): GatewayError => refusalOf(() => decode(json), json);
 
 const user = (content: unknown): Record<string, unknown> => ({ messages: [{ role: 'user', content }] });
 const assistant = (content: unknown): Record<string, unknown> => ({ messages: [{ role: 'assistant', content }] });
 const hi = user('hi');
-const INVALID = 'GW_ERR_REQUEST_INVALID_FIELD';
-const MISSING = 'GW_ERR_REQUEST_MISSING_FIELD';
-const UNSUPPORTED = 'GW_ERR_TRANSLATION_UNSUPPORTED';
 
 describe('Messages decodeRequest refuses what the format cannot take, naming the field', () => {
-  const cases: [string, Record<string, unknown>, string, string][] = [
+  const cases: RefusalCase[] = [
     ['a null message (shallow check)', { messages: [null] }, INVALID, 'messages.0'],
     ['content of another type', user(5), INVALID, 'messages.0.content'],
     ['a null block', user([null]), INVALID, 'messages.0.content.0'],
@@ -66,15 +56,7 @@ describe('Messages decodeRequest refuses what the format cannot take, naming the
     ['a temperature string', { ...hi, temperature: 'hot' }, INVALID, 'temperature'],
     ['a document block', user([{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }]), UNSUPPORTED, 'messages.0.content.0.type'],
   ];
-  for (const [name, json, code, param] of cases) {
-    it(name, () => {
-      const err = refusal(json);
-      assert.equal(err.code, code, err.message);
-      assert.equal(err.param, param, err.message);
-      assert.equal(err.status, 400);
-      if (code !== UNSUPPORTED) assert.ok(err.message.startsWith(`${param}: `), `the message names ${param}: ${err.message}`);
-    });
-  }
+  itRefusesEach(cases, refusal, (message, param) => message.startsWith(`${param}: `));
 
   it('words a type refusal as Anthropic does', () => {
     assert.equal(refusal(user([null])).message, 'messages.0.content.0: Input should be a valid dictionary');

@@ -3,32 +3,22 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../../core/errors.js';
+import type { GatewayError } from '../../../../core/errors.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 import { openaiChatCodec as codec } from '../../../../core/formats/openai-chat/codec.js';
 import { createOpenAIChatFormat } from '../../../../core/formats/openai-chat/index.js';
+import { INVALID, MISSING, UNSUPPORTED, itRefusesEach, refusalOf, type RefusalCase } from '../refusals.js';
 
 const format = createOpenAIChatFormat();
 
 /** The body through the shallow check and the decoder, as translation reads it; the error it throws. */
-function refusal(json: Record<string, unknown>): GatewayError {
-  try {
-    codec.decodeRequest(format.decodeRequest(BodyBytes.of(Buffer.from(JSON.stringify({ model: 'm', ...json }), 'utf8'))));
-  } catch (err) {
-    assert.ok(err instanceof GatewayError, `not a GatewayError: ${String(err)}`);
-    return err;
-  }
-  assert.fail(`accepted ${JSON.stringify(json)}`);
-}
+const refusal = (json: Record<string, unknown>): GatewayError => refusalOf(() => codec.decodeRequest(format.decodeRequest(BodyBytes.of(Buffer.from(JSON.stringify({ model: 'm', ...json }), 'utf8')))), json);
 
 const user = (content: unknown): Record<string, unknown> => ({ messages: [{ role: 'user', content }] });
 const assistant = (fields: Record<string, unknown>): Record<string, unknown> => ({ messages: [{ role: 'assistant', ...fields }] });
-const INVALID = 'GW_ERR_REQUEST_INVALID_FIELD';
-const MISSING = 'GW_ERR_REQUEST_MISSING_FIELD';
-const UNSUPPORTED = 'GW_ERR_TRANSLATION_UNSUPPORTED';
 
 describe('Chat decodeRequest refuses what the format cannot take, naming the field', () => {
-  const cases: [string, Record<string, unknown>, string, string][] = [
+  const cases: RefusalCase[] = [
     ['a null message (shallow check)', { messages: [null] }, INVALID, 'messages[0]'],
     ['content of another type', user(5), INVALID, 'messages[0].content'],
     ['a null content part', user([null]), INVALID, 'messages[0].content[0]'],
@@ -60,15 +50,7 @@ describe('Chat decodeRequest refuses what the format cannot take, naming the fie
     ['a parallel_tool_calls string', { ...user('x'), parallel_tool_calls: 'yes' }, INVALID, 'parallel_tool_calls'],
     ['an image in a system message', { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: 'u' }] }] }, UNSUPPORTED, 'messages[0].content[0]'],
   ];
-  for (const [name, json, code, param] of cases) {
-    it(name, () => {
-      const err = refusal(json);
-      assert.equal(err.code, code, err.message);
-      assert.equal(err.param, param, err.message);
-      assert.equal(err.status, 400);
-      if (code !== UNSUPPORTED) assert.ok(err.message.includes(`'${param}'`), `the message names ${param}: ${err.message}`);
-    });
-  }
+  itRefusesEach(cases, refusal, (message, param) => message.includes(`'${param}'`));
 
   it('words a type refusal as OpenAI does', () => {
     assert.equal(refusal(user([null])).message, "Invalid type for 'messages[0].content[0]': expected an object, but got null instead.");

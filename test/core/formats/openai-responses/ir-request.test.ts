@@ -3,10 +3,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GatewayError } from '../../../../core/errors.js';
+import type { GatewayError } from '../../../../core/errors.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 import { openaiResponsesCodec as codec } from '../../../../core/formats/openai-responses/codec.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../../../../core/formats/openai-responses/index.js';
+import { INVALID, MISSING, UNSUPPORTED, itRefusesEach, refusalOf, type RefusalCase } from '../refusals.js';
 
 const format = createOpenAIResponsesFormat();
 
@@ -15,24 +16,13 @@ function bytes(json: Record<string, unknown>): BodyBytes {
 }
 
 /** The body through the shallow check and the decoder, as translation reads it; the error it throws. */
-function refusal(json: Record<string, unknown>): GatewayError {
-  try {
-    codec.decodeRequest(format.decodeRequest(bytes(json)));
-  } catch (err) {
-    assert.ok(err instanceof GatewayError, `not a GatewayError: ${String(err)}`);
-    return err;
-  }
-  assert.fail(`accepted ${JSON.stringify(json)}`);
-}
+const refusal = (json: Record<string, unknown>): GatewayError => refusalOf(() => codec.decodeRequest(format.decodeRequest(bytes(json))), json);
 
 const item = (fields: Record<string, unknown>): Record<string, unknown> => ({ input: [fields] });
 const message = (content: unknown): Record<string, unknown> => item({ role: 'user', content });
-const INVALID = 'GW_ERR_REQUEST_INVALID_FIELD';
-const MISSING = 'GW_ERR_REQUEST_MISSING_FIELD';
-const UNSUPPORTED = 'GW_ERR_TRANSLATION_UNSUPPORTED';
 
 describe('Responses decodeRequest refuses what the format cannot take, naming the field', () => {
-  const cases: [string, Record<string, unknown>, string, string][] = [
+  const cases: RefusalCase[] = [
     ['a null input item', { input: [null] }, INVALID, 'input[0]'],
     ['an input item that is a list', { input: [[]] }, INVALID, 'input[0]'],
     ['an item without type or role', item({ content: 'x' }), MISSING, 'input[0].type'],
@@ -69,15 +59,7 @@ describe('Responses decodeRequest refuses what the format cannot take, naming th
     ['a max_output_tokens string', { input: 'x', max_output_tokens: '5' }, INVALID, 'max_output_tokens'],
     ['a compaction item', item({ type: 'compaction', encrypted_content: 'E' }), UNSUPPORTED, 'input[0]'],
   ];
-  for (const [name, json, code, param] of cases) {
-    it(name, () => {
-      const err = refusal(json);
-      assert.equal(err.code, code, err.message);
-      assert.equal(err.param, param, err.message);
-      assert.equal(err.status, 400);
-      if (code !== UNSUPPORTED) assert.ok(err.message.includes(`'${param}'`), `the message names ${param}: ${err.message}`);
-    });
-  }
+  itRefusesEach(cases, refusal, (message, param) => message.includes(`'${param}'`));
 
   it('words the probe as OpenAI does; the shallow check lets it through (it does not read input items)', () => {
     assert.equal(refusal({ input: [null] }).message, "Invalid type for 'input[0]': expected an object, but got null instead.");
