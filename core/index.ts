@@ -20,6 +20,6 @@ export type { Attempt } from './routing/router.js';
 export { affinityKey, type AffinityBinding, type AffinityOutcome } from './routing/affinity.js';
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
 export { readWhole } from './providers/read-whole.js';
-export { scrubErrorBody, scrubSecrets } from './providers/scrub-secrets.js';
+export { scrubError, scrubErrorBody, scrubErrorFrame, scrubSecrets } from './providers/scrub-secrets.js';
 export type { UsageRecord } from './store/store.js';
 export type { AuthedKey } from './keys/key-ring.js';

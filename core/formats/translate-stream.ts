@@ -11,8 +11,11 @@ import { encodeFrames } from '../sse/frame-writer.js';
 import type { WireCodec } from './codec.js';
 
 export interface TranslatedStreamHooks {
-  /** The upstream reported an error inside the stream; the client gets it in its format and the stream ends. */
-  onUpstreamError(error: GatewayError): void;
+  /**
+   * The upstream reported an error inside the stream: returns the error to tell the client (its message scrubbed of
+   * keys), which gets it in its format; the stream ends.
+   */
+  onUpstreamError(error: GatewayError): GatewayError;
   /**
    * The upstream stream broke off (or ended before its terminal event): the error to tell the client, which
    * the encoder writes in the client's format, continuing its own event numbering. Throws to give up
@@ -56,13 +59,13 @@ export class StreamTranslation implements FrameTransform {
         continue;
       }
       for (const event of this.decoder.push(frame.event, frame.data)) {
-        // A loop, not push(...frames): a spread call per event costs more than the one or two frames it moves.
-        for (const encoded of this.encoder.push(event)) this.pending.push(encoded);
         if (event.type === 'error') {
-          this.hooks.onUpstreamError(event.error);
+          for (const encoded of this.encoder.push({ type: 'error', error: this.hooks.onUpstreamError(event.error) })) this.pending.push(encoded);
           this.done = true;
           break;
         }
+        // A loop, not push(...frames): a spread call per event costs more than the one or two frames it moves.
+        for (const encoded of this.encoder.push(event)) this.pending.push(encoded);
       }
       if (this.done) break;
     }

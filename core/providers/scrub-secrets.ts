@@ -1,16 +1,28 @@
 // Upstream error bodies pass through to the client, and some vendors echo the key they were sent ("Incorrect API
-// key provided: sk-..."). Before an error body leaves, anything shaped like the channel's own keys (exact match)
-// or a common key format is replaced. Successful bodies are never touched: they are the caller's content.
+// key provided: sk-..."). Before an error body or an in-band error event leaves, anything shaped like the
+// channel's own keys (exact match) or a common key format is replaced. Successful bodies and events are never
+// touched: they are the caller's content.
+//
+// Inside JSON a key may hide behind escapes (`\/` and `\u002f` for a slash, `\n` just before it): JSON text is
+// also scanned string by string, decoded, and written again when something was replaced.
 
-/** Common credential shapes: OpenAI/Anthropic/DeepSeek style, AWS, Google, Groq, xAI, Hugging Face, GitHub, JWTs, bearer tokens. */
+import { GatewayError, type GatewayErrorOptions } from '../errors.js';
+import type { SseFrame } from '../sse/frame.js';
+import { encodeFrame } from '../sse/frame-writer.js';
+
+/**
+ * Common credential shapes: OpenAI/Anthropic/DeepSeek style, AWS, Google, Groq, Hugging Face, GitHub, Slack, xAI,
+ * JWTs, bearer tokens. No word boundary before the prefixes: in JSON text a key may follow an escape (`\nsk-`), and
+ * in a message an underscore or a letter. Replacing a little too much of an error message is the safe mistake.
+ */
 const KEY_PATTERNS = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
-  /\b(?:gsk|hf|ghp|gho|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{16,}/g,
-  /\bxai-[A-Za-z0-9]{16,}/g,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi,
+  /sk-[A-Za-z0-9_-]{16,}/g,
+  /(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/g,
+  /AIza[0-9A-Za-z_-]{35}/g,
+  /(?:gsk|hf|ghp|gho|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{16,}/g,
+  /xai-[A-Za-z0-9]{16,}/g,
+  /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  /(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi,
 ];
 
 const REDACTED = '[redacted]';
@@ -31,9 +43,60 @@ export function scrubSecrets(text: string, channelKeys: readonly string[]): stri
   return out;
 }
 
+/** An error's text (JSON or not), scrubbed; the same string when there was nothing to replace. */
+export function scrubErrorText(text: string, channelKeys: readonly string[]): string {
+  const scrubbed = scrubSecrets(text, channelKeys);
+  const first = scrubbed.trimStart().charCodeAt(0);
+  // Only JSON objects and arrays can hold escaped strings worth decoding.
+  if (first !== 0x7b && first !== 0x5b) return scrubbed;
+  let value: unknown;
+  try {
+    value = JSON.parse(scrubbed);
+  } catch {
+    return scrubbed;
+  }
+  const deep = { changed: false };
+  const cleaned = scrubValue(value, channelKeys, deep);
+  return deep.changed ? JSON.stringify(cleaned) : scrubbed;
+}
+
 /** An upstream error body, scrubbed; the same Buffer when there was nothing to replace. */
 export function scrubErrorBody(body: Buffer, channelKeys: readonly string[]): Buffer {
   const text = body.toString('utf8');
-  const scrubbed = scrubSecrets(text, channelKeys);
+  const scrubbed = scrubErrorText(text, channelKeys);
   return scrubbed === text ? body : Buffer.from(scrubbed, 'utf8');
+}
+
+/** An in-band error event, scrubbed; the same frame when there was nothing to replace. */
+export function scrubErrorFrame(frame: SseFrame, channelKeys: readonly string[]): SseFrame {
+  if (frame.data === null) return frame;
+  const data = scrubErrorText(frame.data, channelKeys);
+  return data === frame.data ? frame : encodeFrame(data, frame.event ?? undefined);
+}
+
+/** An upstream's error as the gateway tells it (a translated stream's error event), its message scrubbed. */
+export function scrubError(error: GatewayError, channelKeys: readonly string[]): GatewayError {
+  const message = scrubErrorText(error.message, channelKeys);
+  if (message === error.message) return error;
+  const options: { -readonly [K in keyof GatewayErrorOptions]: GatewayErrorOptions[K] } = {};
+  if (error.wireCode !== null) options.wireCode = error.wireCode;
+  if (error.param !== null) options.param = error.param;
+  if (error.upstreamStatus !== null) options.upstreamStatus = error.upstreamStatus;
+  if (error.retryAfter !== null) options.retryAfter = error.retryAfter;
+  return new GatewayError(error.code, message, options);
+}
+
+function scrubValue(value: unknown, channelKeys: readonly string[], deep: { changed: boolean }): unknown {
+  if (typeof value === 'string') {
+    const scrubbed = scrubSecrets(value, channelKeys);
+    if (scrubbed !== value) deep.changed = true;
+    return scrubbed;
+  }
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, channelKeys, deep));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) out[name] = scrubValue(item, channelKeys, deep);
+    return out;
+  }
+  return value;
 }

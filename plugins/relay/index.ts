@@ -9,7 +9,9 @@ import {
   PASS_THROUGH,
   readWhole,
   removeBodyFields,
+  scrubError,
   scrubErrorBody,
+  scrubErrorFrame,
   setBodyField,
   upstreamBody,
   type Attempt,
@@ -205,8 +207,10 @@ async function toTranslatedResult(
     }
     const frames = translatedFrames(translation, res.body, {
       onUpstreamError(error) {
-        ctx.error = error;
         services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
+        // The upstream's message becomes the client's: scrubbed of anything shaped like a key first.
+        ctx.error = scrubError(error, attempt.channel.keys);
+        return ctx.error;
       },
       onBroken(err) {
         if (ctx.abort.aborted) throw err;
@@ -234,13 +238,21 @@ function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt)
   const format = ctx.format;
   return Object.assign({}, PASS_THROUGH, {
     push(frames: readonly SseFrame[]): readonly SseFrame[] {
-      for (const frame of frames) {
-        if (ctx.error === null && format.isErrorFrame(frame)) {
+      let out = frames;
+      for (let i = 0; i < frames.length; i++) {
+        const frame = frames[i] as SseFrame;
+        if (!format.isErrorFrame(frame)) continue;
+        if (ctx.error === null) {
           services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
           ctx.error = new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream reported an error inside its stream.');
         }
+        // Its message may echo the key, as an error body's may: the one frame not passed through byte for byte.
+        const scrubbed = scrubErrorFrame(frame, attempt.channel.keys);
+        if (scrubbed === frame) continue;
+        if (out === frames) out = frames.slice();
+        (out as SseFrame[])[i] = scrubbed;
       }
-      return frames;
+      return out;
     },
     fail(err: unknown): never {
       if (ctx.abort.aborted) throw err;

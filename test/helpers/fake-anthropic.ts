@@ -36,6 +36,8 @@ export type FakeAnthropicReply =
       readonly breakAfter?: number;
       /** Send this `event: error` frame after this many frames (status already 200), then end. */
       readonly errorAfter?: number;
+      /** The in-band error's message ("Overloaded" unless told). */
+      readonly errorMessage?: string;
     }
   | { readonly kind: 'status'; readonly status: number; readonly errorType?: string; readonly body?: unknown; readonly headers?: Record<string, string> }
   | { readonly kind: 'hang' };
@@ -357,7 +359,10 @@ export class FakeAnthropic extends LoopbackHttpServer {
     let frames = anthropicStreamFrames(model, content, usage, stopReason);
     if (reply.errorAfter !== undefined) {
       // The upstream's own in-band error, after which it ends the stream.
-      frames = [...frames.slice(0, reply.errorAfter), event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })];
+      frames = [
+        ...frames.slice(0, reply.errorAfter),
+        event('error', { type: 'error', error: { type: 'overloaded_error', message: reply.errorMessage ?? 'Overloaded' } }),
+      ];
     }
     this.lastStreamBytes = await streamFrames(res, { 'request-id': `req_${this.name}` }, frames, reply);
   }

@@ -164,7 +164,10 @@ async function translate(upstream: WireFormat, client: WireFormat, chunks: reado
   const out: Buffer[] = [];
   const errors: GatewayError[] = [];
   const hooks = {
-    onUpstreamError: (e: GatewayError): void => void errors.push(e),
+    onUpstreamError: (e: GatewayError): GatewayError => {
+      errors.push(e);
+      return e;
+    },
     // Every fixture ends with its dialect's terminal event: a broken stream here is a decoder bug.
     onBroken: (err: unknown): GatewayError => {
       throw err;
