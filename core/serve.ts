@@ -56,6 +56,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const runtime = new Runtime({ store, usage: writer, writer, affinity, metrics, logger, factories: options.factories }, config);
+  // The level the gateway was started with (the CLI's --log-level, or its default): what a config without
+  // log.level means, also after a reload that removed it.
+  const startLevel = logger.level;
   if (config.log.level !== null) logger.level = config.log.level;
   const app = createHttpServer(runtime, config.server);
   // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
@@ -80,10 +83,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       runtime.reload(next);
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
-      if (next.log.level !== null) logger.level = next.log.level;
+      logger.level = next.log.level ?? startLevel;
       logger.info({ channels: next.channels.length }, 'config reloaded');
       if (needsRestart(config, next)) {
-        logger.warn('server (but admin_token and metrics_token), store and affinity.max_entries settings take effect after a restart');
+        logger.warn('server settings (but admin_token, metrics_token and shutdown_grace_ms), store and affinity.max_entries take effect after a restart');
       }
       return true;
     } catch (err) {
@@ -131,7 +134,6 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
     c.server.port,
     c.server.host,
     c.server.bodyLimit,
-    c.server.shutdownGraceMs,
     c.server.bodyTimeoutMs,
     c.server.headerTimeoutMs,
     c.server.maxInflightBodyBytes,

@@ -12,6 +12,9 @@ export const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
   ['/v1/models', 'GET'],
 ]);
 
+/** GET /v1/models/{id}: one segment after /v1/models/. */
+const MODEL_PATH = /^\/v1\/models\/[^/]+$/;
+
 export function notFoundError(method: string, rawUrl: string): GatewayError {
   const path = rawUrl.split('?')[0] ?? rawUrl;
   const base = `Unknown request URL: ${method} ${path}.`;
@@ -24,7 +27,7 @@ export function notFoundError(method: string, rawUrl: string): GatewayError {
   }
   const withV1 = `/v1${path}`;
   // Hint only at a path that exists: "did you mean /v1/images/generations?" would send the caller to another 404.
-  if (KNOWN_PATHS.has(withV1) || withV1.startsWith('/v1/models/')) {
+  if (KNOWN_PATHS.has(withV1) || MODEL_PATH.test(withV1)) {
     return new GatewayError(
       'GW_ERR_ROUTE_NOT_FOUND',
       `${base} Did you mean ${withV1}? Add /v1 to the end of your base URL (OpenAI clients and Codex use http://HOST:PORT/v1).`,

@@ -104,5 +104,10 @@ describe('answers outside the chains', () => {
     assert.equal(plain.status, 404);
     const message = ((await plain.json()) as { error: { message: string } }).error.message;
     assert.doesNotMatch(message, /Did you mean/, message);
+    // /v1/models/{id} takes one segment: /models/a/b has no /v1 twin to hint at; /models/gpt-4o has.
+    const nested = await fetch(`${gw.url}/models/a/b`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    assert.doesNotMatch(((await nested.json()) as { error: { message: string } }).error.message, /Did you mean/);
+    const one = await fetch(`${gw.url}/models/gpt-4o`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    assert.match(((await one.json()) as { error: { message: string } }).error.message, /Did you mean \/v1\/models\/gpt-4o\?/);
   });
 });
