@@ -58,7 +58,7 @@ export interface Server {
    */
   shutdown_grace_ms?: number;
   /**
-   * Longest time a request body may take to arrive, from the end of its headers (408 after it).
+   * Longest time a request body may take to arrive once the gateway asks for it, right after the key was checked (408 after it).
    */
   body_timeout_ms?: number;
   /**
@@ -66,7 +66,7 @@ export interface Server {
    */
   header_timeout_ms?: number;
   /**
-   * Bytes of all request bodies being read at once; a body that would exceed it gets 503.
+   * Bytes of all request bodies being read, or held by requests not yet answered; a body that would exceed it gets 503.
    */
   max_inflight_body_bytes?: number;
   /**

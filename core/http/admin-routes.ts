@@ -5,7 +5,8 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import { createKey, describeKey } from '../keys/key-admin.js';
 import type { Runtime } from '../runtime.js';
 import { carriesToken } from './bearer-token.js';
-import { sendError, sendJson } from './send.js';
+import { refuse } from './refusal.js';
+import { sendJson } from './send.js';
 
 export type AdminAction = { kind: 'list' } | { kind: 'create'; body: Buffer | undefined } | { kind: 'revoke'; id: string };
 
@@ -46,6 +47,6 @@ export async function serveAdmin(runtime: Runtime, req: IncomingMessage, res: Se
       sendJson(res, 200, describeKey(revoked));
     }
   } catch (err) {
-    sendError(res, toGatewayError(err));
+    refuse(runtime, req, res, toGatewayError(err), undefined);
   }
 }

@@ -1,6 +1,8 @@
 // Reads request bodies within the server's limits: size (413), time (408), and the bytes of all bodies being
-// read at once (503). A body is read only when the chain asks for it, after the head phase (auth) admitted the
-// request: until then the request's socket is paused by Node's flow control once its small buffer is full.
+// read or held at once (503). A body is read only when the chain asks for it, after the head phase (auth)
+// admitted the request: until then the request's socket is paused by Node's flow control once its small buffer
+// is full. A body read counts against the cap until its request is answered (BodySource.release), since it is
+// held, and often decoded, until then: the cap bounds the memory of bodies, not only of reads.
 //
 // Why one sweeper and not a timer per body: a timer per request is a few objects and two calls into Node's
 // timer lists for every small request, whose body has nearly always arrived with its headers. The reads in
@@ -13,6 +15,7 @@ import { GatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import { dropIdleSlabs } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
+import type { ClientAbort } from '../pipeline/client-abort.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
 
 export interface BodyLimits {
@@ -20,7 +23,7 @@ export interface BodyLimits {
   readonly bodyLimit: number;
   /** Longest time from the request's head to its body's last byte (408 after it). */
   readonly bodyTimeoutMs: number;
-  /** Bytes of all bodies being read at once (503 above it). */
+  /** Bytes of all bodies being read or held at once (503 above it). */
   readonly maxInflightBodyBytes: number;
 }
 
@@ -35,8 +38,8 @@ interface ReadInProgress {
 
 export class BodyIntake {
   private readonly reads = new InFlightList<ReadInProgress>();
-  /** Bytes received of the bodies being read now. */
-  private reading = 0;
+  /** Bytes received of the bodies being read now, and of those read whose requests are not answered yet. */
+  private held = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly limits: BodyLimits) {
@@ -46,14 +49,9 @@ export class BodyIntake {
     this.sweeper.unref();
   }
 
-  /** Bytes being read right now (for tests and metrics). */
+  /** Bytes being read or held right now (for tests and metrics). */
   get inflightBytes(): number {
-    return this.reading;
-  }
-
-  /** Refuses at once a body that announces more than the limit (before the key is looked at: no work either way). */
-  refuseAtOnce(req: IncomingMessage): GatewayError | null {
-    return Number(req.headers['content-length']) > this.limits.bodyLimit ? tooLarge() : null;
+    return this.held;
   }
 
   /**
@@ -64,18 +62,24 @@ export class BodyIntake {
   source(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): BodySource {
     const keepAlive = res.shouldKeepAlive;
     res.shouldKeepAlive = false;
+    let counted = 0;
     return {
-      read: () =>
+      read: (abort) =>
         new Promise<BodyBytes>((resolve, reject) => {
-          this.read(req, expectsContinue ? res : null, (err, body) => {
+          this.read(req, expectsContinue ? res : null, abort, (err, body) => {
             if (err !== null) {
               reject(err);
               return;
             }
+            counted = body.length;
             res.shouldKeepAlive = keepAlive;
             resolve(body);
           });
         }),
+      release: () => {
+        this.held -= counted;
+        counted = 0;
+      },
     };
   }
 
@@ -94,10 +98,26 @@ export class BodyIntake {
   }
 
   /** `waiting`: the response of a request that waits for our go (Expect: 100-continue) before it sends its body. */
-  private read(req: IncomingMessage, waiting: ServerResponse | null, done: (err: GatewayError | null, body: BodyBytes) => void): void {
-    // A body that says how large it is and would not fit is refused before any of it is read.
+  private read(
+    req: IncomingMessage,
+    waiting: ServerResponse | null,
+    abort: ClientAbort,
+    done: (err: GatewayError | null, body: BodyBytes) => void,
+  ): void {
+    // A request whose client left (or that the shutdown ended) before its body was asked for: its 'close' has
+    // been, and no 'end' will come.
+    if (abort.aborted || req.destroyed) {
+      done(abort.byShutdown ? shuttingDown() : clientClosed(), EMPTY);
+      return;
+    }
+    // A body that says how large it is and would not fit is refused before any of it is read (and before a
+    // client that waits for our go is told to send it).
     const declared = Number(req.headers['content-length']);
-    if (declared > 0 && this.reading + declared > this.limits.maxInflightBodyBytes) {
+    if (declared > this.limits.bodyLimit) {
+      done(tooLarge(), EMPTY);
+      return;
+    }
+    if (declared > 0 && this.held + declared > this.limits.maxInflightBodyBytes) {
       done(busy(), EMPTY);
       return;
     }
@@ -114,8 +134,9 @@ export class BodyIntake {
       req.off('error', onGone);
       req.off('close', onGone);
       untrack();
-      this.reading -= size;
+      offAbort();
       if (err !== null) {
+        this.held -= size;
         // What was read is dropped, and so is whatever still comes until the answer closes the connection
         // (lingering-close.ts): flowing with no listener, the request's bytes are discarded as they arrive.
         req.resume();
@@ -126,14 +147,16 @@ export class BodyIntake {
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      this.reading += chunk.length;
+      this.held += chunk.length;
       if (size > this.limits.bodyLimit) finish(tooLarge());
-      else if (this.reading > this.limits.maxInflightBodyBytes) finish(busy());
+      else if (this.held > this.limits.maxInflightBodyBytes) finish(busy());
       else parts.push(chunk);
     };
     const onEnd = (): void => finish(null);
-    const onGone = (): void => finish(new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request before its body was read'));
+    const onGone = (): void => finish(clientClosed());
     const untrack = this.reads.add({ socket: req.socket, deadline: Date.now() + this.limits.bodyTimeoutMs, fail: finish });
+    // The shutdown's end of in-flight requests ends their reads too (runtime.ts waits for every request to finish).
+    const offAbort = abort.onAbort(() => finish(abort.byShutdown ? shuttingDown() : clientClosed()));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onGone);
@@ -158,6 +181,14 @@ const EMPTY = BodyBytes.of(Buffer.alloc(0));
 
 function tooLarge(): GatewayError {
   return new GatewayError('GW_ERR_REQUEST_TOO_LARGE', 'The request body is larger than this gateway accepts.');
+}
+
+function clientClosed(): GatewayError {
+  return new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request before its body was read');
+}
+
+function shuttingDown(): GatewayError {
+  return new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 });
 }
 
 function busy(): GatewayError {

@@ -9,7 +9,8 @@ import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
 import { errorFormatFor } from './error-format.js';
-import { endLingering, isLingering } from './lingering-close.js';
+import { closeLingering, endLingering, isClosing } from './lingering-close.js';
+import { noteRefusal } from './refusal.js';
 
 /** What Node hands the 'clientError' listener: its parser's code and the bytes it failed on. */
 export interface ClientError extends Error {
@@ -22,8 +23,9 @@ export interface ClientError extends Error {
 const SNIFF_BYTES = 16 * 1024;
 
 export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: ClientError, socket: Socket): void {
-  // A closing connection's late bytes need no answer (its own answer is out); they are dropped until it closes.
-  if (isLingering(socket) && err.code !== 'ECONNRESET') return;
+  // A closing connection's late bytes need no answer (its own answer is, or will be, the last); they are dropped
+  // until it closes.
+  if (isClosing(socket) && err.code !== 'ECONNRESET') return;
   const inFlight = responseOn(socket);
   // Nothing can be said on a socket that is gone, or inside a response already under way (a pipelined request
   // behind a streaming one): only closing is safe.
@@ -38,7 +40,17 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
     socket.pause();
     return;
   }
-  const request = inFlight === null ? sniff(err.rawPacket) : { url: inFlight.req.url ?? '/', headers: inFlight.req.headers };
+  if (inFlight?.req.complete === true) {
+    // Bytes after a whole request whose answer is still to come (a pipelined request Node could not parse): an
+    // answer written now would come before that one and garble both. The pending answer is the connection's last.
+    inFlight.shouldKeepAlive = false;
+    closeLingering(inFlight);
+    socket.pause();
+    return;
+  }
+  // Otherwise the fault is in the request being read (its body, for a fastify route): the answer is to it.
+  const request =
+    inFlight === null ? sniff(err.rawPacket) : { method: inFlight.req.method ?? 'GET', url: inFlight.req.url ?? '/', headers: inFlight.req.headers };
   const format = errorFormatFor(runtime.current, request.url, request.headers);
   const rendered = format?.encodeError(error);
   if (rendered === undefined) {
@@ -46,6 +58,7 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
     return;
   }
   const id = newRequestId();
+  noteRefusal(runtime, id, request.method, request.url, error);
   const head = [`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? 'Error'}`];
   for (const [name, value] of Object.entries(rendered.headers)) head.push(`${name}: ${value}`);
   head.push(`content-length: ${Buffer.byteLength(rendered.body)}`, `x-request-id: ${id}`, `request-id: ${id}`, 'connection: close');
@@ -75,11 +88,13 @@ function responseOn(socket: Socket): ServerResponse | null {
 }
 
 /** The path and the headers that choose the error shape, from the bytes of a request Node could not parse. */
-function sniff(raw: unknown): { url: string; headers: IncomingHttpHeaders } {
+function sniff(raw: unknown): { method: string; url: string; headers: IncomingHttpHeaders } {
   const text = Buffer.isBuffer(raw) ? raw.toString('latin1', 0, Math.min(raw.length, SNIFF_BYTES)) : '';
-  const url = /^[A-Z]+ (\S+) HTTP\//.exec(text)?.[1] ?? '/';
+  const line = /^([A-Z]+) (\S+) HTTP\//.exec(text);
+  const method = line?.[1] ?? '-';
+  const url = line?.[2] ?? '/';
   const headers: IncomingHttpHeaders = {};
   if (/\r\nanthropic-version\s*:/i.test(text)) headers['anthropic-version'] = '';
   if (/\r\nx-api-key\s*:/i.test(text)) headers['x-api-key'] = '';
-  return { url, headers };
+  return { method, url, headers };
 }

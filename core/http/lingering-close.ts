@@ -10,13 +10,18 @@ import type { Socket } from 'node:net';
 /** How long a closing connection's late bytes are read and dropped before it is closed for good. */
 const LINGER_MS = 2_000;
 
-/** Set on a socket that is lingering: what arrives on it needs no answer. */
-const LINGERING = Symbol('lingering');
+/**
+ * Set on a socket from the moment its connection is to close once the answer under way is out: what else arrives
+ * on it (pipelined requests, the rest of a refused body parsed as requests, parse errors) is neither served nor
+ * answered, and so never run or billed without an answer that could reach the client.
+ */
+const CLOSING = Symbol('closing');
 
-type MaybeLingering = Socket & { [LINGERING]?: true };
+type Closing = 'closing' | 'lingering';
+type MaybeClosing = Socket & { [CLOSING]?: Closing };
 
-export function isLingering(socket: Socket): boolean {
-  return (socket as MaybeLingering)[LINGERING] === true;
+export function isClosing(socket: Socket): boolean {
+  return (socket as MaybeClosing)[CLOSING] !== undefined;
 }
 
 /**
@@ -27,6 +32,7 @@ export function isLingering(socket: Socket): boolean {
 export function closeLingering(res: ServerResponse): void {
   const socket = res.socket;
   if (socket === null) return;
+  (socket as MaybeClosing)[CLOSING] ??= 'closing';
   res.once('finish', () => {
     socket.removeListener('finish', socket.destroy);
     lingerOn(socket);
@@ -40,8 +46,8 @@ export function endLingering(socket: Socket, answer: string): void {
 }
 
 function lingerOn(socket: Socket): void {
-  if (socket.destroyed || isLingering(socket)) return;
-  (socket as MaybeLingering)[LINGERING] = true;
+  if (socket.destroyed || (socket as MaybeClosing)[CLOSING] === 'lingering') return;
+  (socket as MaybeClosing)[CLOSING] = 'lingering';
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   // The client has sent all it will (or gave up): nothing left to wait for.

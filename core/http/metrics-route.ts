@@ -3,18 +3,21 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
+import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { carriesToken } from './bearer-token.js';
-import { sendError } from './send.js';
+import { refuse } from './refusal.js';
 
 export async function serveMetrics(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const token = runtime.current.config.server.metricsToken;
   if (token !== null && !carriesToken(req, token)) {
-    sendError(res, new GatewayError('GW_ERR_METRICS_UNAUTHORIZED', 'A valid metrics token is required (Authorization: Bearer <metrics_token>).'));
+    const err = new GatewayError('GW_ERR_METRICS_UNAUTHORIZED', 'A valid metrics token is required (Authorization: Bearer <metrics_token>).');
+    refuse(runtime, req, res, err, undefined);
     return;
   }
   const registry = runtime.deps.metrics.registry;
   const text = await registry.metrics();
-  res.writeHead(200, { 'content-type': registry.contentType });
+  const id = newRequestId();
+  res.writeHead(200, { 'content-type': registry.contentType, 'x-request-id': id, 'request-id': id });
   res.end(text);
 }

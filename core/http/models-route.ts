@@ -6,7 +6,8 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Runtime } from '../runtime.js';
 import { errorFormatFor, looksAnthropic } from './error-format.js';
-import { sendError, sendJson } from './send.js';
+import { refuse } from './refusal.js';
+import { sendJson } from './send.js';
 
 /** Models have no creation date of their own here; a fixed one keeps the answer stable across restarts. */
 const CREATED = 1_700_000_000;
@@ -46,7 +47,7 @@ export async function serveModels(runtime: Runtime, req: IncomingMessage, res: S
     }
     sendJson(res, 200, anthropicPage(models, new URL(url, 'http://gateway.invalid').searchParams));
   } catch (err) {
-    sendError(res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
+    refuse(runtime, req, res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
   }
 }
 
@@ -61,7 +62,7 @@ export async function serveModel(runtime: Runtime, req: IncomingMessage, res: Se
     }
     sendJson(res, 200, anthropic ? anthropicModel(id) : openAIModel(id));
   } catch (err) {
-    sendError(res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
+    refuse(runtime, req, res, toGatewayError(err), errorFormatFor(gateway, url, req.headers));
   }
 }
 

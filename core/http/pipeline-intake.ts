@@ -14,7 +14,7 @@ import type { BodyIntake } from './body-intake.js';
 import { errorFormatFor } from './error-format.js';
 import { closeLingering } from './lingering-close.js';
 import { servePipelineRoute } from './pipeline-route.js';
-import { sendError } from './send.js';
+import { refuse } from './refusal.js';
 
 export const PIPELINE_PATHS: ReadonlySet<string> = new Set([
   '/v1/chat/completions',
@@ -40,23 +40,15 @@ export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
       answer(runtime, req, res, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
       return true;
     }
-    const refused = bodies.refuseAtOnce(req);
-    if (refused !== null) {
-      // The body is not read: the connection cannot be kept.
-      res.shouldKeepAlive = false;
-      closeLingering(res);
-      answer(runtime, req, res, refused);
-      return true;
-    }
     servePipelineRoute(runtime, path, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {
-      // runChain answers every error itself; this is a bug, and the caller still gets an answer.
-      runtime.deps.logger.error({ err: failure, path }, 'serving a request failed outside its chain');
-      answer(runtime, req, res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.'));
+      // runChain answers every error itself; this is a bug, and the caller still gets an answer (logged with its
+      // stack).
+      answer(runtime, req, res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: failure }));
     });
     return true;
   };
 }
 
 function answer(runtime: Runtime, req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
-  sendError(res, err, errorFormatFor(runtime.current, req.url ?? '', req.headers));
+  refuse(runtime, req, res, err, errorFormatFor(runtime.current, req.url ?? '', req.headers));
 }

@@ -11,8 +11,9 @@ import { newRequestId } from '../pipeline/request-id.js';
 import { RequestState } from '../pipeline/request-state.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';
+import { closeLingering } from './lingering-close.js';
 import { RawSink } from './raw-sink.js';
-import { sendError } from './send.js';
+import { refuse } from './refusal.js';
 
 /** One async call per request, not a wrapper awaiting the worker: each pending call is kept for a stream's life. */
 export async function servePipelineRoute(
@@ -28,7 +29,9 @@ export async function servePipelineRoute(
   const chain = gateway.chains.get(path);
   const id = newRequestId(receivedAt);
   if (chain === undefined) {
-    sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path), id);
+    // The body stays unread: the connection closes after the answer.
+    closeLingering(res);
+    refuse(runtime, req, res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path), id);
     return;
   }
   const abort = new ClientAbort();

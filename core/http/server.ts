@@ -1,11 +1,11 @@
-// The only file that imports fastify: the API routes to pipeline-intake.ts, the rest to handlers, errors in the OpenAI shape.
+// The only file that imports fastify: the routes outside the plugin chains (models, health, metrics, admin) and
+// their errors, in the caller's shape. The API routes never reach fastify (node-server.ts, pipeline-intake.ts).
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResolvedServer } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
-import { InFlightList } from '../pipeline/in-flight-list.js';
+import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { checkAdminToken, serveAdmin, type AdminAction } from './admin-routes.js';
 import { BodyIntake } from './body-intake.js';
@@ -14,8 +14,10 @@ import { errorFormatFor } from './error-format.js';
 import { closeLingering } from './lingering-close.js';
 import { serveMetrics } from './metrics-route.js';
 import { serveModel, serveModels } from './models-route.js';
+import { createNodeServer, KEEP_ALIVE_TIMEOUT_MS, unusedConnections } from './node-server.js';
 import { pipelineIntake } from './pipeline-intake.js';
-import { sendError, sendJson } from './send.js';
+import { refuse } from './refusal.js';
+import { sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
 
 /**
@@ -35,9 +37,6 @@ function fromFastifyError(err: FastifyError): GatewayError {
   return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
 }
 
-/** How long an idle kept-alive connection stays open, on both paths. */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 /**
  * The server settings are fixed at start (`server.*` needs a restart, but for admin_token and metrics_token, read
  * per request).
@@ -52,51 +51,17 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   const app = Fastify({
     logger: false,
     bodyLimit: FASTIFY_BODY_LIMIT,
-    // The API routes go straight to their chains (pipeline-intake.ts); fastify serves the rest. The body's
-    // timeout is body-intake.ts's (answered in the caller's shape); Node's own covers the headers, checked a few
-    // times per timeout, and its answer goes through clientErrorHandler below.
-    serverFactory: (handler) => {
-      const server = createServer(
-        { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
-        (req: IncomingMessage, res: ServerResponse) => {
-          if (!intake(req, res, false)) handler(req, res);
-        },
-      );
-      // A request that asks before sending its body (Expect: 100-continue, as curl does for large ones) is told
-      // to go on only once admitted: an API route after its key was checked, the others at once.
-      server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-        if (intake(req, res, true)) return;
-        res.writeContinue();
-        handler(req, res);
-      });
-      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-      server.headersTimeout = settings.headerTimeoutMs;
-      server.requestTimeout = 0;
-      server.on('close', () => bodies.close());
-      return server;
-    },
+    // The API routes go straight to their chains (pipeline-intake.ts); fastify serves the rest.
+    serverFactory: (handler) => createNodeServer(settings, bodies, intake, handler),
     clientErrorHandler: (err: ClientError, socket: Socket) => answerClientError(runtime, bodies, err, socket),
     // We answer 503 ourselves, in the caller's error shape, while draining.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   });
-
-  // Connections that never carried a request: Node's closeIdleConnections() (fastify's 'idle' mode) skips
-  // them, so one client that opened a connection and went quiet (fetch leaves one after an aborted stream)
-  // would hold shutdown open until it leaves. They have nothing in flight; close() drops them at once.
-  // A list with a remover per socket, not a Set: a client with a connection per request would add to and delete
-  // from it per request (pipeline/in-flight-list.ts says why that matters).
-  const unused = new InFlightList<Socket>();
-  const removers = new WeakMap<Socket, () => void>();
-  app.server.on('connection', (socket: Socket) => {
-    const remove = unused.add(socket);
-    removers.set(socket, remove);
-    socket.once('close', remove);
-  });
-  app.server.on('request', (req: IncomingMessage) => removers.get(req.socket)?.());
+  const unused = unusedConnections(app.server);
   app.addHook('preClose', (done) => {
-    for (const socket of unused.values()) socket.destroy();
+    unused.closeAll();
     done();
   });
 
@@ -107,7 +72,7 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   /** Errors answered outside a chain, in the shape the caller's client understands. */
   const answerError = (request: FastifyRequest, reply: FastifyReply, err: GatewayError): void => {
     reply.hijack();
-    sendError(reply.raw, err, errorFormatFor(runtime.current, request.url, request.headers));
+    refuse(runtime, request.raw, reply.raw, err, errorFormatFor(runtime.current, request.url, request.headers));
   };
 
   // Callback style, not async: an async hook costs a promise and a microtask turn on every request.
@@ -137,7 +102,8 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   // Claude Code sends HEAD / when it starts, to open a connection early.
   app.head('/', (_request, reply) => {
     reply.hijack();
-    reply.raw.writeHead(200, { 'content-length': '0' });
+    const id = newRequestId();
+    reply.raw.writeHead(200, { 'content-length': '0', 'x-request-id': id, 'request-id': id });
     reply.raw.end();
   });
 

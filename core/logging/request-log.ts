@@ -3,11 +3,13 @@
 //
 // Never a secret: the line names the caller's key by its name, never the key; no bodies, no headers.
 
+import type { GatewayError } from '../errors.js';
 import type { RequestState } from '../pipeline/request-state.js';
+import { scrubSecrets } from '../providers/scrub-secrets.js';
 import type { Logger } from './logger.js';
 
-/** A model name is the client's string: bounded in a log line as it is in a label. */
-const MAX_MODEL_CHARS = 256;
+/** A model name or a path is the client's string: bounded in a log line as a model is in a label. */
+const MAX_CLIENT_CHARS = 256;
 
 export function logFinished(logger: Logger, access: boolean, ctx: RequestState): void {
   const error = ctx.error;
@@ -35,17 +37,40 @@ export function logFinished(logger: Logger, access: boolean, ctx: RequestState):
   } else if (error.code === 'GW_ERR_CLIENT_CLOSED') {
     // A client that goes away is not a failure of the gateway's (agents cancel streams all the time).
     logger.info(line, 'request ended by the client');
-  } else if (error.code === 'GW_ERR_INTERNAL') {
+  } else {
+    logError(logger, line, error, status);
+  }
+}
+
+/**
+ * A request answered with an error outside any chain. Its path is the client's: without its query (where some
+ * clients put keys), bounded, and scrubbed of anything shaped like a key.
+ */
+export function logRefused(logger: Logger, requestId: string, method: string, url: string, error: GatewayError): void {
+  const q = url.indexOf('?');
+  const path = scrubSecrets(bounded(q < 0 ? url : url.slice(0, q)), []);
+  // The message may quote the path too (a 404's hint).
+  const message = scrubSecrets(bounded(error.message), []);
+  logError(logger, { requestId, method, path, status: error.status, code: error.code }, error, error.status, message);
+}
+
+function logError(logger: Logger, line: Record<string, unknown>, error: GatewayError, status: number, message = error.message): void {
+  if (error.code === 'GW_ERR_INTERNAL') {
     // The cause, with its stack, is what tells a bug; the caller got only "internal error".
     line['err'] = error.cause ?? error;
     logger.error(line, 'request failed: internal error');
-  } else if (status >= 500) {
-    logger.error(line, `request failed: ${error.message}`);
+  } else if (status >= 500 && error.code !== 'GW_ERR_SHUTTING_DOWN') {
+    logger.error(line, `request failed: ${message}`);
   } else {
-    logger.warn(line, `request failed: ${error.message}`);
+    // A 4xx, or the 503 of a planned shutdown: the caller's fault or an expected moment, not the gateway's.
+    logger.warn(line, `request failed: ${message}`);
   }
 }
 
 function boundedModel(model: string | null): string | null {
-  return model === null || model.length <= MAX_MODEL_CHARS ? model : `${model.slice(0, MAX_MODEL_CHARS)}…`;
+  return model === null ? null : bounded(model);
+}
+
+function bounded(text: string): string {
+  return text.length <= MAX_CLIENT_CHARS ? text : `${text.slice(0, MAX_CLIENT_CHARS)}…`;
 }

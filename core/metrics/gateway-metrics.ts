@@ -21,6 +21,7 @@ export class GatewayMetrics {
   readonly streamsInFlight: InFlightGauge;
   readonly configReloads: Counter<'result'>;
   readonly affinity: SummedCounter<'route' | 'outcome'>;
+  readonly refused: SummedCounter<'code'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -69,6 +70,13 @@ export class GatewayMetrics {
         'binding yet), break (moved: the bound channel failed, was cooling down, left the config, or a higher ' +
         'priority tier became healthy again).',
       ['route', 'outcome'],
+      this.registry,
+    );
+    this.refused = new SummedCounter(
+      'gateway_refused_total',
+      'Requests answered with an error outside the plugin chains (malformed HTTP, unknown paths, shutdown, the ' +
+        'models, metrics and admin routes), by gateway error code.',
+      ['code'],
       this.registry,
     );
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });

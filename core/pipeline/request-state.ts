@@ -48,7 +48,7 @@ export class RequestState implements RequestContext {
   /** Reads the body from its source, once; nothing to wait for when it is already here. */
   loadBody(): Promise<void> | undefined {
     if (this.body !== null || this.source === null) return undefined;
-    return this.source.read().then((body) => {
+    return this.source.read(this.abort).then((body) => {
       this.body = body;
     });
   }
@@ -66,6 +66,7 @@ export class RequestState implements RequestContext {
   /** Nothing reads the body once the request is answered: a pooled one goes back for the next request. */
   releaseBody(): void {
     this.body?.release();
+    this.source?.release();
   }
 
   get request(): ParsedRequest {

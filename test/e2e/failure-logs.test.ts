@@ -11,6 +11,7 @@ import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { freePort } from '../helpers/cli-process.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
+import { openRaw, parseAnswer } from '../helpers/raw-http.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
 const UPSTREAM_KEYS = ['sk-upstream-flaky-SECRET-0001', 'sk-upstream-gone-SECRET-0002'];
@@ -170,12 +171,47 @@ test('a refused key is a warn line naming no key; a good request is one access l
   assert.deepEqual([okLines[0]?.level, okLines[0]?.msg, okLines[0]?.['status'], okLines[0]?.['model']], [INFO, 'request', 200, 'gpt-4o']);
 });
 
+test('answers outside the chains are logged and counted: unknown paths, malformed HTTP, the admin token', async () => {
+  // A path is the client's text: logged without its query, bounded and scrubbed.
+  const unknown = await fetch(`${gw.url}/v1/sk-proj-SECRETabcdefghijklmnop/x?api_key=SECRET-in-query`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  assert.equal(unknown.status, 404);
+  const unknownLine = (await refusalLines(unknown.headers.get('x-request-id')))[0];
+  assert.deepEqual(
+    [unknownLine?.level, unknownLine?.['status'], unknownLine?.['code'], unknownLine?.['method'], unknownLine?.['path']],
+    [WARN, 404, 'GW_ERR_ROUTE_NOT_FOUND', 'GET', '/v1/[redacted]/x'],
+  );
+
+  const raw = await openRaw(gw.url, 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n');
+  const answer = await raw.closed;
+  assert.equal(parseAnswer(answer).status, 400);
+  const malformedLine = (await refusalLines(/x-request-id: (\S+)/i.exec(answer)?.[1] ?? null))[0];
+  assert.deepEqual([malformedLine?.level, malformedLine?.['code'], malformedLine?.['path']], [WARN, 'GW_ERR_REQUEST_MALFORMED', '/v1/chat/completions']);
+
+  const admin = await fetch(`${gw.url}/admin/keys`, { headers: { authorization: 'Bearer SECRET-wrong-admin-token' } });
+  assert.equal(admin.status, 401);
+  assert.equal((await refusalLines(admin.headers.get('x-request-id')))[0]?.['code'], 'GW_ERR_ADMIN_UNAUTHORIZED');
+
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  for (const code of ['GW_ERR_ROUTE_NOT_FOUND', 'GW_ERR_REQUEST_MALFORMED', 'GW_ERR_ADMIN_UNAUTHORIZED']) {
+    assert.match(metrics, new RegExp(`^gateway_refused_total\\{code="${code}"\\} [1-9]`, 'm'), code);
+  }
+});
+
+/** The lines logged for the refusal whose answer carried `id`. */
+async function refusalLines(id: string | null): Promise<Line[]> {
+  assert.ok(id !== null && id !== '', 'the answer carries x-request-id');
+  return until(`the log line of ${id}`, () => {
+    const of = lines.filter((l) => l['requestId'] === id);
+    return of.length > 0 ? of : undefined;
+  }, { timeoutMs: 5_000, intervalMs: 20 });
+}
+
 test('no log line holds a secret: client keys, upstream keys, the admin token', async () => {
   const admin = await fetch(`${gw.url}/admin/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   assert.equal(admin.status, 200);
   await fetch(`${gw.url}/admin/keys`, { headers: { authorization: 'Bearer not-the-admin-token-000' } });
   assert.ok(lines.length >= 10, `the log has lines to scan (${lines.length})`);
   for (const secret of [TEST_KEY, WRONG_KEY, ADMIN_TOKEN, ...UPSTREAM_KEYS, 'SECRET']) {
-    assert.ok(!text.includes(secret), `the log holds ${secret}`);
+    assert.ok(!text.includes(secret), `the log holds ${secret}: ${text.split("\n").filter((l) => l.includes(secret)).join("\n")}`);
   }
 });

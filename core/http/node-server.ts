@@ -1,0 +1,76 @@
+// The node:http server under fastify: the API routes go to their chains (pipeline-intake.ts) before fastify sees
+// them, requests behind a connection's last answer are not served, and the timeouts are set for both paths.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ResolvedServer } from '../config/resolved.js';
+import { InFlightList } from '../pipeline/in-flight-list.js';
+import type { BodyIntake } from './body-intake.js';
+import { isClosing } from './lingering-close.js';
+import type { Intake } from './pipeline-intake.js';
+
+/** How long an idle kept-alive connection stays open, on both paths. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The body's timeout is body-intake.ts's (answered in the caller's shape); Node's own covers the headers, checked
+ * a few times per timeout, and its answer goes through the clientErrorHandler (client-error.ts).
+ */
+export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, intake: Intake, fallback: Handler): Server {
+  const server = createServer(
+    { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (behindLastAnswer(req)) return;
+      if (!intake(req, res, false)) fallback(req, res);
+    },
+  );
+  // A request that asks before sending its body (Expect: 100-continue, as curl does for large ones) is told to go
+  // on only once admitted: an API route after its key was checked, the others at once.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (behindLastAnswer(req) || intake(req, res, true)) return;
+    res.writeContinue();
+    fallback(req, res);
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = settings.headerTimeoutMs;
+  server.requestTimeout = 0;
+  server.on('close', () => bodies.close());
+  return server;
+}
+
+/**
+ * A request parsed on a connection that closes once its answer under way is out (pipelined behind it, or parsed
+ * from the rest of a refused body): it could never be answered, so it is not run, nor billed. Its bytes are
+ * dropped; its response is never written, and goes with the connection.
+ */
+function behindLastAnswer(req: IncomingMessage): boolean {
+  if (!isClosing(req.socket)) return false;
+  req.resume();
+  return true;
+}
+
+/**
+ * Connections that never carried a request: Node's closeIdleConnections() (fastify's 'idle' mode) skips them, so
+ * one client that opened a connection and went quiet (fetch leaves one after an aborted stream) would hold
+ * shutdown open until it leaves. They have nothing in flight; closeAll() drops them at once.
+ *
+ * A list with a remover per socket, not a Set: a client with a connection per request would add to and delete from
+ * it per request (pipeline/in-flight-list.ts says why that matters).
+ */
+export function unusedConnections(server: Server): { closeAll(): void } {
+  const unused = new InFlightList<Socket>();
+  const removers = new WeakMap<Socket, () => void>();
+  server.on('connection', (socket: Socket) => {
+    const remove = unused.add(socket);
+    removers.set(socket, remove);
+    socket.once('close', remove);
+  });
+  server.on('request', (req: IncomingMessage) => removers.get(req.socket)?.());
+  return {
+    closeAll() {
+      for (const socket of unused.values()) socket.destroy();
+    },
+  };
+}

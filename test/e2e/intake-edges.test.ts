@@ -1,0 +1,138 @@
+// The intake's edges: a body asked for after its client left, or while the gateway shuts down, ends at once
+// (it neither waits for the body timeout nor holds the shutdown); bodies held by requests still running count
+// against server.max_inflight_body_bytes; and requests pipelined behind a connection's last answer are never
+// run, so never sent upstream nor billed without an answer.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { PluginFactory } from '../../core/pipeline/plugin.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until, withDeadline } from '../helpers/poll.js';
+import { openRaw, parseAnswer } from '../helpers/raw-http.js';
+
+/** Holds every request in its head phase for a moment: time for its client to leave before the body is asked for. */
+const HEAD_PAUSE_MS = 300;
+const slowHead: PluginFactory = {
+  name: 'slow-head',
+  create: () => ({
+    name: 'slow-head',
+    head: (ctx) => (ctx.headers['x-slow-head'] === '1' ? new Promise((resolve) => setTimeout(resolve, HEAD_PAUSE_MS)) : undefined),
+  }),
+};
+
+const HELD_BODY = 60_000;
+const CAP = 100_000;
+
+let fake: FakeOpenAI;
+let gw: GatewayUnderTest;
+
+before(async () => {
+  fake = await new FakeOpenAI('held').start();
+  // A paced stream: its request holds its body until the stream ends.
+  fake.reply = (req) => (req.body['stream'] === true ? { kind: 'stream', pieces: ['a', 'b', 'c', 'd'], delayMs: 150 } : { kind: 'completion' });
+  gw = await startGatewayUnderTest(
+    configWith(
+      `  - name: held
+    type: openai
+    base_url: ${fake.url}
+    keys: ["sk-upstream-held-0123456789"]
+    models: ["gpt-*"]
+`,
+      `routes:
+  - path: /v1/chat/completions
+    plugins: [{ use: slow-head }, { use: auth }, { use: meter }, { use: relay }]
+`,
+    ).replace('  body_limit: 65536\n', `  body_limit: 65536\n  max_inflight_body_bytes: ${CAP}\n`),
+    { extraPlugins: [slowHead] },
+  );
+});
+
+after(async () => {
+  await gw.stop();
+  await fake.close();
+});
+
+function head(headers: Record<string, string | number>): string {
+  const lines = ['POST /v1/chat/completions HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json'];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** A chat body of exactly `size` bytes. */
+function chatBody(size: number, stream: boolean): string {
+  const empty = JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content: '' }] });
+  return JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content: 'x'.repeat(size - empty.length) }] });
+}
+
+function post(body: string): Promise<Response> {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body,
+  });
+}
+
+test('a body asked for after its client left ends the request at once, not after the body timeout', async () => {
+  const runtime = gw.gateway.runtime;
+  const exchange = await openRaw(gw.url, `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': 1000, 'x-slow-head': 1 })}{"model":`);
+  await until('the request is in flight', () => (runtime.inFlightCount === 1 ? true : undefined), { timeoutMs: 2_000, intervalMs: 5 });
+  // Gone while the head phase still runs: its body is asked for only afterwards.
+  exchange.socket.destroy();
+  await until('the request has ended', () => (runtime.inFlightCount === 0 ? true : undefined), { timeoutMs: HEAD_PAUSE_MS + 2_000, intervalMs: 10 });
+  assert.equal(fake.requests.length, 0);
+});
+
+test('bodies held by running requests count against the cap: 503 while one is held, 200 once it is released', async () => {
+  const held = await post(chatBody(HELD_BODY, true));
+  assert.equal(held.status, 200);
+  // The first request holds its 60 KB body while its stream runs; 60 KB more would pass the 100 KB cap.
+  const refused = await post(chatBody(HELD_BODY, false));
+  assert.equal(refused.status, 503, await refused.text());
+  assert.equal(refused.headers.get('retry-after'), '1');
+  await held.text();
+  await until('the held body is released', () => (gw.gateway.runtime.inFlightCount === 0 ? true : undefined), { timeoutMs: 2_000, intervalMs: 10 });
+  const admitted = await post(chatBody(HELD_BODY, false));
+  assert.equal(admitted.status, 200, await admitted.text());
+});
+
+test('a request pipelined behind a 401 whose body was left unread is never run, sent upstream or billed', async () => {
+  const before = fake.requests.length;
+  const usageBefore = (await gw.usage()).length;
+  const refusedBody = '{"model":"gpt-4o","messages":[]}';
+  const good = chatBody(200, false);
+  const exchange = await openRaw(
+    gw.url,
+    `${head({ 'Content-Length': refusedBody.length })}${refusedBody}${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length })}${good}`,
+  );
+  // The connection closes after the 401 (the lingering close's moment, ~2 s, as the client does not close).
+  const text = await withDeadline(exchange.closed, 5_000, 'the connection closes');
+  assert.equal(parseAnswer(text).status, 401);
+  assert.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, text);
+  assert.equal(gw.gateway.runtime.inFlightCount, 0);
+  assert.equal(fake.requests.length, before, 'the pipelined request reached the upstream');
+  assert.equal((await gw.usage()).length, usageBefore, 'the pipelined request was billed');
+});
+
+test('a body being read when the shutdown ends the stragglers is answered 503 in the route\'s shape', async () => {
+  const alone = await startGatewayUnderTest(
+    configWith(`  - name: held
+    type: openai
+    base_url: ${fake.url}
+    keys: ["sk-upstream-held-0123456789"]
+    models: ["gpt-*"]
+`).replace('shutdown_grace_ms: 5000', 'shutdown_grace_ms: 200'),
+  );
+  try {
+    const exchange = await openRaw(alone.url, `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': 1000 })}{"model":`);
+    await until('the body is being read', () => (alone.gateway.runtime.inFlightCount === 1 ? true : undefined), { timeoutMs: 2_000, intervalMs: 5 });
+    const startedAt = Date.now();
+    await withDeadline(alone.stop(), 5_000, 'the shutdown');
+    assert.ok(Date.now() - startedAt < 2_000, `the shutdown took ${Date.now() - startedAt} ms`);
+    const answer = parseAnswer(await withDeadline(exchange.closed, 2_000, 'the answer'));
+    assert.equal(answer.status, 503, JSON.stringify(answer));
+    assert.equal((answer.body['error'] as Record<string, unknown>)['code'], 'server_shutting_down');
+  } finally {
+    await alone.stop();
+  }
+});
