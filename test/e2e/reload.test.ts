@@ -6,11 +6,13 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import { postChat, streamedContent } from '../helpers/chat-requests.js';
 import { cliEnv, freePort, killIfRunning, runCli, spawnCli, waitForLog } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { channel, configWith, startGatewayUnderTest, type GatewayUnderTest, type GatewayUnderTestOptions } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
 
 const PIECES = ['al', 'pha ', 'is ', 'still ', 'stream', 'ing ', 'to ', 'the ', 'end', '.'];
@@ -37,7 +39,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(yaml: string, options: { watch?: boolean } = {}): Promise<GatewayUnderTest> {
+async function start(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
   const gw = await startGatewayUnderTest(yaml, options);
   gateways.push(gw);
   return gw;
@@ -98,6 +100,19 @@ describe('in-process reload', () => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /^gateway_config_reloads_total\{result="rejected"\} 2$/m);
     assert.doesNotMatch(metrics, /result="ok"\} [1-9]/);
+  });
+
+  test('log.level applies on reload and its removal restores the start level; shutdown_grace_ms needs no restart', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, done) => done(void lines.push(chunk.toString())) }));
+    const gw = await start(configWith(channel('main', a.url), 'log:\n  level: debug\n'), { logger });
+    assert.equal(logger.level, 'debug');
+    await gw.writeConfig(configWith(channel('main', a.url)).replace('shutdown_grace_ms: 5000', 'shutdown_grace_ms: 1000'));
+    assert.equal(await gw.gateway.reload(), true);
+    assert.equal(logger.level, 'info', 'the level the gateway started with');
+    assert.equal(gw.gateway.runtime.current.config.server.shutdownGraceMs, 1000);
+    assert.ok(lines.some((l) => l.includes('config reloaded')));
+    assert.ok(!lines.some((l) => l.includes('after a restart')), lines.join(''));
   });
 
   test('the file watcher reloads a changed config', async () => {
