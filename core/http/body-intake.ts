@@ -17,6 +17,7 @@ import { dropIdleSlabs } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
 import type { ClientAbort } from '../pipeline/client-abort.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
+import { isClosing } from './lingering-close.js';
 
 export interface BodyLimits {
   /** Largest body in bytes (413 above it). */
@@ -31,6 +32,7 @@ export interface BodyLimits {
 const POOL_IDLE_MS = 30_000;
 
 interface ReadInProgress {
+  readonly req: IncomingMessage;
   readonly socket: Socket;
   readonly deadline: number;
   fail(err: GatewayError): void;
@@ -72,7 +74,8 @@ export class BodyIntake {
               return;
             }
             counted = body.length;
-            res.shouldKeepAlive = keepAlive;
+            // Unless the connection's close was decided meanwhile (bytes after this request it could not parse).
+            res.shouldKeepAlive = keepAlive && !isClosing(req.socket);
             resolve(body);
           });
         }),
@@ -83,10 +86,13 @@ export class BodyIntake {
     };
   }
 
-  /** Ends the body read in progress on `socket` with `err` (its chain answers it); false when there is none. */
+  /**
+   * Ends the body read in progress on `socket` with `err` (its chain answers it); false when there is none. A body
+   * that has all arrived is not the one at fault (its 'end' is on its way; what failed came after it).
+   */
   fail(socket: Socket, err: GatewayError): boolean {
     for (const read of this.reads.values()) {
-      if (read.socket !== socket) continue;
+      if (read.socket !== socket || read.req.complete) continue;
       read.fail(err);
       return true;
     }
@@ -154,7 +160,7 @@ export class BodyIntake {
     };
     const onEnd = (): void => finish(null);
     const onGone = (): void => finish(clientClosed());
-    const untrack = this.reads.add({ socket: req.socket, deadline: Date.now() + this.limits.bodyTimeoutMs, fail: finish });
+    const untrack = this.reads.add({ req, socket: req.socket, deadline: Date.now() + this.limits.bodyTimeoutMs, fail: finish });
     // The shutdown's end of in-flight requests ends their reads too (runtime.ts waits for every request to finish).
     const offAbort = abort.onAbort(() => finish(abort.byShutdown ? shuttingDown() : clientClosed()));
     req.on('data', onData);

@@ -35,7 +35,8 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
   }
   const error = toGatewayError(err);
   // A pipeline route reading this body answers through its chain, in its format, and records the request. The
-  // socket reads no more: more bytes would only be more parse errors.
+  // socket reads no more: more bytes would only be more parse errors. (A body that has all arrived is not failed:
+  // the fault lies after it, below.)
   if (bodies.fail(socket, error)) {
     socket.pause();
     return;

@@ -1,5 +1,6 @@
 // The node:http server under fastify: the API routes go to their chains (pipeline-intake.ts) before fastify sees
-// them, requests behind a connection's last answer are not served, and the timeouts are set for both paths.
+// them, pipelined requests are served one at a time and never behind a connection's last answer, and the timeouts
+// are set for both paths.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -12,6 +13,11 @@ import type { Intake } from './pipeline-intake.js';
 /** How long an idle kept-alive connection stays open, on both paths. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** Pipelined requests a connection may have waiting for their turn (node's own queue is unbounded). */
+const MAX_WAITING = 32;
+/** The count of a socket's requests waiting for their turn. */
+const WAITING = Symbol('waiting');
+
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
@@ -21,18 +27,20 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, intake: Intake, fallback: Handler): Server {
   const server = createServer(
     { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
-    (req: IncomingMessage, res: ServerResponse) => {
-      if (behindLastAnswer(req)) return;
-      if (!intake(req, res, false)) fallback(req, res);
-    },
+    (req: IncomingMessage, res: ServerResponse) =>
+      inTurn(req, res, () => {
+        if (!intake(req, res, false)) fallback(req, res);
+      }),
   );
   // A request that asks before sending its body (Expect: 100-continue, as curl does for large ones) is told to go
   // on only once admitted: an API route after its key was checked, the others at once.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (behindLastAnswer(req) || intake(req, res, true)) return;
-    res.writeContinue();
-    fallback(req, res);
-  });
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
+    inTurn(req, res, () => {
+      if (intake(req, res, true)) return;
+      res.writeContinue();
+      fallback(req, res);
+    }),
+  );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = settings.headerTimeoutMs;
   server.requestTimeout = 0;
@@ -41,14 +49,35 @@ export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, i
 }
 
 /**
- * A request parsed on a connection that closes once its answer under way is out (pipelined behind it, or parsed
- * from the rest of a refused body): it could never be answered, so it is not run, nor billed. Its bytes are
- * dropped; its response is never written, and goes with the connection.
+ * Serves `req` when its turn comes. A request pipelined behind one still being answered (Node queues its response,
+ * which has no socket yet) waits until that answer is out, as nginx serves pipelined requests in turn: the answer
+ * before it may still decide to close the connection (a refusal after an await), and a request run meanwhile would
+ * be sent upstream and billed with no answer that could reach its client. A request on a connection that closes
+ * once its answer under way is out (pipelined behind it, or parsed from the rest of a refused body) is never served:
+ * its bytes are dropped, its response never written, and it goes with the connection.
  */
-function behindLastAnswer(req: IncomingMessage): boolean {
-  if (!isClosing(req.socket)) return false;
-  req.resume();
-  return true;
+function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
+  if (res.socket === null) {
+    const socket = req.socket as Socket & { [WAITING]?: number };
+    const waiting = (socket[WAITING] ?? 0) + 1;
+    // Each waiting request holds its head and two objects: a client that pipelines without reading is cut off.
+    if (waiting > MAX_WAITING) {
+      socket.destroy();
+      return;
+    }
+    socket[WAITING] = waiting;
+    // Node hands the socket to the next queued response once the one before is out, unless that one closed it.
+    res.once('socket', () => {
+      socket[WAITING] = (socket[WAITING] ?? 1) - 1;
+      inTurn(req, res, serve);
+    });
+    return;
+  }
+  if (isClosing(req.socket)) {
+    req.resume();
+    return;
+  }
+  serve();
 }
 
 /**

@@ -10,6 +10,8 @@ import type { Logger } from './logger.js';
 
 /** A model name or a path is the client's string: bounded in a log line as a model is in a label. */
 const MAX_CLIENT_CHARS = 256;
+/** Longer than any HTTP method. */
+const MAX_METHOD_CHARS = 16;
 
 export function logFinished(logger: Logger, access: boolean, ctx: RequestState): void {
   const error = ctx.error;
@@ -51,7 +53,9 @@ export function logRefused(logger: Logger, requestId: string, method: string, ur
   const path = scrubSecrets(bounded(q < 0 ? url : url.slice(0, q)), []);
   // The message may quote the path too (a 404's hint).
   const message = scrubSecrets(bounded(error.message), []);
-  logError(logger, { requestId, method, path, status: error.status, code: error.code }, error, error.status, message);
+  // A method Node could not parse is whatever letters the client sent.
+  const line = { requestId, method: method.slice(0, MAX_METHOD_CHARS), path, status: error.status, code: error.code };
+  logError(logger, line, error, error.status, message);
 }
 
 function logError(logger: Logger, line: Record<string, unknown>, error: GatewayError, status: number, message = error.message): void {

@@ -4,7 +4,8 @@
 // touched: they are the caller's content.
 //
 // Inside JSON a key may hide behind escapes (`\/` and `\u002f` for a slash, `\n` just before it): JSON text is
-// also scanned string by string, decoded, and written again when something was replaced.
+// scanned string by string, decoded (never as raw text, where a match could stop at an escape and leave the key's
+// tail), and written again when something was replaced.
 
 import { GatewayError, type GatewayErrorOptions } from '../errors.js';
 import type { SseFrame } from '../sse/frame.js';
@@ -45,19 +46,18 @@ export function scrubSecrets(text: string, channelKeys: readonly string[]): stri
 
 /** An error's text (JSON or not), scrubbed; the same string when there was nothing to replace. */
 export function scrubErrorText(text: string, channelKeys: readonly string[]): string {
-  const scrubbed = scrubSecrets(text, channelKeys);
-  const first = scrubbed.trimStart().charCodeAt(0);
-  // Only JSON objects and arrays can hold escaped strings worth decoding.
-  if (first !== 0x7b && first !== 0x5b) return scrubbed;
+  const first = text.trimStart().charCodeAt(0);
+  // Only JSON objects and arrays hold escaped strings worth decoding; anything else is scanned as it is.
+  if (first !== 0x7b && first !== 0x5b) return scrubSecrets(text, channelKeys);
   let value: unknown;
   try {
-    value = JSON.parse(scrubbed);
+    value = JSON.parse(text);
   } catch {
-    return scrubbed;
+    return scrubSecrets(text, channelKeys);
   }
   const deep = { changed: false };
   const cleaned = scrubValue(value, channelKeys, deep);
-  return deep.changed ? JSON.stringify(cleaned) : scrubbed;
+  return deep.changed ? JSON.stringify(cleaned) : text;
 }
 
 /** An upstream error body, scrubbed; the same Buffer when there was nothing to replace. */
@@ -95,7 +95,7 @@ function scrubValue(value: unknown, channelKeys: readonly string[], deep: { chan
   if (Array.isArray(value)) return value.map((item) => scrubValue(item, channelKeys, deep));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) out[name] = scrubValue(item, channelKeys, deep);
+    for (const [name, item] of Object.entries(value)) out[scrubValue(name, channelKeys, deep) as string] = scrubValue(item, channelKeys, deep);
     return out;
   }
   return value;

@@ -1,7 +1,8 @@
 // The intake's edges: a body asked for after its client left, or while the gateway shuts down, ends at once
 // (it neither waits for the body timeout nor holds the shutdown); bodies held by requests still running count
-// against server.max_inflight_body_bytes; and requests pipelined behind a connection's last answer are never
-// run, so never sent upstream nor billed without an answer.
+// against server.max_inflight_body_bytes; pipelined requests are served in turn, and those behind a connection's
+// last answer are never run, so never sent upstream nor billed without an answer; bytes Node cannot parse after a
+// whole request make its answer the connection's last.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -112,6 +113,59 @@ test('a request pipelined behind a 401 whose body was left unread is never run, 
   assert.equal(gw.gateway.runtime.inFlightCount, 0);
   assert.equal(fake.requests.length, before, 'the pipelined request reached the upstream');
   assert.equal((await gw.usage()).length, usageBefore, 'the pipelined request was billed');
+});
+
+test('a request pipelined behind one refused after an await waits its turn, and is then never run', async () => {
+  const before = fake.requests.length;
+  const usageBefore = (await gw.usage()).length;
+  const refusedBody = '{"model":"gpt-4o","messages":[]}';
+  const good = chatBody(200, false);
+  // The first is refused only once its slow head phase is over; the second is parsed long before that.
+  const exchange = await openRaw(
+    gw.url,
+    `${head({ 'Content-Length': refusedBody.length, 'x-slow-head': 1 })}${refusedBody}${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length })}${good}`,
+  );
+  const text = await withDeadline(exchange.closed, HEAD_PAUSE_MS + 5_000, 'the connection closes');
+  assert.equal(parseAnswer(text).status, 401);
+  assert.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, text);
+  assert.equal(fake.requests.length, before, 'the pipelined request reached the upstream');
+  assert.equal((await gw.usage()).length, usageBefore, 'the pipelined request was billed');
+});
+
+test('bytes Node cannot parse right after a whole request: that request is answered, as the connection\'s last', async () => {
+  for (const slow of [0, 1]) {
+    const before = fake.requests.length;
+    const good = chatBody(200, false);
+    const exchange = await openRaw(gw.url, `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length, 'x-slow-head': slow })}${good}GARBAGE \x01\r\n\r\n`);
+    const text = await withDeadline(exchange.closed, HEAD_PAUSE_MS + 5_000, 'the connection closes');
+    const answer = parseAnswer(text);
+    assert.equal(answer.status, 200, `slow head ${slow}: ${text}`);
+    assert.match(answer.headers, /^connection: close$/im, `slow head ${slow}: the answer says the connection closes`);
+    assert.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, text);
+    assert.equal(fake.requests.length, before + 1);
+  }
+});
+
+test('pipelined requests are answered in turn; a connection with more than 32 waiting is cut', async () => {
+  const good = chatBody(200, false);
+  const first = `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length, 'x-slow-head': 1 })}${good}`;
+  const health = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+  const served = await openRaw(gw.url, `${first}${health.repeat(20)}`);
+  const all = await until(
+    'the 21 answers',
+    () => {
+      const text = served.received();
+      return (text.match(/HTTP\/1\.1 200 /g)?.length ?? 0) === 21 ? text : undefined;
+    },
+    { timeoutMs: 5_000, intervalMs: 10 },
+  );
+  // The chat answer, which took longest, still comes first.
+  assert.match(all, /^HTTP\/1\.1 200 OK[\s\S]*?"object":"chat\.completion"/);
+  served.socket.destroy();
+
+  const flooded = await openRaw(gw.url, `${first}${health.repeat(40)}`);
+  const text = await withDeadline(flooded.closed, 5_000, 'the connection is cut');
+  assert.equal(text, '', 'nothing is answered on a cut connection');
 });
 
 test('a body being read when the shutdown ends the stragglers is answered 503 in the route\'s shape', async () => {

@@ -32,6 +32,15 @@ test('a channel key with a slash is found raw, as \\/ and as \\u002f', () => {
   }
 });
 
+test('a key cut by an escape in the raw text is replaced whole, not up to the escape', () => {
+  const out = scrubErrorText('{"error":{"message":"header Bearer abcdefghijklmnopq\\/rest-of-token was refused"}}', []);
+  assert.ok(!out.includes('rest-of-token'), out);
+  assert.deepEqual(JSON.parse(out), { error: { message: 'header Bearer [redacted] was refused' } });
+  const prefixed = `sk-live/${SLASHED}`;
+  const cut = scrubErrorText(`{"error":"key ${prefixed.replaceAll('/', '\\u002f')}"}`, [prefixed]);
+  assert.deepEqual(JSON.parse(cut), { error: 'key [redacted]' });
+});
+
 test('an escaped key in plain text (not JSON) is found when written raw; JSON is decoded only when it parses', () => {
   assert.equal(scrubErrorText(`upstream said: ${SLASHED}`, [SLASHED]), 'upstream said: [redacted]');
   assert.equal(scrubErrorText('{"broken": ', [SLASHED]), '{"broken": ');
