@@ -25,22 +25,23 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  * a few times per timeout, and its answer goes through the clientErrorHandler (client-error.ts).
  */
 export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, intake: Intake, fallback: Handler): Server {
-  const server = createServer(
-    { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
-    (req: IncomingMessage, res: ServerResponse) =>
-      inTurn(req, res, () => {
-        if (!intake(req, res, false)) fallback(req, res);
-      }),
-  );
+  // No closure per request: a request that must wait is handed back to the same listener when its turn comes.
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (waitsItsTurn(req, res, onRequest)) return;
+    if (!intake(req, res, false)) fallback(req, res);
+  };
   // A request that asks before sending its body (Expect: 100-continue, as curl does for large ones) is told to go
   // on only once admitted: an API route after its key was checked, the others at once.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
-    inTurn(req, res, () => {
-      if (intake(req, res, true)) return;
-      res.writeContinue();
-      fallback(req, res);
-    }),
+  const onCheckContinue = (req: IncomingMessage, res: ServerResponse): void => {
+    if (waitsItsTurn(req, res, onCheckContinue) || intake(req, res, true)) return;
+    res.writeContinue();
+    fallback(req, res);
+  };
+  const server = createServer(
+    { connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(settings.headerTimeoutMs / 4))) },
+    onRequest,
   );
+  server.on('checkContinue', onCheckContinue);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = settings.headerTimeoutMs;
   server.requestTimeout = 0;
@@ -49,35 +50,35 @@ export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, i
 }
 
 /**
- * Serves `req` when its turn comes. A request pipelined behind one still being answered (Node queues its response,
+ * True when `req` is not to be served now: it is handed to `listener` again when its turn comes, or dropped. A request pipelined behind one still being answered (Node queues its response,
  * which has no socket yet) waits until that answer is out, as nginx serves pipelined requests in turn: the answer
  * before it may still decide to close the connection (a refusal after an await), and a request run meanwhile would
  * be sent upstream and billed with no answer that could reach its client. A request on a connection that closes
  * once its answer under way is out (pipelined behind it, or parsed from the rest of a refused body) is never served:
  * its bytes are dropped, its response never written, and it goes with the connection.
  */
-function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
+function waitsItsTurn(req: IncomingMessage, res: ServerResponse, listener: Handler): boolean {
   if (res.socket === null) {
     const socket = req.socket as Socket & { [WAITING]?: number };
     const waiting = (socket[WAITING] ?? 0) + 1;
     // Each waiting request holds its head and two objects: a client that pipelines without reading is cut off.
     if (waiting > MAX_WAITING) {
       socket.destroy();
-      return;
+      return true;
     }
     socket[WAITING] = waiting;
     // Node hands the socket to the next queued response once the one before is out, unless that one closed it.
     res.once('socket', () => {
       socket[WAITING] = (socket[WAITING] ?? 1) - 1;
-      inTurn(req, res, serve);
+      listener(req, res);
     });
-    return;
+    return true;
   }
   if (isClosing(req.socket)) {
     req.resume();
-    return;
+    return true;
   }
-  serve();
+  return false;
 }
 
 /**
