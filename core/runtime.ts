@@ -2,6 +2,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { ResolvedConfig } from './config/resolved.js';
+import type { BodyPool } from './formats/body-pool.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import type { ClientAbort } from './pipeline/client-abort.js';
 import { InFlightList } from './pipeline/in-flight-list.js';
@@ -17,6 +18,8 @@ interface InFlight {
 
 export interface RuntimeDeps extends GatewayDeps {
   readonly writer: UsageWriter;
+  /** Memory reused for large request bodies (formats/body-pool.ts), across reloads. */
+  readonly bodyPool: BodyPool;
 }
 
 export class Runtime {

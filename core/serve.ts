@@ -12,6 +12,7 @@ import type { Logger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
+import { BodyPool } from './formats/body-pool.js';
 import { Runtime } from './runtime.js';
 import { openStore } from './store/open-store.js';
 import { describeStoreUrl } from './store/store-url.js';
@@ -55,7 +56,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   });
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
-  const runtime = new Runtime({ store, usage: writer, writer, affinity, metrics, logger, factories: options.factories }, config);
+  const runtime = new Runtime(
+    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool() },
+    config,
+  );
   // The level the gateway was started with (the CLI's --log-level, or its default): what a config without
   // log.level means, also after a reload that removed it.
   const startLevel = logger.level;

@@ -9,7 +9,7 @@
 // copies, each dropped as soon as it is written (young again). The slab goes back to the pool when the
 // request is over (`release`); anything still reading the body then fails instead of reading another's.
 
-import { giveSlab, inSlab, MIN_SLAB, takeSlab } from './body-pool.js';
+import { inSlab, MIN_SLAB, type BodyPool } from './body-pool.js';
 import type { TopLevel } from './json-scan.js';
 
 /** Bodies from this size on are held in a pooled slab; smaller ones stay in their read(s). */
@@ -21,6 +21,7 @@ export class BodyBytes {
   #parts: readonly Buffer[];
   #joined: Buffer | null;
   #slab: Buffer | null = null;
+  #pool: BodyPool | null = null;
   #released = false;
   /** The body this one was derived from (an edit), whose release this one shares. */
   #source: BodyBytes | null = null;
@@ -43,10 +44,10 @@ export class BodyBytes {
     return new BodyBytes([buffer], buffer.length);
   }
 
-  /** A body read in `parts`, `length` bytes in all: copied into a pooled slab when it is large. */
-  static fromReads(parts: readonly Buffer[], length: number): BodyBytes {
+  /** A body read in `parts`, `length` bytes in all: copied into a slab of `pool` when it is large. */
+  static fromReads(parts: readonly Buffer[], length: number, pool: BodyPool): BodyBytes {
     if (length < POOLED_MIN) return parts.length === 0 ? BodyBytes.of(EMPTY) : new BodyBytes(parts, length);
-    const slab = takeSlab(length);
+    const slab = pool.take(length);
     let at = 0;
     for (const part of parts) {
       slab.set(part, at);
@@ -54,6 +55,7 @@ export class BodyBytes {
     }
     const body = new BodyBytes([slab.subarray(0, length)], length);
     body.#slab = slab;
+    body.#pool = pool;
     return body;
   }
 
@@ -122,7 +124,7 @@ export class BodyBytes {
     this.#slab = null;
     this.#parts = [];
     this.#joined = null;
-    if (slab !== null) giveSlab(slab);
+    if (slab !== null) this.#pool?.give(slab);
   }
 
   #check(): void {

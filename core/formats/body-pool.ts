@@ -2,71 +2,79 @@
 // in power-of-two sizes; a released slab waits in its size's free list for the next body of that size. The
 // lists together keep at most MAX_FREE_BYTES: over it, the largest free slabs are dropped (left to the GC)
 // first, so a few huge bodies cannot crowd out the sizes most bodies have. Free slabs that no body has asked for
-// in a while are dropped altogether (dropIdleSlabs), so the memory of a burst goes back to the system after it.
+// in a while are dropped altogether (dropIdle), so the memory of a burst goes back to the system after it.
+//
+// One pool per server (the runtime's, shared by its listener's intake), an object rather than module state, so
+// two gateways in one process (tests) each count their own slabs.
 
 /** The smallest slab: body-bytes.ts pools bodies from this size on. */
 export const MIN_SLAB = 64 * 1024;
 const MAX_FREE_BYTES = 64 * 1024 * 1024;
 
-const free = new Map<number, Buffer[]>();
-let freeBytes = 0;
-let inUse = 0;
-/** When a slab was last taken (ms since the epoch). */
-let lastTakenAt = 0;
-/** Every slab's memory, so a Buffer can be told to view one (a view must never be handed to a socket). */
-const slabMemory = new WeakSet<ArrayBufferLike>();
+/** Set on a slab's memory, so a Buffer can be told to view one (a view must never be handed to a socket). */
+const SLAB = Symbol('slab');
 
-/** A slab of at least `size` bytes (its content is whatever the last body left: write before reading). */
-export function takeSlab(size: number): Buffer {
-  let slabSize = MIN_SLAB;
-  while (slabSize < size) slabSize *= 2;
-  inUse++;
-  lastTakenAt = Date.now();
-  const slab = free.get(slabSize)?.pop();
-  if (slab !== undefined) {
-    freeBytes -= slab.length;
-    return slab;
-  }
-  const made = Buffer.allocUnsafeSlow(slabSize);
-  slabMemory.add(made.buffer);
-  return made;
-}
+type MaybeSlab = ArrayBufferLike & { [SLAB]?: true };
 
-/** Gives `slab` back for another body; nothing may read or write it afterwards. */
-export function giveSlab(slab: Buffer): void {
-  inUse--;
-  let list = free.get(slab.length);
-  if (list === undefined) {
-    list = [];
-    free.set(slab.length, list);
-  }
-  list.push(slab);
-  freeBytes += slab.length;
-  while (freeBytes > MAX_FREE_BYTES) {
-    const largest = Math.max(...[...free].filter(([, slabs]) => slabs.length > 0).map(([size]) => size));
-    (free.get(largest) as Buffer[]).pop();
-    freeBytes -= largest;
-  }
-}
-
-/**
- * Drops every free slab when none was taken for `idleMs`: a burst of large bodies leaves up to MAX_FREE_BYTES
- * behind, worth keeping while such bodies keep coming, not for hours after. Returns the bytes dropped.
- */
-export function dropIdleSlabs(now: number, idleMs: number): number {
-  if (freeBytes === 0 || now - lastTakenAt < idleMs) return 0;
-  const dropped = freeBytes;
-  free.clear();
-  freeBytes = 0;
-  return dropped;
-}
-
-/** Whether `bytes` lies in a slab's memory. */
+/** Whether `bytes` lies in a slab's memory (of any pool). */
 export function inSlab(bytes: Uint8Array): boolean {
-  return slabMemory.has(bytes.buffer);
+  return (bytes.buffer as MaybeSlab)[SLAB] === true;
 }
 
-/** Bytes waiting in the free lists, and slabs taken and not given back (for tests). */
-export function poolState(): { readonly freeBytes: number; readonly inUse: number } {
-  return { freeBytes, inUse };
+export class BodyPool {
+  readonly #free = new Map<number, Buffer[]>();
+  #freeBytes = 0;
+  #inUse = 0;
+  /** When a slab was last taken (ms since the epoch). */
+  #lastTakenAt = 0;
+
+  /** A slab of at least `size` bytes (its content is whatever the last body left: write before reading). */
+  take(size: number): Buffer {
+    let slabSize = MIN_SLAB;
+    while (slabSize < size) slabSize *= 2;
+    this.#inUse++;
+    this.#lastTakenAt = Date.now();
+    const slab = this.#free.get(slabSize)?.pop();
+    if (slab !== undefined) {
+      this.#freeBytes -= slab.length;
+      return slab;
+    }
+    const made = Buffer.allocUnsafeSlow(slabSize);
+    (made.buffer as MaybeSlab)[SLAB] = true;
+    return made;
+  }
+
+  /** Gives `slab` back for another body; nothing may read or write it afterwards. */
+  give(slab: Buffer): void {
+    this.#inUse--;
+    let list = this.#free.get(slab.length);
+    if (list === undefined) {
+      list = [];
+      this.#free.set(slab.length, list);
+    }
+    list.push(slab);
+    this.#freeBytes += slab.length;
+    while (this.#freeBytes > MAX_FREE_BYTES) {
+      const largest = Math.max(...[...this.#free].filter(([, slabs]) => slabs.length > 0).map(([size]) => size));
+      (this.#free.get(largest) as Buffer[]).pop();
+      this.#freeBytes -= largest;
+    }
+  }
+
+  /**
+   * Drops every free slab when none was taken for `idleMs`: a burst of large bodies leaves up to MAX_FREE_BYTES
+   * behind, worth keeping while such bodies keep coming, not for hours after. Returns the bytes dropped.
+   */
+  dropIdle(now: number, idleMs: number): number {
+    if (this.#freeBytes === 0 || now - this.#lastTakenAt < idleMs) return 0;
+    const dropped = this.#freeBytes;
+    this.#free.clear();
+    this.#freeBytes = 0;
+    return dropped;
+  }
+
+  /** Bytes waiting in the free lists, and slabs taken and not given back (for tests). */
+  get state(): { readonly freeBytes: number; readonly inUse: number } {
+    return { freeBytes: this.#freeBytes, inUse: this.#inUse };
+  }
 }

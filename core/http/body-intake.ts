@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
-import { dropIdleSlabs } from '../formats/body-pool.js';
+import type { BodyPool } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
 import type { ClientAbort } from '../pipeline/client-abort.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
@@ -44,7 +44,10 @@ export class BodyIntake {
   private held = 0;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly limits: BodyLimits) {
+  constructor(
+    private readonly limits: BodyLimits,
+    private readonly pool: BodyPool,
+  ) {
     // A fraction of the timeout, so a body is cut within ~25% of it; at most once a second.
     const every = Math.max(10, Math.min(1000, Math.floor(limits.bodyTimeoutMs / 4)));
     this.sweeper = setInterval(() => this.sweep(), every);
@@ -149,7 +152,7 @@ export class BodyIntake {
         done(err, EMPTY);
         return;
       }
-      done(null, BodyBytes.fromReads(parts, size));
+      done(null, BodyBytes.fromReads(parts, size, this.pool));
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
@@ -171,7 +174,7 @@ export class BodyIntake {
 
   private sweep(): void {
     const now = Date.now();
-    dropIdleSlabs(now, POOL_IDLE_MS);
+    this.pool.dropIdle(now, POOL_IDLE_MS);
     if (this.reads.size === 0) return;
     for (const read of this.reads.values()) {
       if (read.deadline <= now) {

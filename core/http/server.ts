@@ -46,7 +46,7 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
     bodyLimit: settings.bodyLimit,
     bodyTimeoutMs: settings.bodyTimeoutMs,
     maxInflightBodyBytes: settings.maxInflightBodyBytes,
-  });
+  }, runtime.deps.bodyPool);
   const intake = pipelineIntake(runtime, bodies);
   const app = Fastify({
     logger: false,

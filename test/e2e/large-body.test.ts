@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
-import { poolState } from '../../core/formats/body-pool.js';
 import { removeTopLevelFields, setTopLevelField } from '../../core/formats/json-edit.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
@@ -118,8 +117,9 @@ function bodyOf(model: string, tag: string, size: number): Buffer {
 /** Waits until no finished request holds a slab (a request releases its body just after its answer is out). */
 async function slabsBack(): Promise<void> {
   const deadline = Date.now() + 5_000;
-  while (poolState().inUse !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.equal(poolState().inUse, 0, 'every slab is back in the pool');
+  const pool = gw.gateway.runtime.deps.bodyPool;
+  while (pool.state.inUse !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(pool.state.inUse, 0, 'every slab is back in the pool');
 }
 
 /** Sends `raw` and checks the upstream's next request is exactly it. */

@@ -3,10 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
+import { BodyPool } from '../../../core/formats/body-pool.js';
 import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
 
 const chat = createOpenAIChatFormat();
 import { removeBodyFields, removeTopLevelFields, setBodyField, setTopLevelField } from '../../../core/formats/json-edit.js';
+
+/** Large bodies' memory, as the server's intake has one. */
+const pool = new BodyPool();
 
 function edit(text: string, key: string, value: unknown): string {
   return setTopLevelField(Buffer.from(text, 'utf8'), key, value).toString('utf8');
@@ -117,7 +121,7 @@ describe('setBodyField and removeBodyFields', () => {
     for (const text of ['{"model":"a","messages":[{"role":"user","content":"hi"}],"stream":true}', `{"model":"a","messages":[{"role":"user","content":${JSON.stringify(long)}}],"stream":true,"z":1}`]) {
       const raw = Buffer.from(text, 'utf8');
       const reads = [raw.subarray(0, 7), raw.subarray(7, 70_000), raw.subarray(70_000)].filter((r) => r.length > 0);
-      const body = BodyBytes.fromReads(reads, raw.length);
+      const body = BodyBytes.fromReads(reads, raw.length, pool);
       const set = setBodyField(body, 'stream_options', { include_usage: true });
       assert.ok(set.joined().equals(setTopLevelField(raw, 'stream_options', { include_usage: true })));
       const renamed = setBodyField(set, 'model', 'upstream-name');
@@ -128,7 +132,7 @@ describe('setBodyField and removeBodyFields', () => {
       body.release();
       assert.throws(() => dropped.joined(), /released/, 'edits are released with the client body');
       // The same through a format, which leaves the skeleton's positions on a large body for the edits.
-      const decoded = BodyBytes.fromReads(reads, raw.length);
+      const decoded = BodyBytes.fromReads(reads, raw.length, pool);
       const request = chat.decodeRequest(decoded);
       assert.equal(decoded.topLevel !== null, raw.length > 8 * 1024, 'positions from the skeleton of a large body');
       const viaFormat = removeBodyFields(setBodyField(request.raw, 'stream_options', { include_usage: true }), new Set(['z']));
