@@ -4,7 +4,7 @@
 // send the answer and a FIN, read and drop whatever still comes for a moment, then close. Nothing is kept of what
 // is read; the moment is bounded.
 
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long a closing connection's late bytes are read and dropped before it is closed for good. */
@@ -17,11 +17,22 @@ const LINGER_MS = 2_000;
  */
 const CLOSING = Symbol('closing');
 
+/** The requests on a socket waiting for their turn (node-server.ts): their bodies are dropped when it lingers. */
+const WAITING = Symbol('waiting');
+
 type Closing = 'closing' | 'lingering';
-type MaybeClosing = Socket & { [CLOSING]?: Closing };
+type MaybeClosing = Socket & { [CLOSING]?: Closing; [WAITING]?: Set<IncomingMessage> };
 
 export function isClosing(socket: Socket): boolean {
   return (socket as MaybeClosing)[CLOSING] !== undefined;
+}
+
+/**
+ * The requests pipelined on `socket` behind an answer still to come. Each one's unread body would fill its buffer
+ * and pause the socket, so a lingering close could not drain it: lingering drops their bodies.
+ */
+export function waitingOn(socket: Socket): Set<IncomingMessage> {
+  return ((socket as MaybeClosing)[WAITING] ??= new Set());
 }
 
 /**
@@ -53,5 +64,8 @@ function lingerOn(socket: Socket): void {
   // The client has sent all it will (or gave up): nothing left to wait for.
   socket.once('end', () => socket.destroy());
   socket.once('close', () => clearTimeout(timer));
+  // Requests waiting behind the last answer never get their turn: what they still receive is dropped too.
+  const waiting = (socket as MaybeClosing)[WAITING];
+  if (waiting !== undefined) for (const req of waiting) req.resume();
   socket.resume();
 }

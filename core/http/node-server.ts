@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { ResolvedServer } from '../config/resolved.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
 import type { BodyIntake } from './body-intake.js';
-import { isClosing } from './lingering-close.js';
+import { isClosing, waitingOn } from './lingering-close.js';
 import type { Intake } from './pipeline-intake.js';
 
 /** How long an idle kept-alive connection stays open, on both paths. */
@@ -15,8 +15,6 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** Pipelined requests a connection may have waiting for their turn (node's own queue is unbounded). */
 const MAX_WAITING = 32;
-/** The count of a socket's requests waiting for their turn. */
-const WAITING = Symbol('waiting');
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -58,27 +56,24 @@ export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, i
  * its bytes are dropped, its response never written, and it goes with the connection.
  */
 function waitsItsTurn(req: IncomingMessage, res: ServerResponse, listener: Handler): boolean {
-  if (res.socket === null) {
-    const socket = req.socket as Socket & { [WAITING]?: number };
-    const waiting = (socket[WAITING] ?? 0) + 1;
-    // Each waiting request holds its head and two objects: a client that pipelines without reading is cut off.
-    if (waiting > MAX_WAITING) {
-      socket.destroy();
-      return true;
-    }
-    socket[WAITING] = waiting;
-    // Node hands the socket to the next queued response once the one before is out, unless that one closed it.
-    res.once('socket', () => {
-      socket[WAITING] = (socket[WAITING] ?? 1) - 1;
-      listener(req, res);
-    });
-    return true;
-  }
   if (isClosing(req.socket)) {
     req.resume();
     return true;
   }
-  return false;
+  if (res.socket !== null) return false;
+  const waiting = waitingOn(req.socket);
+  // Each waiting request holds its head and two objects: a client that pipelines without reading is cut off.
+  if (waiting.size >= MAX_WAITING) {
+    req.socket.destroy();
+    return true;
+  }
+  waiting.add(req);
+  // Node hands the socket to the next queued response once the one before is out, unless that one closed it.
+  res.once('socket', () => {
+    waiting.delete(req);
+    listener(req, res);
+  });
+  return true;
 }
 
 /**

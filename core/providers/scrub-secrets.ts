@@ -57,7 +57,9 @@ export function scrubErrorText(text: string, channelKeys: readonly string[]): st
   }
   const deep = { changed: false };
   const cleaned = scrubValue(value, channelKeys, deep);
-  return deep.changed ? JSON.stringify(cleaned) : text;
+  // Nothing found decoded: the raw text is scanned too, since JSON.parse keeps only the last of two same-named
+  // members (`{"message":"<key>","message":"x"}`), and the client gets the raw text.
+  return deep.changed ? JSON.stringify(cleaned) : scrubSecrets(text, channelKeys);
 }
 
 /** An upstream error body, scrubbed; the same Buffer when there was nothing to replace. */
@@ -94,7 +96,8 @@ function scrubValue(value: unknown, channelKeys: readonly string[], deep: { chan
   }
   if (Array.isArray(value)) return value.map((item) => scrubValue(item, channelKeys, deep));
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
+    // No prototype: a member named __proto__ is kept as a member, not taken as the prototype.
+    const out = Object.create(null) as Record<string, unknown>;
     for (const [name, item] of Object.entries(value)) out[scrubValue(name, channelKeys, deep) as string] = scrubValue(item, channelKeys, deep);
     return out;
   }

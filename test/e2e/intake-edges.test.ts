@@ -10,7 +10,7 @@ import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until, withDeadline } from '../helpers/poll.js';
-import { openRaw, parseAnswer } from '../helpers/raw-http.js';
+import { openRaw, parseAnswer, writeBody } from '../helpers/raw-http.js';
 
 /** Holds every request in its head phase for a moment: time for its client to leave before the body is asked for. */
 const HEAD_PAUSE_MS = 300;
@@ -130,6 +130,24 @@ test('a request pipelined behind one refused after an await waits its turn, and 
   assert.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, text);
   assert.equal(fake.requests.length, before, 'the pipelined request reached the upstream');
   assert.equal((await gw.usage()).length, usageBefore, 'the pipelined request was billed');
+});
+
+test('behind a refusal after an await, a waiting request\'s large body is drained by the lingering close', async () => {
+  const refusedBody = '{"model":"gpt-4o","messages":[]}';
+  const exchange = await openRaw(
+    gw.url,
+    `${head({ 'Content-Length': refusedBody.length, 'x-slow-head': 1 })}${refusedBody}${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': 20_000_000 })}`,
+  );
+  // The waiting request's body fills its buffer while the first is refused; the client sends until the answer's
+  // FIN, then ends its side (a net socket does), which a draining gateway reads at once.
+  void writeBody(exchange.socket, 20_000_000);
+  await withDeadline(exchange.waitFor('HTTP/1.1 401'), 5_000, 'the 401');
+  const answeredAt = Date.now();
+  const text = await withDeadline(exchange.closed, 5_000, 'the connection closes');
+  assert.equal(parseAnswer(text).status, 401);
+  // Not drained, the socket stays paused under the waiting body and is closed only by the linger's 2 s timer.
+  const lingered = Date.now() - answeredAt;
+  assert.ok(lingered < 1_000, `closed ${lingered} ms after the answer: the linger's timer, not the client's end`);
 });
 
 test('bytes Node cannot parse right after a whole request: that request is answered, as the connection\'s last', async () => {

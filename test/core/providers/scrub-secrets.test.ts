@@ -41,6 +41,16 @@ test('a key cut by an escape in the raw text is replaced whole, not up to the es
   assert.deepEqual(JSON.parse(cut), { error: 'key [redacted]' });
 });
 
+test('a key in the first of two same-named members (JSON.parse keeps the last) is still replaced', () => {
+  const out = scrubErrorText(`{"error":{"message":"bad key ${SK}","message":"x"}}`, []);
+  assert.ok(!out.includes('abcdefghijklmnopqrstuvwxyz012345'), out);
+});
+
+test('a member named __proto__ stays a member when the JSON is written again', () => {
+  const out = scrubErrorText(`{"__proto__":{"detail":"kept"},"error":"key ${SK}"}`, []);
+  assert.deepEqual(Object.entries(JSON.parse(out) as object), [['__proto__', { detail: 'kept' }], ['error', 'key [redacted]']]);
+});
+
 test('an escaped key in plain text (not JSON) is found when written raw; JSON is decoded only when it parses', () => {
   assert.equal(scrubErrorText(`upstream said: ${SLASHED}`, [SLASHED]), 'upstream said: [redacted]');
   assert.equal(scrubErrorText('{"broken": ', [SLASHED]), '{"broken": ');
