@@ -2,10 +2,8 @@
 // swap the whole object.
 
 import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/resolved.js';
+import { ENDPOINTS } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
-import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from './formats/anthropic-messages/index.js';
-import { createOpenAIChatFormat } from './formats/openai-chat/index.js';
-import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from './formats/openai-responses/index.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -43,13 +41,7 @@ export class Gateway {
     readonly config: ResolvedConfig,
     deps: GatewayDeps,
   ) {
-    this.formats = new Map([
-      ['/v1/chat/completions', createOpenAIChatFormat()],
-      ['/v1/messages', createAnthropicMessagesFormat()],
-      ['/v1/messages/count_tokens', createAnthropicCountTokensFormat()],
-      ['/v1/responses', createOpenAIResponsesFormat()],
-      ['/v1/responses/compact', createOpenAIResponsesCompactFormat()],
-    ]);
+    this.formats = new Map(ENDPOINTS.map((endpoint) => [endpoint.path, endpoint.createFormat()]));
     const providers = createProviders();
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {

@@ -157,8 +157,10 @@ export interface DeclaredKey {
   group: Name;
 }
 export interface Route {
-  path:
-    "/v1/chat/completions" | "/v1/messages" | "/v1/messages/count_tokens" | "/v1/responses" | "/v1/responses/compact";
+  /**
+   * The path of an endpoint the gateway serves. The allowed values come from the endpoint registry (core/endpoints/registry.ts), put in as an enum when the config is validated.
+   */
+  path: string;
   /**
    * @minItems 1
    */

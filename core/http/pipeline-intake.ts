@@ -8,6 +8,7 @@
 // can look at the key.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { endpointAt } from '../endpoints/registry.js';
 import { GatewayError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
@@ -16,24 +17,15 @@ import { closeLingering } from './lingering-close.js';
 import { servePipelineRoute } from './pipeline-route.js';
 import { refuse } from './refusal.js';
 
-export const PIPELINE_PATHS: ReadonlySet<string> = new Set([
-  '/v1/chat/completions',
-  '/v1/messages',
-  '/v1/messages/count_tokens',
-  '/v1/responses',
-  '/v1/responses/compact',
-]);
-
 /** A 'request' (or 'checkContinue') listener that answers pipeline routes and returns false for anything else. */
 export type Intake = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => boolean;
 
 export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
   return function intake(req, res, expectsContinue) {
-    if (req.method !== 'POST') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (!PIPELINE_PATHS.has(path)) return false;
+    if (endpointAt(path)?.method !== req.method) return false;
     if (runtime.shuttingDown) {
       res.shouldKeepAlive = false;
       closeLingering(res);

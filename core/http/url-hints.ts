@@ -1,14 +1,11 @@
 // A 404 that tells the caller how to fix a base URL: doubled /v1, missing /v1, or wrong method.
 
+import { ENDPOINTS } from '../endpoints/registry.js';
 import { GatewayError } from '../errors.js';
 
-/** The API paths we serve and their methods, for hints. */
-export const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
-  ['/v1/chat/completions', 'POST'],
-  ['/v1/messages', 'POST'],
-  ['/v1/messages/count_tokens', 'POST'],
-  ['/v1/responses', 'POST'],
-  ['/v1/responses/compact', 'POST'],
+/** The API paths we serve and their methods, for hints: the registry's, and the model list. */
+const KNOWN_PATHS: ReadonlyMap<string, string> = new Map([
+  ...ENDPOINTS.map((endpoint): [string, string] => [endpoint.path, endpoint.method]),
   ['/v1/models', 'GET'],
 ]);
 

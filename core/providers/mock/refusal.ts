@@ -3,7 +3,7 @@
 // as a real upstream answers its own. What the IR cannot carry (a document block, a hosted tool) is still input
 // the API takes: the mock answers it like any other.
 
-import type { WireFormat } from '../../config/resolved.js';
+import { endpointAt } from '../../endpoints/registry.js';
 import { GatewayError } from '../../errors.js';
 import { encodeError as encodeAnthropicError } from '../../formats/anthropic-messages/errors.js';
 import { codecFor } from '../../formats/codecs.js';
@@ -12,18 +12,10 @@ import { encodeError as encodeOpenAIError } from '../../formats/openai-chat/erro
 import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { renderedResponse } from './respond.js';
 
-/** The format of each API path the mock serves. */
-const FORMAT_OF: Readonly<Record<string, WireFormat>> = {
-  '/v1/chat/completions': 'openai-chat',
-  '/v1/messages': 'anthropic-messages',
-  '/v1/messages/count_tokens': 'anthropic-messages',
-  '/v1/responses': 'openai-responses',
-  '/v1/responses/compact': 'openai-responses',
-};
-
 /** The API's 400 for `body`, or null when the mock answers it. */
 export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse | null {
-  const format = FORMAT_OF[request.path];
+  // The API of the path the mock is called on, as the endpoint registry has it.
+  const format = endpointAt(request.path)?.wire;
   if (format === undefined) return null;
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {
