@@ -2,7 +2,7 @@
 // swap the whole object.
 
 import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/resolved.js';
-import { ENDPOINTS } from './endpoints/registry.js';
+import type { EndpointRegistry } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
@@ -25,6 +25,8 @@ export interface GatewayDeps {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
   readonly factories: ReadonlyMap<string, PluginFactory>;
+  /** The endpoints the chains serve (endpoints/registry.ts). */
+  readonly endpoints: EndpointRegistry;
 }
 
 export class Gateway {
@@ -41,7 +43,7 @@ export class Gateway {
     readonly config: ResolvedConfig,
     deps: GatewayDeps,
   ) {
-    this.formats = new Map(ENDPOINTS.map((endpoint) => [endpoint.path, endpoint.createFormat()]));
+    this.formats = new Map(deps.endpoints.all.map((endpoint) => [endpoint.path, endpoint.createFormat()]));
     const providers = createProviders();
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {

@@ -12,6 +12,7 @@ import type { Logger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
+import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.js';
 import { BodyPool } from './formats/body-pool.js';
 import { Runtime } from './runtime.js';
 import { openStore } from './store/open-store.js';
@@ -28,6 +29,8 @@ export interface StartOptions {
   /** Reload when the file changes (SIGHUP is wired by the caller through `reload`). */
   readonly watch?: boolean;
   readonly usageFlushMs?: number;
+  /** The endpoints served (the built-in ones when absent): a test's or an embedding program's own. */
+  readonly endpoints?: EndpointRegistry;
 }
 
 export interface RunningGateway {
@@ -48,7 +51,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const { logger } = options;
   const env = options.env ?? process.env;
   const initial = await readConfigText(options.configPath);
-  const config = parseConfig(initial.text, { file: initial.file, env });
+  const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
+  const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
   const store = await openStore(config.store.url);
   const writer = new UsageWriter(store, {
     flushIntervalMs: options.usageFlushMs ?? 200,
@@ -57,7 +61,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const runtime = new Runtime(
-    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool() },
+    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints },
     config,
   );
   // The level the gateway was started with (the CLI's --log-level, or its default): what a config without
@@ -83,7 +87,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const { file, text } = await readConfigText(options.configPath);
       const digest = digestOf(text);
       if (onlyIfChanged && digest === lastDigest) return true;
-      const next = parseConfig(text, { file, env });
+      const next = parseConfig(text, { file, env, endpoints });
       runtime.reload(next);
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();

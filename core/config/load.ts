@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
 import { checkSemantics } from './check-semantics.js';
 import { interpolateEnv, type Env } from './interpolate.js';
 import { dropShadowed, formatIssues } from './issues.js';
@@ -17,6 +18,8 @@ export interface ParseConfigOptions {
   readonly env: Env;
   /** Reuse a compiled schema across loads; a fresh one is compiled when absent. */
   readonly validator?: ConfigValidator;
+  /** The endpoints routes may name and get default routes for (the built-in ones when absent). */
+  readonly endpoints?: EndpointRegistry;
 }
 
 /** Parses, interpolates `${VAR}`, validates and resolves gateway.yaml text. Throws ConfigError. */
@@ -39,7 +42,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
   if (data === null || data === undefined) {
     throw new ConfigError([`${lines.label}: the config is empty; it needs at least "channels"`]);
   }
-  const result = (options.validator ?? new ConfigValidator()).validate(data);
+  const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
+  const result = (options.validator ?? new ConfigValidator(undefined, endpoints)).validate(data);
   const issues = result.ok
     ? [...envIssues, ...checkSemantics(result.config)]
     : [...envIssues, ...dropShadowed(result.issues, envIssues)];
@@ -47,7 +51,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
     const messages = formatIssues(issues, lines);
     throw new ConfigError(messages.length > 0 ? messages : [`${lines.label}: does not match the config schema`]);
   }
-  return resolveConfig(result.config, options.file, (path) => lines.locate(path));
+  return resolveConfig(result.config, options.file, (path) => lines.locate(path), endpoints);
 }
 
 /** The file's absolute path and text; an unreadable file is a ConfigError like any other config problem. */

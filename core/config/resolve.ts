@@ -1,6 +1,7 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split, store path absolute.
 
 import { dirname } from 'node:path';
+import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
 import { defaultRoutesExcept } from './default-routes.js';
@@ -18,6 +19,7 @@ export function resolveConfig(
   raw: GatewayConfig,
   file: string | null,
   locate: (path: ConfigPath) => string,
+  endpoints: EndpointRegistry = BUILTIN_ENDPOINTS,
 ): ResolvedConfig {
   const server = raw.server ?? {};
   const written = (raw.routes ?? []).map(resolveRoute);
@@ -46,7 +48,7 @@ export function resolveConfig(
       ]),
     ),
     keys: (raw.keys ?? []).map((k) => ({ name: k.name, key: k.key, group: k.group })),
-    routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)))],
+    routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)), endpoints)],
     affinity: {
       ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,
       maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { ENDPOINTS } from '../endpoints/registry.js';
+import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import { describeSchemaErrors } from './schema-messages.js';
@@ -14,10 +14,10 @@ import { findSchemaDir } from './schema-dir.js';
  * A route's path must name an endpoint. The schema file does not list them (the endpoint registry is their one
  * list): the enum is put in at load, so a wrong path is reported with the other schema problems, all at once.
  */
-function withRoutePaths(schema: SchemaObject): void {
+function withRoutePaths(schema: SchemaObject, endpoints: EndpointRegistry): void {
   const path = (schema as { definitions?: { Route?: { properties?: { path?: Record<string, unknown> } } } }).definitions?.Route?.properties?.path;
   if (path === undefined) throw new Error('gateway.schema.json has no definitions.Route.properties.path');
-  path['enum'] = ENDPOINTS.map((endpoint) => endpoint.path);
+  path['enum'] = endpoints.all.map((endpoint) => endpoint.path);
 }
 
 export type ValidationResult =
@@ -28,10 +28,10 @@ export type ValidationResult =
 export class ConfigValidator {
   readonly #validate: ValidateFunction<GatewayConfig>;
 
-  constructor(schemaDir: string = findSchemaDir()) {
+  constructor(schemaDir: string = findSchemaDir(), endpoints: EndpointRegistry = BUILTIN_ENDPOINTS) {
     const schema: unknown = JSON.parse(readFileSync(join(schemaDir, 'gateway.schema.json'), 'utf8'));
     if (typeof schema !== 'object' || schema === null) throw new Error('gateway.schema.json is not an object');
-    withRoutePaths(schema as SchemaObject);
+    withRoutePaths(schema as SchemaObject, endpoints);
     // strict catches schema typos at load; strictRequired would reject the Channel if/then's `required`.
     const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
     addFormats.default(ajv, ['uri']);

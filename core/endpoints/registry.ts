@@ -3,7 +3,8 @@
 // Everything that needs to know the endpoints derives from this table: the intake (http/pipeline-intake.ts), the
 // Gateway's formats, the config's route names and default routes, the 404 hints and the mock's refusals.
 //
-// Adding an endpoint starts with one entry here.
+// Adding an endpoint starts with one entry here. A registry is an object, handed to what derives from it (the
+// config's parsing, the runtime): a test or an embedding program may start a gateway with entries of its own.
 
 import type { WireFormat } from '../config/resolved.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
@@ -24,6 +25,7 @@ export interface Endpoint {
 
 const METERED = ['auth', 'meter', 'relay'] as const;
 
+/** The endpoints the gateway serves out of the box. */
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED },
   { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED },
@@ -33,9 +35,24 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/responses/compact', wire: 'openai-responses', createFormat: createOpenAIResponsesCompactFormat, chain: METERED },
 ];
 
-const BY_PATH: ReadonlyMap<string, Endpoint> = new Map(ENDPOINTS.map((endpoint) => [endpoint.path, endpoint]));
+export class EndpointRegistry {
+  readonly #byPath: ReadonlyMap<string, Endpoint>;
 
-/** The endpoint at `path`, whatever the method; undefined when none is. */
-export function endpointAt(path: string): Endpoint | undefined {
-  return BY_PATH.get(path);
+  constructor(readonly all: readonly Endpoint[]) {
+    this.#byPath = new Map(all.map((endpoint) => [endpoint.path, endpoint]));
+    if (this.#byPath.size !== all.length) throw new Error('two endpoints of a registry have the same path');
+  }
+
+  /** The endpoint at `path`, whatever the method; undefined when none is. */
+  at(path: string): Endpoint | undefined {
+    return this.#byPath.get(path);
+  }
+
+  /** The built-in endpoints and `more`. */
+  with(more: readonly Endpoint[]): EndpointRegistry {
+    return new EndpointRegistry([...this.all, ...more]);
+  }
 }
+
+/** The registry of the built-in endpoints (immutable, so one serves every gateway of a process). */
+export const BUILTIN_ENDPOINTS = new EndpointRegistry(ENDPOINTS);

@@ -8,7 +8,6 @@
 // can look at the key.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { endpointAt } from '../endpoints/registry.js';
 import { GatewayError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
@@ -25,7 +24,7 @@ export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (endpointAt(path)?.method !== req.method) return false;
+    if (runtime.deps.endpoints.at(path)?.method !== req.method) return false;
     if (runtime.shuttingDown) {
       res.shouldKeepAlive = false;
       closeLingering(res);

@@ -87,7 +87,7 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
 
   app.setErrorHandler((err: FastifyError, request, reply) => answerError(request, reply, fromFastifyError(err)));
 
-  app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url)));
+  app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url, runtime.deps.endpoints)));
 
   app.get('/v1/models', (request, reply) => {
     reply.hijack();

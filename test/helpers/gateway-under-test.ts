@@ -3,6 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EndpointRegistry } from '../../core/endpoints/registry.js';
 import { createSilentLogger, type Logger } from '../../core/logging/logger.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { startGateway, type RunningGateway } from '../../core/serve.js';
@@ -60,6 +61,8 @@ export interface GatewayUnderTestOptions {
   readonly logger?: Logger;
   /** Plugins besides the built-in ones (a test's own, to provoke what no real plugin does). */
   readonly extraPlugins?: readonly PluginFactory[];
+  /** The endpoints served, when not the built-in ones. */
+  readonly endpoints?: EndpointRegistry;
 }
 
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
@@ -74,6 +77,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     port: 0,
     watch: options.watch ?? false,
     usageFlushMs: 20,
+    ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
   });
   let stopped = false;
   return {

@@ -3,7 +3,7 @@
 // as a real upstream answers its own. What the IR cannot carry (a document block, a hosted tool) is still input
 // the API takes: the mock answers it like any other.
 
-import { endpointAt } from '../../endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../endpoints/registry.js';
 import { GatewayError } from '../../errors.js';
 import { encodeError as encodeAnthropicError } from '../../formats/anthropic-messages/errors.js';
 import { codecFor } from '../../formats/codecs.js';
@@ -14,8 +14,8 @@ import { renderedResponse } from './respond.js';
 
 /** The API's 400 for `body`, or null when the mock answers it. */
 export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse | null {
-  // The API of the path the mock is called on, as the endpoint registry has it.
-  const format = endpointAt(request.path)?.wire;
+  // The API of the path the mock is called on, as the registry of built-in endpoints (those the mock serves) has it.
+  const format = BUILTIN_ENDPOINTS.at(request.path)?.wire;
   if (format === undefined) return null;
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {

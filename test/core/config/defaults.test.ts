@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultRoutesExcept } from '../../../core/config/default-routes.js';
-import { ENDPOINTS } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS, ENDPOINTS } from '../../../core/endpoints/registry.js';
 import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 
@@ -48,19 +48,19 @@ describe('defaults', () => {
 describe('default routes', () => {
   it('exist for every endpoint of the registry, with its chain; the schema lists no paths of its own', () => {
     assert.deepEqual(
-      defaultRoutesExcept(new Set()).map((r) => [r.path, r.plugins.map((p) => p.use)]),
+      defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS).map((r) => [r.path, r.plugins.map((p) => p.use)]),
       ENDPOINTS.map((e) => [e.path, [...e.chain]]),
     );
     assert.equal(schema.definitions['Route']?.properties?.['path']?.enum, undefined);
   });
 
   it('skip written paths and give each plugin an empty `with`', () => {
-    assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map((e) => e.path))), []);
+    assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map((e) => e.path)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
-      defaultRoutesExcept(new Set(['/v1/chat/completions'])).map((r) => r.path),
+      defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
       ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact'],
     );
-    const [chat] = defaultRoutesExcept(new Set());
+    const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(
       chat?.plugins.map((p) => [p.use, p.with, p.path]),
       [
@@ -70,6 +70,6 @@ describe('default routes', () => {
       ],
     );
     // Each call builds fresh objects, so no caller can alter another's chain.
-    assert.notEqual(defaultRoutesExcept(new Set())[0]?.plugins[0]?.with, chat?.plugins[0]?.with);
+    assert.notEqual(defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS)[0]?.plugins[0]?.with, chat?.plugins[0]?.with);
   });
 });

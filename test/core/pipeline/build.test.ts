@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
+import { BUILTIN_ENDPOINTS } from '../../../core/endpoints/registry.js';
 import { Gateway } from '../../../core/gateway.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
@@ -27,6 +28,7 @@ function build(text: string, factories: ReadonlyMap<string, PluginFactory> = bui
     metrics: new GatewayMetrics({ defaultMetrics: false }),
     logger: createSilentLogger(),
     factories,
+    endpoints: BUILTIN_ENDPOINTS,
   });
 }
 

@@ -1,0 +1,90 @@
+// Adding an endpoint is one registry entry: a gateway started with one more entry (a chat-shaped endpoint at a path
+// of its own) serves it over HTTP with its default chain (auth, meter, relay), accepts it as a route name in
+// gateway.yaml, answers its errors in its API's shape, records and counts it, and hints at its method; nothing
+// else was changed for it.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { BUILTIN_ENDPOINTS } from '../../core/endpoints/registry.js';
+import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+
+const PATH = '/v1/echo/completions';
+
+let fake: FakeOpenAI;
+let gw: GatewayUnderTest;
+
+before(async () => {
+  fake = await new FakeOpenAI('echo').start();
+  const endpoints = BUILTIN_ENDPOINTS.with([
+    { method: 'POST', path: PATH, wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: ['auth', 'meter', 'relay'] },
+  ]);
+  gw = await startGatewayUnderTest(
+    configWith(
+      `  - name: echo
+    type: openai
+    base_url: ${fake.url}
+    keys: ["sk-upstream-echo-0123456789"]
+    models: ["gpt-*"]
+`,
+    ),
+    { endpoints },
+  );
+});
+
+after(async () => {
+  await gw.stop();
+  await fake.close();
+});
+
+function post(key: string): Promise<Response> {
+  return fetch(`${gw.url}${PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+}
+
+test('the registered endpoint is served with its default chain: relayed, recorded and counted', async () => {
+  const res = await post(TEST_KEY);
+  assert.equal(res.status, 200);
+  assert.equal(((await res.json()) as { object: string }).object, 'chat.completion');
+  assert.equal(fake.requests.at(-1)?.path, PATH);
+  const records = await gw.usage();
+  assert.deepEqual(
+    records.filter((r) => r.route === PATH).map((r) => [r.status, r.keyName, r.channel]),
+    [[200, 'tester', 'echo']],
+  );
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  assert.match(metrics, new RegExp(`^gateway_requests_total\\{route="${PATH.replaceAll('/', '\\/')}",model="gpt-\\*",channel="echo",status="200"\\} 1$`, 'm'));
+});
+
+test('its errors are in its API\'s shape, and a wrong method is told the right one', async () => {
+  const refused = await post('sk-not-a-key-0123456789abcdef');
+  assert.equal(refused.status, 401);
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
+  const wrong = await fetch(`${gw.url}${PATH}`);
+  assert.equal(wrong.status, 405);
+  assert.match(((await wrong.json()) as { error: { message: string } }).error.message, /accepts POST only/);
+});
+
+test('gateway.yaml may name it in routes', async () => {
+  await gw.writeConfig(
+    configWith(
+      `  - name: echo
+    type: openai
+    base_url: ${fake.url}
+    keys: ["sk-upstream-echo-0123456789"]
+    models: ["gpt-*"]
+`,
+      `routes:
+  - path: ${PATH}
+    plugins: [{ use: auth }, { use: relay }]
+`,
+    ),
+  );
+  assert.equal(await gw.gateway.reload(), true);
+  assert.equal((await post(TEST_KEY)).status, 200);
+  assert.deepEqual(gw.gateway.runtime.current.config.routes.find((r) => r.path === PATH)?.plugins.map((p) => p.use), ['auth', 'relay']);
+});
