@@ -22,12 +22,7 @@ before(async () => {
   ]);
   gw = await startGatewayUnderTest(
     configWith(
-      `  - name: echo
-    type: openai
-    base_url: ${fake.url}
-    keys: ["sk-upstream-echo-0123456789"]
-    models: ["gpt-*"]
-`,
+      channel(),
     ),
     { endpoints },
   );
@@ -37,6 +32,16 @@ after(async () => {
   await gw.stop();
   await fake.close();
 });
+
+/** The one channel, to the fake upstream. */
+function channel(): string {
+  return `  - name: echo
+    type: openai
+    base_url: ${fake.url}
+    keys: ["sk-upstream-echo-0123456789"]
+    models: ["gpt-*"]
+`;
+}
 
 function post(key: string): Promise<Response> {
   return fetch(`${gw.url}${PATH}`, {
@@ -72,12 +77,7 @@ test('its errors are in its API\'s shape, and a wrong method is told the right o
 test('gateway.yaml may name it in routes', async () => {
   await gw.writeConfig(
     configWith(
-      `  - name: echo
-    type: openai
-    base_url: ${fake.url}
-    keys: ["sk-upstream-echo-0123456789"]
-    models: ["gpt-*"]
-`,
+      channel(),
       `routes:
   - path: ${PATH}
     plugins: [{ use: auth }, { use: relay }]
