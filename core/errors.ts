@@ -93,6 +93,11 @@ export class GatewayError extends Error {
   }
 }
 
+/** The 503 of a request that arrives (or whose body still arrives) while the gateway shuts down. */
+export function shuttingDownError(): GatewayError {
+  return new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 });
+}
+
 /** Anything thrown that is not a GatewayError is an internal error; its text never reaches the caller. */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;

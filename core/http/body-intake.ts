@@ -11,7 +11,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { GatewayError } from '../errors.js';
+import { GatewayError, shuttingDownError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { BodyPool } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
@@ -116,7 +116,7 @@ export class BodyIntake {
     // A request whose client left (or that the shutdown ended) before its body was asked for: its 'close' has
     // been, and no 'end' will come.
     if (abort.aborted || req.destroyed) {
-      done(abort.byShutdown ? shuttingDown() : clientClosed(), EMPTY);
+      done(abort.byShutdown ? shuttingDownError() : clientClosed(), EMPTY);
       return;
     }
     // A body that says how large it is and would not fit is refused before any of it is read (and before a
@@ -165,7 +165,7 @@ export class BodyIntake {
     const onGone = (): void => finish(clientClosed());
     const untrack = this.reads.add({ req, socket: req.socket, deadline: Date.now() + this.limits.bodyTimeoutMs, fail: finish });
     // The shutdown's end of in-flight requests ends their reads too (runtime.ts waits for every request to finish).
-    const offAbort = abort.onAbort(() => finish(abort.byShutdown ? shuttingDown() : clientClosed()));
+    const offAbort = abort.onAbort(() => finish(abort.byShutdown ? shuttingDownError() : clientClosed()));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onGone);
@@ -194,10 +194,6 @@ function tooLarge(): GatewayError {
 
 function clientClosed(): GatewayError {
   return new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request before its body was read');
-}
-
-function shuttingDown(): GatewayError {
-  return new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 });
 }
 
 function busy(): GatewayError {

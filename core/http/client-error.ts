@@ -44,7 +44,6 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
   if (inFlight?.req.complete === true) {
     // Bytes after a whole request whose answer is still to come (a pipelined request Node could not parse): an
     // answer written now would come before that one and garble both. The pending answer is the connection's last.
-    inFlight.shouldKeepAlive = false;
     closeLingering(inFlight);
     socket.pause();
     return;

@@ -41,6 +41,8 @@ export function waitingOn(socket: Socket): Set<IncomingMessage> {
  * `connection: close`, and would destroy it as soon as it is ended (destroySoon); that destroy is taken back.
  */
 export function closeLingering(res: ServerResponse): void {
+  // The answer says `connection: close` (its headers are not out yet when this is called).
+  res.shouldKeepAlive = false;
   const socket = res.socket;
   if (socket === null) return;
   (socket as MaybeClosing)[CLOSING] ??= 'closing';

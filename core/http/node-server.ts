@@ -48,8 +48,9 @@ export function createNodeServer(settings: ResolvedServer, bodies: BodyIntake, i
 }
 
 /**
- * True when `req` is not to be served now: it is handed to `listener` again when its turn comes, or dropped. A request pipelined behind one still being answered (Node queues its response,
- * which has no socket yet) waits until that answer is out, as nginx serves pipelined requests in turn: the answer
+ * True when `req` is not to be served now: it is handed to `listener` again when its turn comes, or dropped. A
+ * request pipelined behind one still being answered (Node queues its response, which has no socket yet) waits
+ * until that answer is out, as nginx serves pipelined requests in turn: the answer
  * before it may still decide to close the connection (a refusal after an await), and a request run meanwhile would
  * be sent upstream and billed with no answer that could reach its client. A request on a connection that closes
  * once its answer under way is out (pipelined behind it, or parsed from the rest of a refused body) is never served:

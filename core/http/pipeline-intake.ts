@@ -8,7 +8,7 @@
 // can look at the key.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../errors.js';
+import { GatewayError, shuttingDownError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
 import { errorFormatFor } from './error-format.js';
@@ -26,9 +26,8 @@ export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
     const path = q < 0 ? url : url.slice(0, q);
     if (runtime.deps.endpoints.at(path)?.method !== req.method) return false;
     if (runtime.shuttingDown) {
-      res.shouldKeepAlive = false;
       closeLingering(res);
-      answer(runtime, req, res, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
+      answer(runtime, req, res, shuttingDownError());
       return true;
     }
     servePipelineRoute(runtime, path, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {

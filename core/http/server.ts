@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResolvedServer } from '../config/resolved.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, shuttingDownError } from '../errors.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { checkAdminToken, serveAdmin, type AdminAction } from './admin-routes.js';
@@ -79,7 +79,7 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (runtime.shuttingDown) {
       reply.raw.setHeader('connection', 'close');
-      answerError(request, reply, new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 }));
+      answerError(request, reply, shuttingDownError());
       return;
     }
     done();
@@ -126,7 +126,6 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
       checkAdminToken(runtime, request.raw);
       done();
     } catch (err) {
-      reply.raw.shouldKeepAlive = false;
       closeLingering(reply.raw);
       answerError(request, reply, err as GatewayError);
     }
