@@ -12,6 +12,7 @@ import { buildChains } from './pipeline/build.js';
 import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
 import { createProviders, type Provider } from './providers/index.js';
+import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import { Router } from './routing/router.js';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   readonly factories: ReadonlyMap<string, PluginFactory>;
   /** The endpoints the chains serve (endpoints/registry.ts). */
   readonly endpoints: EndpointRegistry;
+  /** The images the mock channel hands out as URLs, kept across reloads; a gateway of its own without. */
+  readonly mockImages?: MockImageFiles;
 }
 
 export class Gateway {
@@ -44,7 +47,7 @@ export class Gateway {
     deps: GatewayDeps,
   ) {
     this.formats = new Map(deps.endpoints.all.map((endpoint) => [endpoint.path, endpoint.createFormat()]));
-    const providers = createProviders();
+    const providers = createProviders(deps.mockImages ?? new MockImageFiles());
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {
       config,

@@ -6,6 +6,7 @@ import type { BodyPool } from './formats/body-pool.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import type { ClientAbort } from './pipeline/client-abort.js';
 import { InFlightList } from './pipeline/in-flight-list.js';
+import type { MockImageFiles } from './providers/mock/image-files.js';
 import type { UsageWriter } from './store/usage-writer.js';
 
 /** How long requests ended by the shutdown get to write their last words (an error frame) before they are cut. */
@@ -20,6 +21,8 @@ export interface RuntimeDeps extends GatewayDeps {
   readonly writer: UsageWriter;
   /** Memory reused for large request bodies (formats/body-pool.ts), across reloads. */
   readonly bodyPool: BodyPool;
+  /** The mock channel's images, served at GET /v1/mock/images/<id>.png (http/mock-image-route.ts). */
+  readonly mockImages: MockImageFiles;
 }
 
 export class Runtime {

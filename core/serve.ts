@@ -15,6 +15,7 @@ import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.js';
 import { BodyPool } from './formats/body-pool.js';
 import { Runtime } from './runtime.js';
+import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
 import { describeStoreUrl } from './store/store-url.js';
 import { UsageWriter } from './store/usage-writer.js';
@@ -61,7 +62,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const runtime = new Runtime(
-    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints },
+    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints, mockImages: new MockImageFiles() },
     config,
   );
   // The level the gateway was started with (the CLI's --log-level, or its default): what a config without

@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, WireFormat } from './resolved.js';
+import type { ApiFormat, ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -33,8 +33,8 @@ export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };
 export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntries: 100_000 };
 
 /** What each channel type's upstream speaks; the mock answers in every format it knows. */
-export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly WireFormat[]>> = {
-  openai: ['openai-chat', 'openai-responses'],
+export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly ApiFormat[]>> = {
+  openai: ['openai-chat', 'openai-responses', 'openai-images'],
   anthropic: ['anthropic-messages'],
-  mock: ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  mock: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images'],
 };

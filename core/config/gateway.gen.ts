@@ -2,7 +2,7 @@
 
 export type Name = string;
 /**
- * The upstream's dialect. openai: OpenAI Chat Completions and Responses (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in all of them.
+ * The upstream's dialect. openai: OpenAI Chat Completions, Responses and Images (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in all of them.
  */
 export type ChannelType = "openai" | "anthropic" | "mock";
 /**
@@ -13,7 +13,10 @@ export type ModelList =
   | {
       [k: string]: string | undefined;
     };
-export type WireFormat = "openai-chat" | "openai-responses" | "anthropic-messages";
+/**
+ * A client API: the chat APIs (translated into one another) and OpenAI Images.
+ */
+export type ApiFormat = "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images";
 
 /**
  * gateway.yaml: server, store, channels (upstreams), groups, keys and routes.
@@ -127,16 +130,27 @@ export interface Channel {
     [k: string]: string | undefined;
   };
   /**
-   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat and openai-responses; anthropic: anthropic-messages).
+   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; mock: all four).
    *
    * @minItems 1
    */
-  formats?: [WireFormat, ...WireFormat[]];
+  formats?: [ApiFormat, ...ApiFormat[]];
   /**
    * Top-level request fields removed before the upstream call, for upstreams that reject them (e.g. client_metadata).
    */
   drop_params?: string[];
+  images?: ImageOptions;
   mock?: MockOptions;
+}
+export interface ImageOptions {
+  /**
+   * The most images one request may ask this channel for (`n` of /v1/images/generations and /v1/images/edits): one cap for every model, or a cap per model glob (first match wins, in file order; models no glob matches are not capped). A request above the cap is not sent to this channel; when no channel takes it, it is a 400 that names the cap.
+   */
+  max_n?:
+    | number
+    | {
+        [k: string]: number | undefined;
+      };
 }
 export interface MockOptions {
   chunk_delay_ms?: number;

@@ -2,12 +2,14 @@
 
 import { dirname } from 'node:path';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
+import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
 import type {
   ConfigPath,
+  ImageCap,
   ResolvedChannel,
   ResolvedConfig,
   ResolvedGroup,
@@ -62,7 +64,7 @@ export function resolveConfig(
 }
 
 function resolveChannel(channel: Channel): ResolvedChannel {
-  return {
+  const resolved: ResolvedChannel = {
     name: channel.name,
     type: channel.type,
     formats: channel.formats ?? NATIVE_FORMATS[channel.type],
@@ -83,6 +85,14 @@ function resolveChannel(channel: Channel): ResolvedChannel {
       reply: channel.mock?.reply ?? MOCK_DEFAULTS.reply,
     },
   };
+  const maxN = channel.images?.max_n;
+  return maxN === undefined ? resolved : Object.assign({}, resolved, { imageCaps: resolveImageCaps(maxN) });
+}
+
+/** Caps of `images.max_n`, first match first. */
+function resolveImageCaps(maxN: number | Record<string, number | undefined>): ImageCap[] {
+  const caps: [string, number][] = typeof maxN === 'number' ? [['*', maxN]] : definedEntries(maxN);
+  return caps.map(([models, cap]) => ({ models, matches: compileGlob(models), maxN: cap }));
 }
 
 // A list serves names as written (globs allowed); a map renames client names to upstream ones.

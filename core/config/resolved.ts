@@ -1,9 +1,19 @@
 // The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
 
-import type { ChannelType, WireFormat } from './gateway.gen.js';
+import type { ApiFormat, ChannelType } from './gateway.gen.js';
 
-/** WireFormat: what a client speaks on a route, and what a channel's upstream speaks natively. */
-export type { ChannelType, WireFormat };
+/** ApiFormat: what a client speaks on a route, and what a channel's upstream speaks natively. */
+export type { ApiFormat, ChannelType };
+
+/** The chat APIs: each has a codec (formats/codecs.ts), so a request in one can be served by a channel of another. */
+export type WireFormat = Exclude<ApiFormat, 'openai-images'>;
+
+const CHAT_FORMATS: ReadonlySet<ApiFormat> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
+
+/** Whether `format` is one of the chat APIs, which translation carries into one another. */
+export function isWireFormat(format: ApiFormat): format is WireFormat {
+  return CHAT_FORMATS.has(format);
+}
 
 /** A YAML path such as ['channels', 2, 'base_url']. */
 export type ConfigPath = readonly (string | number)[];
@@ -45,7 +55,7 @@ export interface ResolvedChannel {
   readonly name: string;
   readonly type: ChannelType;
   /** The client formats this channel serves natively (bytes pass through); `formats`, else by its type. */
-  readonly formats: readonly WireFormat[];
+  readonly formats: readonly ApiFormat[];
   /** Top-level request fields removed before the upstream call. */
   readonly dropParams: readonly string[];
   /** Without a trailing slash; null for the mock type. */
@@ -60,7 +70,16 @@ export interface ResolvedChannel {
   /** How often the upstream's model list is read to expand the globs in /v1/models; 0: never. */
   readonly modelsRefreshMs: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** `images.max_n`: caps on the images one request may ask for, by model glob, first match first; [] caps nothing. */
+  readonly imageCaps?: readonly ImageCap[];
   readonly mock: ResolvedMock;
+}
+
+export interface ImageCap {
+  /** A model glob (`*` for a cap written as one number), matched against the client's model name. */
+  readonly models: string;
+  readonly matches: (model: string) => boolean;
+  readonly maxN: number;
 }
 
 export interface ResolvedAffinity {

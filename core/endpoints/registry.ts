@@ -6,17 +6,18 @@
 // Adding an endpoint starts with one entry here. A registry is an object, handed to what derives from it (the
 // config's parsing, the runtime): a test or an embedding program may start a gateway with entries of its own.
 
-import type { WireFormat } from '../config/resolved.js';
+import type { ApiFormat } from '../config/resolved.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
+import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
 
 export interface Endpoint {
   readonly method: 'POST';
   readonly path: string;
   /** The API its callers speak (the mock answers and refuses as that API does). */
-  readonly wire: WireFormat;
+  readonly wire: ApiFormat;
   /** Its request's decoding and its answers' shape; one per Gateway (a format may keep per-config state). */
   readonly createFormat: () => ClientFormat;
   /** The plugin chain of a config that writes no route for this path. */
@@ -33,6 +34,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/messages/count_tokens', wire: 'anthropic-messages', createFormat: createAnthropicCountTokensFormat, chain: METERED },
   { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED },
   { method: 'POST', path: '/v1/responses/compact', wire: 'openai-responses', createFormat: createOpenAIResponsesCompactFormat, chain: METERED },
+  { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED },
+  // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
+  { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED },
 ];
 
 export class EndpointRegistry {

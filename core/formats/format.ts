@@ -1,6 +1,6 @@
 // The contract of a client format: how requests are read and how answers and errors are written back.
 
-import type { WireFormat } from '../config/resolved.js';
+import type { ApiFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
 import type { BodyBytes } from './body-bytes.js';
@@ -26,7 +26,15 @@ export interface ParsedRequest {
   readonly stream: boolean;
   /** The conversation this request continues, for affinity (Anthropic `metadata.user_id`, OpenAI `prompt_cache_key`); null when none. */
   readonly conversation: string | null;
+  /** Images the request asks for (the image endpoints' `n`): a billable unit beside tokens; none on the chat APIs. */
+  readonly images?: number | undefined;
+  /**
+   * The content type of `raw`, sent upstream with it: a multipart form's own (its boundary included); JSON when
+   * left out.
+   */
+  readonly contentType?: string | undefined;
 }
+
 
 /** `request` with some routing fields replaced; the whole body stays unparsed until read (a spread would lose `json`). */
 export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<ParsedRequest, 'stream' | 'conversation'>>): ParsedRequest {
@@ -37,6 +45,8 @@ export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<P
     request.model,
     fields.stream ?? request.stream,
     fields.conversation === undefined ? request.conversation : fields.conversation,
+    request.images,
+    request.contentType,
   );
 }
 
@@ -55,14 +65,17 @@ export interface FrameUsage {
 }
 
 export interface ClientFormat {
-  readonly name: WireFormat;
+  readonly name: ApiFormat;
   /**
    * Whether a request of this route may be translated for a channel of another format (chat, messages,
    * responses); false for routes with no counterpart elsewhere (count_tokens, /responses/compact).
    */
   readonly translatable: boolean;
-  /** Throws a GatewayError naming the offending field. */
-  decodeRequest(raw: BodyBytes): ParsedRequest;
+  /**
+   * Throws a GatewayError naming the offending field. `contentType`: the request's header, for the endpoints
+   * that read it (the JSON chat APIs take any, as the real ones do).
+   */
+  decodeRequest(raw: BodyBytes, contentType?: string): ParsedRequest;
   encodeError(err: GatewayError): RenderedError;
   /** The in-band error frame written when a stream already began. */
   encodeStreamError(err: GatewayError): SseFrame;

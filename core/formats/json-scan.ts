@@ -115,6 +115,33 @@ export function topLevelJson(raw: Buffer, name: string): unknown {
   return found === null ? undefined : (JSON.parse((found as Buffer).toString('utf8')) as unknown);
 }
 
+/**
+ * How many elements the top-level array named `name` has (the last such key, as topLevelJson), counted without
+ * decoding them (an image answer's `data` is megabytes of base64); undefined when there is none, it is not an
+ * array, or the object cannot be walked.
+ */
+export function topLevelArrayLength(raw: Buffer, name: string): number | undefined {
+  let start = -1;
+  try {
+    walkTopLevel(raw, (keyStart, keyEnd, valueStart) => {
+      if (keyIs(raw, keyStart, keyEnd, name)) start = valueStart;
+    });
+  } catch {
+    return undefined;
+  }
+  if (start === -1 || raw[start] !== OPEN_BRACKET) return undefined;
+  const stringEnd = stringEnds(raw);
+  let i = skipSpace(raw, start + 1);
+  if (raw[i] === CLOSE_BRACKET) return 0;
+  let count = 0;
+  for (;;) {
+    i = skipSpace(raw, skipValue(raw, i, stringEnd));
+    count++;
+    if (raw[i] === COMMA) i = skipSpace(raw, i + 1);
+    else return count;
+  }
+}
+
 function keyIs(raw: Buffer, start: number, end: number, name: string): boolean {
   for (let k = start + 1; k < end - 1; k++) {
     if (raw[k] === BACKSLASH) return JSON.parse(raw.toString('utf8', start, end)) === name;

@@ -23,6 +23,8 @@ export class LazyRequest implements ParsedRequest {
     readonly model: string,
     readonly stream: boolean,
     readonly conversation: string | null,
+    readonly images: number | undefined = undefined,
+    readonly contentType: string | undefined = undefined,
   ) {
     this.#body = body;
   }

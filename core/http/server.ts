@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ResolvedServer } from '../config/resolved.js';
 import { GatewayError, shuttingDownError } from '../errors.js';
+import { MOCK_IMAGE_PATH } from '../providers/mock/image-files.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { checkAdminToken, serveAdmin, type AdminAction } from './admin-routes.js';
@@ -13,6 +14,7 @@ import { answerClientError, type ClientError } from './client-error.js';
 import { errorFormatFor } from './error-format.js';
 import { closeLingering } from './lingering-close.js';
 import { serveMetrics } from './metrics-route.js';
+import { serveMockImage } from './mock-image-route.js';
 import { serveModel, serveModels } from './models-route.js';
 import { createNodeServer, KEEP_ALIVE_TIMEOUT_MS, unusedConnections } from './node-server.js';
 import { pipelineIntake } from './pipeline-intake.js';
@@ -97,6 +99,12 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   app.get('/v1/models/:id', (request, reply) => {
     reply.hijack();
     return serveModel(runtime, request.raw, reply.raw, (request.params as { id: string }).id);
+  });
+
+  // The mock channel's images handed out as URLs (providers/mock/image-files.ts).
+  app.get(`${MOCK_IMAGE_PATH}:name`, (request, reply) => {
+    reply.hijack();
+    serveMockImage(runtime, request.raw, reply.raw, (request.params as { name: string }).name);
   });
 
   // Claude Code sends HEAD / when it starts, to open a connection early.

@@ -10,6 +10,12 @@ export interface Usage {
   readonly cacheWriteTokens: number;
   /** Completion tokens spent on reasoning (a subset of completionTokens). */
   readonly reasoningTokens: number;
+  /** Images made (the image endpoints); absent elsewhere. */
+  readonly images?: number;
+  /** Input tokens that were images (the GPT image models' input_tokens_details.image_tokens; a subset of promptTokens). */
+  readonly inputImageTokens?: number;
+  /** Output tokens that were images (output_tokens_details.image_tokens; a subset of completionTokens). */
+  readonly outputImageTokens?: number;
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };

@@ -17,6 +17,7 @@ export class GatewayMetrics {
   /** Labels route, model, channel. */
   readonly timeToFirstToken: SummedHistogram;
   readonly tokens: SummedCounter<'model' | 'channel' | 'kind'>;
+  readonly images: SummedCounter<'model' | 'channel'>;
   readonly upstreamErrors: SummedCounter<'channel' | 'reason'>;
   readonly streamsInFlight: InFlightGauge;
   readonly configReloads: Counter<'result'>;
@@ -47,10 +48,12 @@ export class GatewayMetrics {
     );
     this.tokens = new SummedCounter(
       'gateway_tokens_total',
-      'Tokens reported by upstreams, by kind: prompt, completion, cached (cache reads), cache_write, reasoning.',
+      'Tokens reported by upstreams, by kind: prompt, completion, cached (cache reads), cache_write, reasoning, ' +
+        'input_image, output_image (the image part of prompt and completion, on the image routes).',
       ['model', 'channel', 'kind'],
       this.registry,
     );
+    this.images = new SummedCounter('gateway_images_total', 'Images made on the image routes, by model and channel.', ['model', 'channel'], this.registry);
     this.upstreamErrors = new SummedCounter(
       'gateway_upstream_errors_total',
       'Failed upstream attempts, by channel and reason (connect, timeout, protocol, status_NNN, stream).',

@@ -79,7 +79,8 @@ export class RequestState implements RequestContext {
       });
     }
     try {
-      this.decoded = this.format.decodeRequest(this.body);
+      const contentType = this.headers['content-type'];
+      this.decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined);
       return this.decoded;
     } catch (err) {
       this.failure = toGatewayError(err);

@@ -94,11 +94,11 @@ function noBaseUrl(channel: ResolvedChannel): GatewayError {
 }
 
 /**
- * Headers every call sends, set on `headers` over what is there: JSON in, the right Accept, and an
+ * Headers every call sends, set on `headers` over what is there: the body's type, the right Accept, and an
  * uncompressed body (the meter reads usage from it).
  */
 export function setBaseHeaders(headers: Record<string, string>, request: UpstreamRequest): Record<string, string> {
-  headers['content-type'] = 'application/json';
+  headers['content-type'] = request.contentType ?? 'application/json';
   headers['accept'] = request.stream ? 'text/event-stream' : 'application/json';
   headers['accept-encoding'] = 'identity';
   return headers;

@@ -2,6 +2,7 @@
 
 import type { ChannelType } from '../config/resolved.js';
 import { createAnthropicProvider } from './anthropic/index.js';
+import type { MockImageFiles } from './mock/image-files.js';
 import { createMockProvider } from './mock/index.js';
 import { createOpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
@@ -10,10 +11,10 @@ export type { Provider, UpstreamRequest, UpstreamResponse, UpstreamFailureReason
 export { UpstreamFailure } from './provider.js';
 
 /** One provider instance per channel type, owned by one Gateway (so its pools close with it). */
-export function createProviders(): ReadonlyMap<ChannelType, Provider> {
+export function createProviders(mockImages: MockImageFiles): ReadonlyMap<ChannelType, Provider> {
   return new Map<ChannelType, Provider>([
     ['openai', createOpenAIProvider()],
     ['anthropic', createAnthropicProvider()],
-    ['mock', createMockProvider()],
+    ['mock', createMockProvider(mockImages)],
   ]);
 }

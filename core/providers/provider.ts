@@ -14,6 +14,8 @@ export interface UpstreamRequest {
   readonly query: string;
   /** The client's request headers; each dialect forwards the ones its API defines (never the client's key). */
   readonly clientHeaders: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body's content type (the endpoint's, a multipart form's boundary included); JSON when left out. */
+  readonly contentType?: string | undefined;
   /** Sent as `forUpstream()` gives it (a large one as fresh copies of its pooled memory). */
   readonly body: BodyBytes;
   readonly stream: boolean;

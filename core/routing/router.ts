@@ -1,6 +1,6 @@
 // Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
 
-import type { ResolvedChannel, WireFormat } from '../config/resolved.js';
+import { isWireFormat, type ApiFormat, type ResolvedChannel } from '../config/resolved.js';
 import { compileGlob, compileGlobs, isGlob, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
@@ -14,6 +14,8 @@ export interface Attempt {
 interface Entry {
   readonly channel: ResolvedChannel;
   readonly matches: ModelMatcher;
+  /** It speaks a chat API, so a chat request of any of them can be served on it (translated if need be). */
+  readonly chat: boolean;
 }
 
 export interface RouterOptions {
@@ -32,7 +34,11 @@ export class Router {
   readonly keys = new KeyRotation();
 
   constructor(channels: readonly ResolvedChannel[], options: RouterOptions = {}) {
-    this.entries = channels.map((channel) => ({ channel, matches: compileGlobs(channel.models.patterns) }));
+    this.entries = channels.map((channel) => ({
+      channel,
+      matches: compileGlobs(channel.models.patterns),
+      chat: channel.formats.some(isWireFormat),
+    }));
     const patterns = channels.flatMap((c) => c.models.patterns);
     this.names = new Set([...patterns.filter((p) => !isGlob(p)), ...channels.flatMap((c) => [...c.models.aliases.keys()])]);
     this.globs = [...new Set(patterns.filter(isGlob))].map((pattern) => ({ pattern, matches: compileGlob(pattern) }));
@@ -42,12 +48,13 @@ export class Router {
 
   /**
    * The channels that serve `model`, in the order to try them; empty when none does. With `format`, only
-   * channels whose upstream speaks it natively.
+   * channels whose upstream speaks it natively; without, channels that speak a chat API (translation serves
+   * the others); with 'any', every channel of the model.
    */
-  plan(model: string, format?: WireFormat): Attempt[] {
+  plan(model: string, format?: ApiFormat | 'any'): Attempt[] {
     const found: Attempt[] = [];
-    for (const { channel, matches } of this.entries) {
-      if (format !== undefined && !channel.formats.includes(format)) continue;
+    for (const { channel, matches, chat } of this.entries) {
+      if (format === undefined ? !chat : format !== 'any' && !channel.formats.includes(format)) continue;
       const alias = channel.models.aliases.get(model);
       if (alias !== undefined) found.push({ channel, upstreamModel: alias });
       else if (matches(model)) found.push({ channel, upstreamModel: model });

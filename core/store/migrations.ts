@@ -62,6 +62,14 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_image_usage': {
+      // The image endpoints bill by image, and the GPT image models by tokens split into text and image.
+      async up(db: Kysely<unknown>): Promise<void> {
+        for (const column of ['images', 'input_image_tokens', 'output_image_tokens']) {
+          await db.schema.alterTable('usage_records').addColumn(column, 'integer').execute();
+        }
+      },
+    },
   };
 }
 

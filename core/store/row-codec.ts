@@ -68,6 +68,9 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
     cached_tokens: record.cachedTokens,
     cache_write_tokens: record.cacheWriteTokens,
     reasoning_tokens: record.reasoningTokens,
+    images: record.images ?? null,
+    input_image_tokens: record.images === undefined ? null : (record.inputImageTokens ?? 0),
+    output_image_tokens: record.images === undefined ? null : (record.outputImageTokens ?? 0),
     // Timings may come from performance.now(); INTEGER columns (strict in PostgreSQL) want whole ms.
     latency_ms: Math.round(record.latencyMs),
     ttft_ms: record.ttftMs === null ? null : Math.round(record.ttftMs),
@@ -76,6 +79,17 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
 }
 
 export function decodeUsageRow(row: UsageRow): UsageRecord {
+  const record = decodeTokenRow(row);
+  if (row.images === null) return record;
+  return Object.assign(record, {
+    images: decodeInteger(row.images),
+    inputImageTokens: decodeNullableInteger(row.input_image_tokens) ?? 0,
+    outputImageTokens: decodeNullableInteger(row.output_image_tokens) ?? 0,
+  });
+}
+
+/** A record's fields every route has. */
+function decodeTokenRow(row: UsageRow): UsageRecord {
   return {
     requestId: row.request_id,
     ts: decodeInteger(row.ts),

@@ -40,6 +40,10 @@ export interface UsageRecordsTable {
   cached_tokens: number;
   cache_write_tokens: number;
   reasoning_tokens: number;
+  /** Null on the routes that make no images. */
+  images: number | null;
+  input_image_tokens: number | null;
+  output_image_tokens: number | null;
   latency_ms: number;
   ttft_ms: number | null;
   aborted: FlagColumn;

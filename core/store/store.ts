@@ -24,6 +24,11 @@ export interface UsageRecord {
   readonly cachedTokens: number;
   readonly cacheWriteTokens: number;
   readonly reasoningTokens: number;
+  /** Images made (the image endpoints; absent on the others). */
+  readonly images?: number;
+  /** Of promptTokens and completionTokens, the image tokens (the GPT image models report them; with `images`). */
+  readonly inputImageTokens?: number;
+  readonly outputImageTokens?: number;
   readonly latencyMs: number;
   /** Time to the first byte of the response body; null when none was sent. */
   readonly ttftMs: number | null;

@@ -9,6 +9,18 @@ interface MeterState {
 }
 
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
+  const record = tokenRecord(ctx, key, end);
+  // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
+  if (ctx.request.images === undefined) return record;
+  const usage = ctx.usage;
+  return Object.assign(record, {
+    images: usage?.images ?? 0,
+    inputImageTokens: usage?.inputImageTokens ?? 0,
+    outputImageTokens: usage?.outputImageTokens ?? 0,
+  });
+}
+
+function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
   const usage = ctx.usage;
   return {
     requestId: ctx.id,
@@ -87,6 +99,11 @@ export const meterPlugin: PluginFactory = {
           metrics.tokens.inc([model, channel, 'cached'], usage.cachedTokens);
           metrics.tokens.inc([model, channel, 'cache_write'], usage.cacheWriteTokens);
           metrics.tokens.inc([model, channel, 'reasoning'], usage.reasoningTokens);
+          if (usage.images !== undefined) {
+            metrics.images.inc([model, channel], usage.images);
+            metrics.tokens.inc([model, channel, 'input_image'], usage.inputImageTokens ?? 0);
+            metrics.tokens.inc([model, channel, 'output_image'], usage.outputImageTokens ?? 0);
+          }
         }
       },
     };

@@ -8,11 +8,11 @@ import {
   frameBatches,
   PASS_THROUGH,
   readWhole,
-  removeBodyFields,
+  removeRequestFields,
   scrubError,
   scrubErrorBody,
   scrubErrorFrame,
-  setBodyField,
+  setRequestField,
   upstreamBody,
   type Attempt,
   type GatewayServices,
@@ -59,8 +59,9 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
   if (found.length === 0) throw modelNotFound(ctx, services);
-  const sticky = await stick(ctx, services, found);
-  const plan = sticky?.plan ?? found;
+  const allowed = ctx.request.images === undefined ? found : withinImageCaps(ctx, found);
+  const sticky = await stick(ctx, services, allowed);
+  const plan = sticky?.plan ?? allowed;
   const translator = new RequestTranslator(ctx);
   let last: Failure | null = null;
   for (const attempt of plan) {
@@ -92,6 +93,8 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
         // The query belongs to the client's API (Anthropic's ?beta=true); another dialect has no use for it.
         query: translation === null ? ctx.query : '',
         clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
+        // The endpoint's content type (an edit's multipart form, boundary included); translation speaks JSON.
+        contentType: translation === null ? ctx.request.contentType : undefined,
         body,
         stream: ctx.stream,
         abort: ctx.abort,
@@ -119,6 +122,28 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
 }
 
+/**
+ * The attempts whose channel takes as many images as the request asks for (`images.max_n`, matched on the
+ * client's model name); none is a 400 naming the highest cap, before any channel is called.
+ */
+function withinImageCaps(ctx: RequestContext, found: readonly Attempt[]): Attempt[] {
+  const asked = ctx.request.images ?? 1;
+  const model = ctx.request.model;
+  let highest = 0;
+  const allowed = found.filter(({ channel }) => {
+    const cap = channel.imageCaps?.find((c) => c.matches(model));
+    if (cap === undefined || asked <= cap.maxN) return true;
+    highest = Math.max(highest, cap.maxN);
+    return false;
+  });
+  if (allowed.length > 0) return allowed;
+  throw new GatewayError(
+    'GW_ERR_REQUEST_INVALID_FIELD',
+    `Invalid value for 'n': at most ${highest} image${highest === 1 ? '' : 's'} per request for the model "${model}" (you asked for ${asked}).`,
+    { param: 'n' },
+  );
+}
+
 /** The fields of a failed attempt's log line: which request, where, how long; never a key or a body. */
 function attemptLine(ctx: RequestContext, attempt: Attempt, sentAt: number, outcome: Record<string, unknown>): Record<string, unknown> {
   return Object.assign(
@@ -130,7 +155,7 @@ function attemptLine(ctx: RequestContext, attempt: Attempt, sentAt: number, outc
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
 function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayError {
   const model = ctx.request.model;
-  const elsewhere = services.router.plan(model);
+  const elsewhere = services.router.plan(model, 'any');
   if (elsewhere.length > 0) {
     const formats = [...new Set(elsewhere.flatMap((a) => a.channel.formats))].join(', ');
     return new GatewayError(
@@ -146,13 +171,15 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
 
 /**
  * The bytes to send: the API's own rules (Responses: store false), the model alias, the channel's drop_params,
- * each an edit of one top-level field in place, so every other byte stays as the client sent it.
+ * each an edit of one top-level field (or form field) in place, so every other byte stays as the client sent it.
  */
 function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
-  let body = ctx.format.prepareUpstreamBody(ctx.request, upstreamBody(ctx));
-  if (attempt.upstreamModel !== ctx.request.model) body = setBodyField(body, 'model', attempt.upstreamModel);
+  const { request } = ctx;
+  let body = ctx.format.prepareUpstreamBody(request, upstreamBody(ctx));
+  // Also when the client named no model (the image routes default one): the upstream makes what was billed.
+  if (request.head['model'] !== attempt.upstreamModel) body = setRequestField(request, body, 'model', attempt.upstreamModel);
   const drop = attempt.channel.dropParams;
-  return drop.length === 0 ? body : removeBodyFields(body, new Set(drop));
+  return drop.length === 0 ? body : removeRequestFields(request, body, new Set(drop));
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   BodyBytes,
   GatewayError,
   codecFor,
+  isWireFormat,
   removeTopLevelFields,
   StreamTranslation,
   frameBatches,
@@ -25,12 +26,13 @@ export interface Translation {
 }
 
 /**
- * The dialect to speak to a channel that cannot take the client's format: its first declared format (an
+ * The dialect to speak to a channel that cannot take the client's format: its first declared chat format (an
  * `openai` channel's chat, unless its `formats` list says otherwise). Null when the client's format is native.
+ * (The router plans a translatable request only onto channels that speak some chat API.)
  */
 export function dialectFor(ctx: RequestContext, attempt: Attempt): WireFormat | null {
   const formats = attempt.channel.formats;
-  return formats.includes(ctx.format.name) ? null : (formats[0] ?? null);
+  return formats.includes(ctx.format.name) ? null : (formats.find(isWireFormat) ?? null);
 }
 
 export class RequestTranslator {
@@ -41,7 +43,10 @@ export class RequestTranslator {
 
   /** Throws the client's 400 when its request holds something the IR cannot carry. */
   prepare(dialect: WireFormat): Translation {
-    const client = codecFor(this.ctx.format.name);
+    const name = this.ctx.format.name;
+    // Only a translatable format is planned onto channels of another dialect, and each of those is a chat API.
+    if (!isWireFormat(name)) throw new GatewayError('GW_ERR_INTERNAL', `${name} has no translation`);
+    const client = codecFor(name);
     if (this.decoded === null) {
       try {
         this.decoded = client.decodeRequest(this.ctx.request);

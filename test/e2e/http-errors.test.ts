@@ -100,7 +100,7 @@ describe('answers outside the chains', () => {
     const hinted = await fetch(`${gw.url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: '{}' });
     assert.equal(hinted.status, 404);
     assert.match(((await hinted.json()) as { error: { message: string } }).error.message, /Did you mean \/v1\/chat\/completions\?/);
-    const plain = await fetch(`${gw.url}/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: '{}' });
+    const plain = await fetch(`${gw.url}/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: '{}' });
     assert.equal(plain.status, 404);
     const message = ((await plain.json()) as { error: { message: string } }).error.message;
     assert.doesNotMatch(message, /Did you mean/, message);

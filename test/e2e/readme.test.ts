@@ -5,6 +5,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { PNG } from 'pngjs';
 import { freePort } from '../helpers/cli-process.js';
 
 const run = promisify(execFile);
@@ -48,16 +49,40 @@ after(async () => {
   }
 });
 
-test('the README has the plain, streaming, Anthropic and models curl examples', () => {
+test('the README has the plain, streaming, Anthropic, models and image curl examples', () => {
   const examples = curlExamples();
-  assert.equal(examples.length, 4, examples.join('\n---\n'));
+  assert.equal(examples.length, 7, examples.join('\n---\n'));
+  assert.equal(examples.filter((e) => e.includes('/v1/images/')).length, 3);
 });
+
+/** The size a README image example asks for. */
+function sizeAsked(command: string): number {
+  return Number(/"size":"(\d+)x\1"|size=(\d+)x\2/.exec(command)?.slice(1).find((v) => v !== undefined));
+}
+
+/** A PNG that decodes, of the size asked for. */
+function assertPng(bytes: Buffer, size: number, command: string): void {
+  const png = PNG.sync.read(bytes);
+  assert.deepEqual([png.width, png.height], [size, size], command);
+}
 
 test('every README curl example works against `npm start` with the shipped config', async () => {
   for (const example of curlExamples()) {
     const command = example.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
     const { stdout } = await run('sh', ['-c', `${command} --fail-with-body`], { cwd: ROOT });
-    if (command.includes('"stream":true')) {
+    if (command.includes('/v1/images/')) {
+      const body = JSON.parse(stdout) as { data: { b64_json?: string; url?: string }[] };
+      assert.equal(body.data.length, 1, stdout.slice(0, 200));
+      const [image] = body.data;
+      if (image?.url !== undefined) {
+        // The url variant: a link the gateway itself serves.
+        const res = await fetch(image.url.replace('127.0.0.1:8080', `127.0.0.1:${port}`));
+        assert.equal(res.headers.get('content-type'), 'image/png');
+        assertPng(Buffer.from(await res.arrayBuffer()), sizeAsked(command), command);
+      } else {
+        assertPng(Buffer.from(image?.b64_json ?? '', 'base64'), sizeAsked(command), command);
+      }
+    } else if (command.includes('"stream":true')) {
       assert.match(stdout, /^data: \{/, command);
       assert.ok(stdout.trimEnd().endsWith('data: [DONE]'), stdout);
       assert.match(stdout, /"usage":\{"prompt_tokens":\d+/);

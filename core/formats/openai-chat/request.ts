@@ -11,7 +11,7 @@ export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
 /** OpenAI's request decoding, for Chat Completions and (with its own schema) the Responses API. */
 export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.json'): RequestDecoder {
-  const read = createJsonBodyReader(schemaFile, wordProblem);
+  const read = createJsonBodyReader(schemaFile, wordOpenAIProblem);
   return function decodeOpenAIRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const head = body.head;
@@ -28,7 +28,8 @@ function toParam(path: readonly string[]): string {
   return path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc === '' ? part : `${acc}.${part}`), '');
 }
 
-function wordProblem(problem: BodyProblem): GatewayError {
+/** A shallow check's problem as OpenAI words it (Chat Completions, Responses, Images). */
+export function wordOpenAIProblem(problem: BodyProblem): GatewayError {
   switch (problem.kind) {
     case 'json':
       return new GatewayError(

@@ -3,6 +3,7 @@
 // as a real upstream answers its own. What the IR cannot carry (a document block, a hosted tool) is still input
 // the API takes: the mock answers it like any other.
 
+import { isWireFormat } from '../../config/resolved.js';
 import { BUILTIN_ENDPOINTS } from '../../endpoints/registry.js';
 import { GatewayError } from '../../errors.js';
 import { encodeError as encodeAnthropicError } from '../../formats/anthropic-messages/errors.js';
@@ -16,7 +17,7 @@ import { renderedResponse } from './respond.js';
 export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse | null {
   // The API of the path the mock is called on, as the registry of built-in endpoints (those the mock serves) has it.
   const format = BUILTIN_ENDPOINTS.at(request.path)?.wire;
-  if (format === undefined) return null;
+  if (format === undefined || !isWireFormat(format)) return null;
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {
     codecFor(format).decodeRequest(new LazyRequest(request.body, body, { whole: () => body }, model, request.stream, null));

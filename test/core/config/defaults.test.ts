@@ -58,7 +58,7 @@ describe('default routes', () => {
     assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map((e) => e.path)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact'],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits'],
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

@@ -105,7 +105,7 @@ describe('defaults', () => {
     assert.deepEqual(demo, {
       name: 'demo',
       type: 'mock',
-      formats: ['openai-chat', 'openai-responses', 'anthropic-messages'],
+      formats: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images'],
       dropParams: [],
       baseUrl: null,
       keys: [],
@@ -194,6 +194,8 @@ describe('routes', () => {
       { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: chain },
       { path: '/v1/responses', at: ['(default)'], plugins: chain },
       { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
+      { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
+      { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
     ]);
   });
 
@@ -219,7 +221,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits'],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

@@ -1,0 +1,38 @@
+// The OpenAI Images client format: POST /v1/images/generations (JSON) and /v1/images/edits (multipart). Served
+// natively only (there is no counterpart in another API), answers and errors in OpenAI's shape.
+
+import type { ClientFormat } from '../format.js';
+import { encodeError, encodeStreamError, isErrorFrame as isChatErrorFrame } from '../openai-chat/errors.js';
+import { decodeImageEdit } from './edits.js';
+import { createGenerationsDecoder } from './generations.js';
+import { decodeFrameUsage, decodeUsage } from './usage.js';
+import type { SseFrame } from '../../sse/frame.js';
+
+/** A stream's failure: `event: error`, or a data frame with a top-level `error` as on the other OpenAI APIs. */
+function isErrorFrame(frame: SseFrame): boolean {
+  return frame.event === 'error' || isChatErrorFrame(frame);
+}
+
+function imagesFormat(decodeRequest: ClientFormat['decodeRequest']): ClientFormat {
+  return {
+    name: 'openai-images',
+    translatable: false,
+    decodeRequest,
+    encodeError,
+    encodeStreamError,
+    isErrorFrame,
+    // Image streams report usage in their completed events unasked.
+    requestStreamUsage: () => null,
+    prepareUpstreamBody: (_request, body) => body,
+    decodeUsage,
+    decodeFrameUsage,
+  };
+}
+
+export function createOpenAIImagesGenerationsFormat(): ClientFormat {
+  return imagesFormat(createGenerationsDecoder());
+}
+
+export function createOpenAIImagesEditsFormat(): ClientFormat {
+  return imagesFormat(decodeImageEdit);
+}
