@@ -2,7 +2,7 @@
 // swap the whole object.
 
 import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/resolved.js';
-import type { EndpointRegistry } from './endpoints/registry.js';
+import { routeKeyOf, type EndpointRegistry } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
@@ -35,8 +35,9 @@ export interface GatewayDeps {
 export class Gateway {
   readonly services: GatewayServices;
   readonly chains: ReadonlyMap<string, Chain>;
-  /** The format of each client API, also for answering errors before a chain runs. */
+  /** The format of each endpoint, by route key, also for answering errors before a chain runs. */
   readonly formats: ReadonlyMap<string, ClientFormat>;
+  readonly endpoints: EndpointRegistry;
   /** GET /v1/models: the configured models, globs expanded over what the upstreams list (startDiscovery). */
   readonly catalog: ModelCatalog;
   private inFlight = 0;
@@ -46,7 +47,8 @@ export class Gateway {
     readonly config: ResolvedConfig,
     deps: GatewayDeps,
   ) {
-    this.formats = new Map(deps.endpoints.all.map((endpoint) => [endpoint.path, endpoint.createFormat()]));
+    this.endpoints = deps.endpoints;
+    this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat()]));
     const providers = createProviders(deps.mockImages ?? new MockImageFiles());
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {

@@ -172,7 +172,7 @@ export interface DeclaredKey {
 }
 export interface Route {
   /**
-   * The path of an endpoint the gateway serves. The allowed values come from the endpoint registry (core/endpoints/registry.ts), put in as an enum when the config is validated.
+   * The endpoint this route is for: its path for a POST endpoint (/v1/chat/completions), else its method and path pattern (GET /v1/videos/{id}). The allowed values come from the endpoint registry (core/endpoints/registry.ts), put in as an enum when the config is validated.
    */
   path: string;
   /**

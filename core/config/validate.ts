@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
+import { BUILTIN_ENDPOINTS, routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import { describeSchemaErrors } from './schema-messages.js';
@@ -17,7 +17,7 @@ import { findSchemaDir } from './schema-dir.js';
 function withRoutePaths(schema: SchemaObject, endpoints: EndpointRegistry): void {
   const path = (schema as { definitions?: { Route?: { properties?: { path?: Record<string, unknown> } } } }).definitions?.Route?.properties?.path;
   if (path === undefined) throw new Error('gateway.schema.json has no definitions.Route.properties.path');
-  path['enum'] = endpoints.all.map((endpoint) => endpoint.path);
+  path['enum'] = endpoints.all.map(routeKeyOf);
 }
 
 export type ValidationResult =

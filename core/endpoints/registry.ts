@@ -3,6 +3,9 @@
 // Everything that needs to know the endpoints derives from this table: the intake (http/pipeline-intake.ts), the
 // Gateway's formats, the config's route names and default routes, the 404 hints and the mock's refusals.
 //
+// An entry's path may be a pattern (`/v1/videos/{id}`: each `{name}` one segment, handed to the chain as
+// `ctx.params`) and its method any of GET, POST, DELETE; routes name an endpoint by its key (routeKeyOf).
+//
 // Adding an endpoint starts with one entry here. A registry is an object, handed to what derives from it (the
 // config's parsing, the runtime): a test or an embedding program may start a gateway with entries of its own.
 
@@ -13,8 +16,12 @@ import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
 
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
 export interface Endpoint {
-  readonly method: 'POST';
+  /** The client's method; also the upstream call's (the endpoint, not the provider, decides the call's shape). */
+  readonly method: HttpMethod;
+  /** The path, or a pattern whose `{name}` segments each match one segment (`/v1/videos/{id}`). */
   readonly path: string;
   /** The API its callers speak (the mock answers and refuses as that API does). */
   readonly wire: ApiFormat;
@@ -39,23 +46,121 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED },
 ];
 
+/**
+ * The name routes and chains know an endpoint by: its path for a POST endpoint (every chat endpoint), else its
+ * method and path (`GET /v1/videos/{id}`), since one path may serve several methods.
+ */
+export function routeKeyOf(endpoint: Pick<Endpoint, 'method' | 'path'>): string {
+  return endpoint.method === 'POST' ? endpoint.path : `${endpoint.method} ${endpoint.path}`;
+}
+
+/** A request's endpoint: its route key, and the values of its path's `{name}` segments. */
+export interface EndpointMatch {
+  readonly endpoint: Endpoint;
+  readonly key: string;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** A path pattern's segments: a literal, or the name of a parameter (`{id}` -> { param: 'id' }). */
+type Segment = string | { readonly param: string };
+
+interface Pattern {
+  readonly endpoint: Endpoint;
+  readonly key: string;
+  readonly segments: readonly Segment[];
+}
+
+function segmentsOf(path: string): Segment[] {
+  return path
+    .split('/')
+    .slice(1)
+    .map((part) => (part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : part));
+}
+
+function isPattern(path: string): boolean {
+  return path.includes('{');
+}
+
 export class EndpointRegistry {
-  readonly #byPath: ReadonlyMap<string, Endpoint>;
+  /** Exact paths: the matches of each path's endpoints, made once (an exact request allocates nothing). */
+  readonly #exact: ReadonlyMap<string, readonly EndpointMatch[]>;
+  readonly #patterns: readonly Pattern[];
+  readonly #byKey: ReadonlyMap<string, Endpoint>;
 
   constructor(readonly all: readonly Endpoint[]) {
-    this.#byPath = new Map(all.map((endpoint) => [endpoint.path, endpoint]));
-    if (this.#byPath.size !== all.length) throw new Error('two endpoints of a registry have the same path');
+    const exact = new Map<string, EndpointMatch[]>();
+    const patterns: Pattern[] = [];
+    const byKey = new Map<string, Endpoint>();
+    for (const endpoint of all) {
+      const key = routeKeyOf(endpoint);
+      if (byKey.has(key)) throw new Error(`two endpoints of a registry are ${key}`);
+      byKey.set(key, endpoint);
+      if (isPattern(endpoint.path)) patterns.push({ endpoint, key, segments: segmentsOf(endpoint.path) });
+      else exact.set(endpoint.path, [...(exact.get(endpoint.path) ?? []), { endpoint, key, params: NO_PARAMS }]);
+    }
+    this.#exact = exact;
+    this.#patterns = patterns;
+    this.#byKey = byKey;
   }
 
-  /** The endpoint at `path`, whatever the method; undefined when none is. */
-  at(path: string): Endpoint | undefined {
-    return this.#byPath.get(path);
+  /** The endpoint serving `method` on `path` (a request's path, without its query); undefined when none does. */
+  match(method: string | undefined, path: string): EndpointMatch | undefined {
+    const exact = this.#exact.get(path);
+    if (exact !== undefined) {
+      for (const found of exact) if (found.endpoint.method === method) return found;
+    }
+    if (this.#patterns.length === 0) return undefined;
+    const parts = path.split('/').slice(1);
+    for (const pattern of this.#patterns) {
+      if (pattern.endpoint.method !== method) continue;
+      const params = paramsOf(pattern.segments, parts);
+      if (params !== null) return { endpoint: pattern.endpoint, key: pattern.key, params };
+    }
+    return undefined;
+  }
+
+  /** The endpoints at `path`, whatever their method (for the error shape of a refusal, and 405 hints). */
+  at(path: string): readonly Endpoint[] {
+    const exact = this.#exact.get(path)?.map((found) => found.endpoint) ?? [];
+    if (this.#patterns.length === 0) return exact;
+    const parts = path.split('/').slice(1);
+    return [...exact, ...this.#patterns.filter((p) => paramsOf(p.segments, parts) !== null).map((p) => p.endpoint)];
+  }
+
+  /** The endpoint a route key names (routeKeyOf). */
+  byKey(key: string): Endpoint | undefined {
+    return this.#byKey.get(key);
   }
 
   /** The built-in endpoints and `more`. */
   with(more: readonly Endpoint[]): EndpointRegistry {
     return new EndpointRegistry([...this.all, ...more]);
   }
+}
+
+/** A pattern's parameters in `parts` (a path's segments), or null when it does not match; a parameter is one non-empty segment. */
+function paramsOf(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as Segment;
+    const part = parts[i] as string;
+    if (typeof segment === 'string') {
+      if (segment !== part) return null;
+    } else {
+      if (part === '') return null;
+      let value: string;
+      try {
+        value = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
+      params[segment.param] = value;
+    }
+  }
+  return params;
 }
 
 /** The registry of the built-in endpoints (immutable, so one serves every gateway of a process). */

@@ -3,6 +3,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientFormat } from '../formats/format.js';
+import { routeKeyOf } from '../endpoints/registry.js';
 import type { Gateway } from '../gateway.js';
 
 /**
@@ -15,5 +16,7 @@ export function looksAnthropic(path: string, headers: IncomingHttpHeaders): bool
 
 export function errorFormatFor(gateway: Gateway, url: string, headers: IncomingHttpHeaders): ClientFormat | undefined {
   const path = url.split('?')[0] ?? url;
-  return gateway.formats.get(path) ?? gateway.formats.get(looksAnthropic(path, headers) ? '/v1/messages' : '/v1/chat/completions');
+  const [endpoint] = gateway.endpoints.at(path);
+  const own = endpoint === undefined ? undefined : gateway.formats.get(routeKeyOf(endpoint));
+  return own ?? gateway.formats.get(looksAnthropic(path, headers) ? '/v1/messages' : '/v1/chat/completions');
 }

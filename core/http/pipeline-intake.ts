@@ -24,13 +24,14 @@ export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (runtime.deps.endpoints.at(path)?.method !== req.method) return false;
+    const matched = runtime.deps.endpoints.match(req.method, path);
+    if (matched === undefined) return false;
     if (runtime.shuttingDown) {
       closeLingering(res);
       answer(runtime, req, res, shuttingDownError());
       return true;
     }
-    servePipelineRoute(runtime, path, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {
+    servePipelineRoute(runtime, matched, path, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {
       // runChain answers every error itself; this is a bug, and the caller still gets an answer (logged with its
       // stack).
       answer(runtime, req, res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: failure }));

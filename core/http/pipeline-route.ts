@@ -3,6 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError } from '../errors.js';
 import { logFinished } from '../logging/request-log.js';
 import type { BodySource } from '../pipeline/body-source.js';
@@ -18,6 +19,7 @@ import { refuse } from './refusal.js';
 /** One async call per request, not a wrapper awaiting the worker: each pending call is kept for a stream's life. */
 export async function servePipelineRoute(
   runtime: Runtime,
+  matched: EndpointMatch,
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
@@ -26,12 +28,13 @@ export async function servePipelineRoute(
   const receivedAt = Date.now();
   const startedAt = performance.now();
   const gateway = runtime.current;
-  const chain = gateway.chains.get(path);
+  const { key } = matched;
+  const chain = gateway.chains.get(key);
   const id = newRequestId(receivedAt);
   if (chain === undefined) {
     // The body stays unread: the connection closes after the answer.
     closeLingering(res);
-    refuse(runtime, req, res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${path}.`), gateway.formats.get(path), id);
+    refuse(runtime, req, res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${key}.`), gateway.formats.get(key), id);
     return;
   }
   const abort = new ClientAbort();
@@ -39,7 +42,7 @@ export async function servePipelineRoute(
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const ctx = new RequestState(id, path, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body);
+  const ctx = new RequestState(id, key, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body, matched, path);
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {

@@ -70,6 +70,10 @@ export class RawSink implements ResponseSink {
     if (!this.res.destroyed) this.res.end();
   }
 
+  abort(): void {
+    this.res.destroy();
+  }
+
   private async drain(): Promise<void> {
     // 'close' also ends the wait, so a client that vanishes while we wait does not hang the stream; the
     // listener of the event that did not fire is removed, or they would pile up over a long stream.

@@ -1,5 +1,6 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
+import type { HttpMethod } from '../endpoints/registry.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -12,8 +13,15 @@ export type HeaderValue = string | string[] | undefined;
 /** One request's state from arrival to finish. Plugins keep private per-request state in a WeakMap of it. */
 export interface RequestContext {
   readonly id: string;
-  /** The route's path, e.g. `/v1/chat/completions`. */
+  /**
+   * The route: its key (endpoints/registry.ts), the path of a POST endpoint (`/v1/chat/completions`), else the
+   * method and path pattern (`GET /v1/videos/{id}`); bounded, so it may label metrics.
+   */
   readonly route: string;
+  /** The client's method, path and path parameters (`{id}` of a pattern); POST, `route` and none when absent. */
+  readonly method?: HttpMethod;
+  readonly path?: string;
+  readonly params?: Readonly<Record<string, string>>;
   /** The request's query string with its `?` (`?beta=true`), or ''; forwarded to the upstream unchanged. */
   readonly query: string;
   readonly format: ClientFormat;

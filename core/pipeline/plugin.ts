@@ -27,6 +27,17 @@ export type RelayResult =
       readonly headers: Readonly<Record<string, string>>;
       /** Lazy; one batch per upstream read (see sse/frame-batches.ts), each frame then goes through the frame hooks. */
       readonly frames: AsyncIterable<readonly SseFrame[]>;
+    }
+  | {
+      /**
+       * A body that is neither JSON nor SSE (a file, a video), relayed as it arrives with backpressure, never
+       * buffered whole; no frame hooks. If it breaks off, the client's connection is cut (a truncated file
+       * cannot carry an error).
+       */
+      readonly kind: 'bytes';
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: AsyncIterable<Uint8Array>;
     };
 
 /** The phases, in the order a request meets them. A plugin object with any other key fails at load. */

@@ -6,6 +6,7 @@
 // first read, so a caller without a valid key costs no more than its headers, and auth answers 401 before a bad
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
+import type { EndpointMatch, HttpMethod } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -14,6 +15,8 @@ import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;
@@ -25,6 +28,9 @@ export class RequestState implements RequestContext {
   error: GatewayError | null = null;
   firstByteAt: number | null = null;
   aborted = false;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
   private decoded: ParsedRequest | null = null;
   private failure: GatewayError | null = null;
   private body: BodyBytes | null;
@@ -40,7 +46,12 @@ export class RequestState implements RequestContext {
     readonly receivedAt: number,
     readonly startedAt: number,
     body: BodyBytes | BodySource,
+    matched?: EndpointMatch,
+    path?: string,
   ) {
+    this.method = matched?.endpoint.method ?? 'POST';
+    this.params = matched?.params ?? NO_PARAMS;
+    this.path = path ?? route;
     this.body = body instanceof BodyBytes ? body : null;
     this.source = body instanceof BodyBytes ? null : body;
   }

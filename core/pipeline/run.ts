@@ -36,8 +36,10 @@ export async function runChain(
     if (result.kind === 'body') {
       ctx.firstByteAt = performance.now();
       sink.send(result.status, result.headers, result.body);
-    } else {
+    } else if (result.kind === 'stream') {
       await relayStream(chain, ctx, sink, result, metrics);
+    } else {
+      await relayBytes(ctx, sink, result);
     }
   } catch (err) {
     answerError(chain, ctx, sink, err);
@@ -101,6 +103,33 @@ async function relayStream(
   } finally {
     metrics.streamsInFlight.close(inFlight);
   }
+}
+
+/**
+ * A raw body (a download), chunk by chunk as the upstream sends it; a full client buffer stops the reads (undici
+ * pauses the upstream socket). Nothing in-band can say that it broke off: the client's connection is cut instead,
+ * so it sees a truncated body, not a whole one.
+ */
+async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
+  sink.open(result.status, result.headers);
+  const chunks = result.body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done === true) break;
+      if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
+      const drained = sink.write(next.value);
+      if (drained !== undefined) await drained;
+    }
+  } catch (err) {
+    await chunks.return?.();
+    if (ctx.abort.aborted) throw err;
+    ctx.error = toGatewayError(err);
+    if (sink.abort === undefined) sink.end();
+    else sink.abort();
+    return;
+  }
+  sink.end();
 }
 
 /**

@@ -13,4 +13,6 @@ export interface ResponseSink {
   cork(): void;
   uncork(): void;
   end(): void;
+  /** Cuts the connection: a body that broke off after it began (and carries no in-band error) ends so. */
+  abort?(): void;
 }

@@ -48,14 +48,16 @@ export function createHttpProvider(buildHeaders: HeaderBuilder, readModels?: Mod
       const { origin, prefix } = baseOf(channel.baseUrl);
       const path = joinPath(prefix, request.path);
       const headers = buildHeaders(request);
-      const body = request.body.forUpstream();
+      const method = request.method ?? 'POST';
+      const body = method === 'POST' ? request.body.forUpstream() : null;
       // An iterable (a large body's copies, body-bytes.ts) needs its length given, or undici sends it chunked.
-      if (!Buffer.isBuffer(body)) headers['content-length'] = String(request.body.length);
+      if (body !== null && !Buffer.isBuffer(body)) headers['content-length'] = String(request.body.length);
+      if (body === null) delete headers['content-type'];
       return new Promise((resolve, reject) => {
         const call = new UpstreamCall(request.abort, resolve, (err) => reject(classify(err, request.abort.aborted)));
         poolFor(origin).dispatch(
           {
-            method: 'POST',
+            method,
             path: path + request.query,
             headers,
             // undici takes an Iterable body (docs/api/Dispatcher.md); its type declarations list fewer kinds.

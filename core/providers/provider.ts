@@ -1,6 +1,7 @@
 // The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
 
 import type { ResolvedChannel } from '../config/resolved.js';
+import type { HttpMethod } from '../endpoints/registry.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientAbort } from '../pipeline/client-abort.js';
 
@@ -8,6 +9,8 @@ export interface UpstreamRequest {
   readonly channel: ResolvedChannel;
   /** The upstream API key to use (rotated by the router); empty for keyless channels. */
   readonly key: string;
+  /** The endpoint's method (POST when absent); a GET or DELETE sends no body. */
+  readonly method?: HttpMethod | undefined;
   /** API path below the channel's base URL, e.g. `/v1/chat/completions`. */
   readonly path: string;
   /** The client's query string with its `?`, or ''. */

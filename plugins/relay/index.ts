@@ -89,7 +89,8 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       res = await provider.send({
         channel,
         key: channel.keys[keyIndex] ?? '',
-        path: translation === null ? ctx.route : translation.upstream.path,
+        method: ctx.method,
+        path: translation === null ? (ctx.path ?? ctx.route) : translation.upstream.path,
         // The query belongs to the client's API (Anthropic's ?beta=true); another dialect has no use for it.
         query: translation === null ? ctx.query : '',
         clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
@@ -175,6 +176,8 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
  */
 function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
   const { request } = ctx;
+  // A GET or DELETE sends no body: nothing to edit.
+  if (ctx.method !== undefined && ctx.method !== 'POST') return request.raw;
   let body = ctx.format.prepareUpstreamBody(request, upstreamBody(ctx));
   // Also when the client named no model (the image routes default one): the upstream makes what was billed.
   if (request.head['model'] !== attempt.upstreamModel) body = setRequestField(request, body, 'model', attempt.upstreamModel);
@@ -201,9 +204,34 @@ export function toResult(
       frames: frameBatches(res.body, guard(ctx, services, attempt)),
     };
   }
+  if (res.status < 300 && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
+    // A file (an image, a video): relayed as it arrives, never held whole.
+    return { kind: 'bytes', status: res.status, headers: fileHeaders(res, contentType), body: brokenAsUpstream(ctx, services, attempt, res.body) };
+  }
   const body = readWhole(res.body);
   const keys = attempt.channel.keys;
   return body instanceof Promise ? body.then((whole) => bodyResult(res, contentType, whole, keys)) : bodyResult(res, contentType, body, keys);
+}
+
+/** What a client needs of a file's headers: its type, length and name. */
+function fileHeaders(res: UpstreamResponse, contentType: string): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': contentType };
+  for (const name of ['content-length', 'content-disposition', 'etag', 'last-modified']) {
+    const value = res.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
+}
+
+/** A file's chunks; an upstream that breaks off is counted and its channel cools down, as for a broken stream. */
+async function* brokenAsUpstream(ctx: RequestContext, services: GatewayServices, attempt: Attempt, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* body;
+  } catch (err) {
+    if (ctx.abort.aborted) throw err;
+    countBreak(services, attempt);
+    throw brokenStream(err);
+  }
 }
 
 function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer, channelKeys: readonly string[]): RelayResult {

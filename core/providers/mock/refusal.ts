@@ -16,7 +16,7 @@ import { renderedResponse } from './respond.js';
 /** The API's 400 for `body`, or null when the mock answers it. */
 export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse | null {
   // The API of the path the mock is called on, as the registry of built-in endpoints (those the mock serves) has it.
-  const format = BUILTIN_ENDPOINTS.at(request.path)?.wire;
+  const format = BUILTIN_ENDPOINTS.at(request.path)[0]?.wire;
   if (format === undefined || !isWireFormat(format)) return null;
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {
