@@ -61,6 +61,7 @@ export class Gateway {
       affinity: deps.affinity,
       metrics: deps.metrics,
       logger: deps.logger,
+      store: deps.store,
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

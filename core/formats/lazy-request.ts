@@ -11,7 +11,7 @@ export interface WholeBody {
 /**
  * A class, not an object literal with `get json()`: on Node 20 (V8 11.3) an object literal with an accessor
  * survives the next scavenge however short its life, so every request's parsed form, and what it points to,
- * was promoted to the old generation (ARCHITECTURE.md, "Object literals V8 builds in its runtime").
+ * was promoted to the old generation (docs/performance.md, "Object literals V8 builds in its runtime").
  */
 export class LazyRequest implements ParsedRequest {
   readonly #body: WholeBody;

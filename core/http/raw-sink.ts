@@ -18,7 +18,7 @@ export class RawSink implements ResponseSink {
    * `requestId` goes out as x-request-id (OpenAI's SDK reads it) and request-id (Anthropic's): the id of the
    * usage record. Given to writeHead with the other headers, not set ahead with setHeader, which would send
    * every response down Node's slower merge-and-revalidate path. The header objects are made with Object.assign,
-   * not `{ ...headers, more }`: ARCHITECTURE.md, "Object literals V8 builds in its runtime".
+   * not `{ ...headers, more }`: docs/performance.md, "Object literals V8 builds in its runtime".
    */
   constructor(
     private readonly res: ServerResponse,

@@ -10,7 +10,7 @@ import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
 import type { Router } from '../routing/router.js';
 import type { SseFrame } from '../sse/frame.js';
-import type { UsageRecord } from '../store/store.js';
+import type { Store, UsageRecord } from '../store/store.js';
 import type { RequestContext } from './context.js';
 
 /** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
@@ -83,10 +83,18 @@ export interface GatewayServices {
   readonly affinity: AffinityStore;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
+  /** Run-time keys and usage records (and the tables the next plugins keep: balances, assets, tasks). */
+  readonly store: Store;
 }
 
-export interface PluginFactory {
+/**
+ * A plugin's factory. `Options` is its `with:` block's type, generated from schemas/plugins/<name>.schema.json
+ * into plugins/<name>/options.gen.ts (`npm run gen`): the chain builder checks the block against that schema
+ * (defaults filled in) before `create` gets it. A plugin keeps per-request state in a WeakMap of the context
+ * (meter does), so no plugin needs a field of its own in core's RequestContext.
+ */
+export interface PluginFactory<Options = Readonly<Record<string, unknown>>> {
   /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
   readonly name: string;
-  create(options: Readonly<Record<string, unknown>>, services: GatewayServices): Plugin;
+  create(options: Readonly<Options>, services: GatewayServices): Plugin;
 }

@@ -2,8 +2,9 @@
 // their group call this model.
 
 import { GatewayError, type Plugin, type PluginFactory } from '../../core/index.js';
+import type { AuthOptions } from './options.gen.js';
 
-export const authPlugin: PluginFactory = {
+export const authPlugin: PluginFactory<AuthOptions> = {
   name: 'auth',
   create(_options, services): Plugin {
     return {

@@ -2,6 +2,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { GatewayError, upstreamBody, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
+import type { MeterOptions } from './options.gen.js';
 
 interface MeterState {
   /** We turned include_usage on; the client did not ask for the usage-only chunk, so it is dropped. */
@@ -46,7 +47,7 @@ function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRec
   };
 }
 
-export const meterPlugin: PluginFactory = {
+export const meterPlugin: PluginFactory<MeterOptions> = {
   name: 'meter',
   create(_options, services): Plugin {
     const metered = new WeakMap<RequestContext, MeterState>();

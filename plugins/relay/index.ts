@@ -24,6 +24,7 @@ import {
   type SseFrame,
   type UpstreamResponse,
 } from '../../core/index.js';
+import type { RelayOptions } from './options.gen.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
 import { stick } from './sticky.js';
 import {
@@ -46,7 +47,7 @@ function retryAfterOf(res: UpstreamResponse): number | null {
   return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
 }
 
-export const relayPlugin: PluginFactory = {
+export const relayPlugin: PluginFactory<RelayOptions> = {
   name: 'relay',
   create(_options, services): Plugin {
     return { name: 'relay', relay: (ctx) => relay(ctx, services) };

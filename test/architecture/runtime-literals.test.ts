@@ -1,7 +1,7 @@
 // House rule: no object literal V8 builds in its runtime where a request could make one. On Node 20 (V8 11.3)
 // such an object survives the next scavenge however short its life, and with it what it points to: every
 // request's response headers and parsed request were promoted to the old generation (bench/README.md,
-// seventh session; ARCHITECTURE.md, "Object literals V8 builds in its runtime").
+// seventh session; docs/performance.md, "Object literals V8 builds in its runtime").
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -57,7 +57,7 @@ export function requestStreamUsage(request: ParsedRequest, body: BodyBytes): Bod
   const current = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
   if (current['include_usage'] === true) return null;
   // The client's other fields as a spread copies them ("__proto__" included), without a literal that starts with a
-  // spread (ARCHITECTURE.md, "Object literals V8 builds in its runtime"); the last include_usage wins. The one
+  // spread (docs/performance.md, "Object literals V8 builds in its runtime"); the last include_usage wins. The one
   // difference from `{ ...current, include_usage: true }`: include_usage comes first when the client had none.
   return setBodyField(body, 'stream_options', { include_usage: true, ...current, ...INCLUDE_USAGE });
 }

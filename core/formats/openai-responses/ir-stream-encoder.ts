@@ -73,7 +73,7 @@ export function createStreamEncoder(request: ChatRequest): StreamEncoder {
    */
   let pendingCalls: OpenItem[] = [];
 
-  /** `at` (the item's ids) goes before `fields`, as a spread after the first members: ARCHITECTURE.md, "Object literals V8 builds in its runtime". */
+  /** `at` (the item's ids) goes before `fields`, as a spread after the first members: docs/performance.md, "Object literals V8 builds in its runtime". */
   function frame(type: string, fields: Record<string, unknown>, at: Readonly<Record<string, unknown>> = NO_FIELDS): EncodedFrame {
     return { event: type, data: JSON.stringify({ type, sequence_number: sequence++, ...at, ...fields }) };
   }
