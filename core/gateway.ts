@@ -62,6 +62,7 @@ export class Gateway {
       metrics: deps.metrics,
       logger: deps.logger,
       store: deps.store,
+      catalog: this.catalog,
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

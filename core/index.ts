@@ -25,3 +25,5 @@ export { readWhole } from './providers/read-whole.js';
 export { scrubError, scrubErrorBody, scrubErrorFrame, scrubSecrets } from './providers/scrub-secrets.js';
 export type { UsageRecord } from './store/store.js';
 export type { AuthedKey } from './keys/key-ring.js';
+export { carriesToken } from './keys/operator-token.js';
+export { createKey, describeKey } from './keys/key-admin.js';

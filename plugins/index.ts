@@ -1,10 +1,12 @@
 // The built-in plugins by `use:` name.
 
 import type { PluginFactory } from '../core/index.js';
+import { adminPlugin } from './admin/index.js';
 import { authPlugin } from './auth/index.js';
 import { meterPlugin } from './meter/index.js';
+import { modelsPlugin } from './models/index.js';
 import { relayPlugin } from './relay/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, meterPlugin, relayPlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin].map((factory) => [factory.name, factory]));
 }

@@ -8,7 +8,9 @@ import { DEFAULT_MARK } from './source-lines.js';
 export function defaultRoutesExcept(written: ReadonlySet<string>, endpoints: EndpointRegistry): ResolvedRoute[] {
   return endpoints.all.filter((endpoint) => !written.has(routeKeyOf(endpoint))).map((endpoint) => ({
     path: routeKeyOf(endpoint),
-    plugins: endpoint.chain.map((use) => ({ use, with: {}, path: [DEFAULT_MARK] })),
+    plugins: endpoint.chain.map((step) =>
+      typeof step === 'string' ? { use: step, with: {}, path: [DEFAULT_MARK] } : { use: step.use, with: step.with, path: [DEFAULT_MARK] },
+    ),
     at: [DEFAULT_MARK],
   }));
 }

@@ -17,7 +17,7 @@ import { findSchemaDir } from './schema-dir.js';
 function withRoutePaths(schema: SchemaObject, endpoints: EndpointRegistry): void {
   const path = (schema as { definitions?: { Route?: { properties?: { path?: Record<string, unknown> } } } }).definitions?.Route?.properties?.path;
   if (path === undefined) throw new Error('gateway.schema.json has no definitions.Route.properties.path');
-  path['enum'] = endpoints.all.map(routeKeyOf);
+  path['enum'] = endpoints.all.filter((endpoint) => endpoint.configurable !== false).map(routeKeyOf);
 }
 
 export type ValidationResult =

@@ -10,8 +10,10 @@
 // config's parsing, the runtime): a test or an embedding program may start a gateway with entries of its own.
 
 import type { ApiFormat } from '../config/resolved.js';
+import { createAdminFormat } from '../formats/admin/index.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
+import { createModelListFormat } from '../formats/model-list/index.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
@@ -23,15 +25,20 @@ export interface Endpoint {
   readonly method: HttpMethod;
   /** The path, or a pattern whose `{name}` segments each match one segment (`/v1/videos/{id}`). */
   readonly path: string;
-  /** The API its callers speak (the mock answers and refuses as that API does). */
-  readonly wire: ApiFormat;
+  /** The API its callers speak (the mock answers and refuses as that API does); none for the gateway's own. */
+  readonly wire?: ApiFormat;
   /** Its request's decoding and its answers' shape; one per Gateway (a format may keep per-config state). */
   readonly createFormat: () => ClientFormat;
-  /** The plugin chain of a config that writes no route for this path. */
-  readonly chain: readonly string[];
+  /** The plugin chain of a config that writes no route for this path: plugin names, or a name with its options. */
+  readonly chain: readonly ChainStep[];
+  /** False for an endpoint whose chain gateway.yaml may not replace (the admin API: its auth must stay). */
+  readonly configurable?: false;
 }
 
+export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
+
 const METERED = ['auth', 'meter', 'relay'] as const;
+const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
 
 /** The endpoints the gateway serves out of the box. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -44,6 +51,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED },
   // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
   { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED },
+  // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
+  { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
+  { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },
+  // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
+  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
 ];
 
 /**

@@ -92,4 +92,9 @@ export interface ClientFormat {
   decodeUsage(body: Buffer): Usage | null;
   /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
   decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;
+  /**
+   * For a route whose callers speak more than one API (the model list): the format of this caller's, chosen from
+   * its headers when the request arrives. Absent: this format for every caller.
+   */
+  forCaller?(path: string, headers: Readonly<Record<string, string | string[] | undefined>>): ClientFormat;
 }

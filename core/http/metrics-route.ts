@@ -5,12 +5,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
-import { carriesToken } from './bearer-token.js';
+import { carriesToken } from '../keys/operator-token.js';
 import { refuse } from './refusal.js';
 
 export async function serveMetrics(runtime: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const token = runtime.current.config.server.metricsToken;
-  if (token !== null && !carriesToken(req, token)) {
+  if (token !== null && !carriesToken(req.headers, token)) {
     const err = new GatewayError('GW_ERR_METRICS_UNAUTHORIZED', 'A valid metrics token is required (Authorization: Bearer <metrics_token>).');
     refuse(runtime, req, res, err, undefined);
     return;

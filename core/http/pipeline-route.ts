@@ -42,7 +42,8 @@ export async function servePipelineRoute(
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const ctx = new RequestState(id, key, queryOf(req.url), chain.format, req.headers, abort, receivedAt, startedAt, body, matched, path);
+  const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(path, req.headers);
+  const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, path);
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {
@@ -54,6 +55,9 @@ export async function servePipelineRoute(
     // Nothing reads the body once the request is answered: a pooled one goes back for the next request.
     ctx.releaseBody();
     logFinished(runtime.deps.logger, gateway.config.log.access, ctx);
+    // A chain with no finish hook (the model list, the admin API) has no plugin that counts its requests: its
+    // errors count with the answers given outside the chains, so that none goes unseen in the metrics.
+    if (ctx.error !== null && chain.finish.length === 0) runtime.deps.metrics.refused.inc([ctx.error.code]);
     // While draining, a kept-alive connection would hold the listener open until the client drops it (undici
     // keeps idle sockets ~65 s), so shutdown would hang: end it once this response is out (end() flushes first).
     if (runtime.shuttingDown) req.socket.end();

@@ -8,14 +8,11 @@ import { GatewayError, shuttingDownError } from '../errors.js';
 import { MOCK_IMAGE_PATH } from '../providers/mock/image-files.js';
 import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
-import { checkAdminToken, serveAdmin, type AdminAction } from './admin-routes.js';
 import { BodyIntake } from './body-intake.js';
 import { answerClientError, type ClientError } from './client-error.js';
 import { errorFormatFor } from './error-format.js';
-import { closeLingering } from './lingering-close.js';
 import { serveMetrics } from './metrics-route.js';
 import { serveMockImage } from './mock-image-route.js';
-import { serveModel, serveModels } from './models-route.js';
 import { createNodeServer, KEEP_ALIVE_TIMEOUT_MS, unusedConnections } from './node-server.js';
 import { pipelineIntake } from './pipeline-intake.js';
 import { refuse } from './refusal.js';
@@ -91,16 +88,6 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
 
   app.setNotFoundHandler((request, reply) => answerError(request, reply, notFoundError(request.method, request.url, runtime.deps.endpoints)));
 
-  app.get('/v1/models', (request, reply) => {
-    reply.hijack();
-    return serveModels(runtime, request.raw, reply.raw);
-  });
-
-  app.get('/v1/models/:id', (request, reply) => {
-    reply.hijack();
-    return serveModel(runtime, request.raw, reply.raw, (request.params as { id: string }).id);
-  });
-
   // The mock channel's images handed out as URLs (providers/mock/image-files.ts).
   app.get(`${MOCK_IMAGE_PATH}:name`, (request, reply) => {
     reply.hijack();
@@ -127,24 +114,6 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
       return serveMetrics(runtime, request.raw, reply.raw);
     });
   }
-
-  // The token is checked before fastify reads a body (onRequest): a caller without it costs no more than its headers.
-  const adminGuard = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    try {
-      checkAdminToken(runtime, request.raw);
-      done();
-    } catch (err) {
-      closeLingering(reply.raw);
-      answerError(request, reply, err as GatewayError);
-    }
-  };
-  const admin = (action: (request: FastifyRequest) => AdminAction) => (request: FastifyRequest, reply: FastifyReply) => {
-    reply.hijack();
-    return serveAdmin(runtime, request.raw, reply.raw, action(request));
-  };
-  app.get('/admin/keys', { onRequest: adminGuard }, admin(() => ({ kind: 'list' })));
-  app.post('/admin/keys', { onRequest: adminGuard }, admin((request) => ({ kind: 'create', body: request.body as Buffer | undefined })));
-  app.delete('/admin/keys/:id', { onRequest: adminGuard }, admin((request) => ({ kind: 'revoke', id: (request.params as { id: string }).id })));
 
   return app;
 }

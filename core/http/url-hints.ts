@@ -3,18 +3,15 @@
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { GatewayError } from '../errors.js';
 
-/** The API paths (and patterns) we serve, for hints: the registry's, and the model list. */
+/** The API paths (and patterns) we serve, for hints: the registry's under /v1 (the admin API is the operator's). */
 function knownPaths(endpoints: EndpointRegistry): readonly string[] {
-  return [...new Set([...endpoints.all.map((endpoint) => endpoint.path), '/v1/models'])];
+  return [...new Set(endpoints.all.map((endpoint) => endpoint.path).filter((path) => path.startsWith('/v1/')))];
 }
 
 /** The methods served at `path` (a request's path), or [] when none is. */
 function methodsAt(path: string, endpoints: EndpointRegistry): readonly string[] {
-  return path === '/v1/models' || MODEL_PATH.test(path) ? ['GET'] : endpoints.at(path).map((endpoint) => endpoint.method);
+  return endpoints.at(path).map((endpoint) => endpoint.method);
 }
-
-/** GET /v1/models/{id}: one segment after /v1/models/. */
-const MODEL_PATH = /^\/v1\/models\/[^/]+$/;
 
 export function notFoundError(method: string, rawUrl: string, endpoints: EndpointRegistry): GatewayError {
   const path = rawUrl.split('?')[0] ?? rawUrl;

@@ -8,6 +8,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
+import type { ModelCatalog } from '../routing/model-catalog.js';
 import type { Router } from '../routing/router.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
@@ -85,6 +86,8 @@ export interface GatewayServices {
   readonly logger: Logger;
   /** Run-time keys and usage records (and the tables the next plugins keep: balances, assets, tasks). */
   readonly store: Store;
+  /** The models the gateway serves, globs expanded over what the upstreams list (GET /v1/models). */
+  readonly catalog: ModelCatalog;
 }
 
 /**

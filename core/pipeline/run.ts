@@ -42,7 +42,7 @@ export async function runChain(
       await relayBytes(ctx, sink, result);
     }
   } catch (err) {
-    answerError(chain, ctx, sink, err);
+    answerError(ctx, sink, err);
   } finally {
     for (const plugin of chain.finish) {
       try {
@@ -224,7 +224,7 @@ function joined(first: Uint8Array, end: number): Uint8Array {
   return length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length);
 }
 
-function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err: unknown): void {
+function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): void {
   if (ctx.abort.aborted && !ctx.abort.byShutdown) {
     // The client is gone: nothing can be written, the record says so.
     ctx.aborted = true;
@@ -237,13 +237,13 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
   const error = ctx.abort.byShutdown ? shutdownError() : toGatewayError(err);
   ctx.error = error;
   if (!sink.started) {
-    const rendered = chain.format.encodeError(error);
+    const rendered = ctx.format.encodeError(error);
     ctx.status = rendered.status;
     sink.send(rendered.status, rendered.headers, rendered.body);
     return;
   }
   // The status is already on the wire: the format's in-band error frame, then close.
-  sink.write(chain.format.encodeStreamError(error).raw);
+  sink.write(ctx.format.encodeStreamError(error).raw);
   sink.end();
 }
 

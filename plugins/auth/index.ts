@@ -1,38 +1,55 @@
-// auth: who is calling (Bearer or x-api-key), from the headers before the body is read; then, with the body, may
-// their group call this model.
+// auth: who is calling, from the headers before the body is read. With a gateway key (the default), then, with the
+// body, may their group call this model. With `credential: admin_token`, the operator's token (the admin API).
 
-import { GatewayError, type Plugin, type PluginFactory } from '../../core/index.js';
+import { GatewayError, carriesToken, type Plugin, type PluginFactory, type GatewayServices } from '../../core/index.js';
 import type { AuthOptions } from './options.gen.js';
 
 export const authPlugin: PluginFactory<AuthOptions> = {
   name: 'auth',
-  create(_options, services): Plugin {
-    return {
-      name: 'auth',
-      head(ctx) {
-        // A declared or recently looked-up key is known at once: no promise, no microtask turn (key-ring.ts).
-        const key = services.keys.identify(ctx.headers);
-        if (key instanceof Promise) {
-          return key.then((found) => {
-            ctx.key = found;
-          });
-        }
-        ctx.key = key;
-        return undefined;
-      },
-      request(ctx) {
-        const key = ctx.key;
-        if (key === null) return;
-        if (!services.access.allows(key.group, ctx.request.model)) {
-          throw new GatewayError(
-            'GW_ERR_AUTH_MODEL_FORBIDDEN',
-            `Your API key's group "${key.group}" does not have access to model "${ctx.request.model}".`,
-            { param: 'model' },
-          );
-        }
-      },
-    };
+  create(options, services): Plugin {
+    return options.credential === 'admin_token' ? adminAuth(services) : keyAuth(services);
   },
 };
+
+function keyAuth(services: GatewayServices): Plugin {
+  return {
+    name: 'auth',
+    head(ctx) {
+      // A declared or recently looked-up key is known at once: no promise, no microtask turn (key-ring.ts).
+      const key = services.keys.identify(ctx.headers);
+      if (key instanceof Promise) {
+        return key.then((found) => {
+          ctx.key = found;
+        });
+      }
+      ctx.key = key;
+      return undefined;
+    },
+    request(ctx) {
+      const key = ctx.key;
+      const { model } = ctx.request;
+      // '' is an endpoint about no one model (the model list): the key alone admits it.
+      if (key === null || model === '') return;
+      if (!services.access.allows(key.group, model)) {
+        throw new GatewayError('GW_ERR_AUTH_MODEL_FORBIDDEN', `Your API key's group "${key.group}" does not have access to model "${model}".`, {
+          param: 'model',
+        });
+      }
+    },
+  };
+}
+
+function adminAuth(services: GatewayServices): Plugin {
+  const token = services.config.server.adminToken;
+  return {
+    name: 'auth',
+    head(ctx) {
+      if (token === null) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'The admin API is off: set server.admin_token to enable it.');
+      if (!carriesToken(ctx.headers, token)) {
+        throw new GatewayError('GW_ERR_ADMIN_UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer <admin_token>).');
+      }
+    },
+  };
+}
 
 export default authPlugin;

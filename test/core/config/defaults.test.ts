@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultRoutesExcept } from '../../../core/config/default-routes.js';
-import { BUILTIN_ENDPOINTS, ENDPOINTS } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS, ENDPOINTS, routeKeyOf } from '../../../core/endpoints/registry.js';
 import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 
@@ -48,17 +48,17 @@ describe('defaults', () => {
 describe('default routes', () => {
   it('exist for every endpoint of the registry, with its chain; the schema lists no paths of its own', () => {
     assert.deepEqual(
-      defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS).map((r) => [r.path, r.plugins.map((p) => p.use)]),
-      ENDPOINTS.map((e) => [e.path, [...e.chain]]),
+      defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS).map((r) => [r.path, r.plugins.map((p) => [p.use, p.with])]),
+      ENDPOINTS.map((e) => [routeKeyOf(e), e.chain.map((step) => (typeof step === 'string' ? [step, {}] : [step.use, step.with]))]),
     );
     assert.equal(schema.definitions['Route']?.properties?.['path']?.enum, undefined);
   });
 
   it('skip written paths and give each plugin an empty `with`', () => {
-    assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map((e) => e.path)), BUILTIN_ENDPOINTS), []);
+    assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits'],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}'],
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

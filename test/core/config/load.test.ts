@@ -196,6 +196,16 @@ describe('routes', () => {
       { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
       { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
       { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
+      { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
+      { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
+      ...['GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}'].map((path) => ({
+        path,
+        at: ['(default)'],
+        plugins: [
+          { use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] },
+          { use: 'admin', with: {}, path: ['(default)'] },
+        ],
+      })),
     ]);
   });
 
@@ -221,7 +231,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}'],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

@@ -1,0 +1,40 @@
+// The admin API (/admin/keys): a JSON object body for a create, none otherwise; errors in OpenAI's shape.
+
+import { GatewayError } from '../../errors.js';
+import type { BodyBytes } from '../body-bytes.js';
+import type { ClientFormat, ParsedRequest } from '../format.js';
+import { LazyRequest } from '../lazy-request.js';
+import { encodeError, encodeStreamError, isErrorFrame } from '../openai-chat/errors.js';
+
+function decodeRequest(raw: BodyBytes): ParsedRequest {
+  let body: Record<string, unknown> = {};
+  if (raw.length > 0) {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.joined().toString('utf8'));
+    } catch {
+      value = null;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_JSON', 'The body must be a JSON object such as {"name":"ci","group":"default"}.');
+    }
+    body = value as Record<string, unknown>;
+  }
+  // About no one model: the admin token alone admits it.
+  return new LazyRequest(raw, body, { whole: () => body }, '', false, null);
+}
+
+export function createAdminFormat(): ClientFormat {
+  return {
+    name: 'openai-chat',
+    translatable: false,
+    decodeRequest,
+    encodeError,
+    encodeStreamError,
+    isErrorFrame,
+    requestStreamUsage: () => null,
+    prepareUpstreamBody: (_request, body) => body,
+    decodeUsage: () => null,
+    decodeFrameUsage: () => ({ usage: null, usageOnly: false }),
+  };
+}

@@ -1,0 +1,87 @@
+// models (terminal): GET /v1/models and /v1/models/{id}, the models the caller's group may use, in the OpenAI
+// list shape, or in Anthropic's (paged, with display names) for an Anthropic client (its format says which).
+
+import { GatewayError, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
+import type { ModelsOptions } from './options.gen.js';
+
+/** Models have no creation date of their own here; a fixed one keeps the answer stable across restarts. */
+const CREATED = 1_700_000_000;
+const CREATED_AT = new Date(CREATED * 1000).toISOString().replace('.000Z', 'Z');
+
+/** Anthropic's page size bounds (limit defaults to 20, at most 1000). */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+export const modelsPlugin: PluginFactory<ModelsOptions> = {
+  name: 'models',
+  create(_options, services): Plugin {
+    return { name: 'models', relay: (ctx) => Promise.resolve(answer(ctx, services)) };
+  },
+};
+
+function answer(ctx: RequestContext, services: GatewayServices): RelayResult {
+  const anthropic = ctx.format.name === 'anthropic-messages';
+  const models = visibleModels(ctx, services);
+  const id = ctx.params?.['id'];
+  if (id !== undefined) {
+    if (!models.includes(id)) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${id}" does not exist or you do not have access to it.`);
+    return json(anthropic ? anthropicModel(id) : openAIModel(id));
+  }
+  if (!anthropic) return json({ object: 'list', data: models.map(openAIModel) });
+  return json(anthropicPage(models, new URLSearchParams(ctx.query)));
+}
+
+/**
+ * The caller's models: every one, whatever its channel speaks, since requests are translated across formats;
+ * globs expanded over the upstreams' own lists (routing/model-catalog.ts).
+ */
+function visibleModels(ctx: RequestContext, services: GatewayServices): string[] {
+  const group = ctx.key?.group;
+  return services.catalog.models().filter((model) => group !== undefined && services.access.allows(group, model));
+}
+
+function json(value: unknown): RelayResult {
+  return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+function openAIModel(id: string): Record<string, unknown> {
+  return { id, object: 'model', created: CREATED, owned_by: 'llm-gateway' };
+}
+
+function anthropicModel(id: string): Record<string, unknown> {
+  return { type: 'model', id, display_name: id, created_at: CREATED_AT };
+}
+
+/** Anthropic's cursor paging: `after_id` / `before_id` name an id of the list, `limit` the page size. */
+function anthropicPage(models: readonly string[], query: URLSearchParams): Record<string, unknown> {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limit: Input should be an integer from 1 to ${MAX_LIMIT}`, {
+      param: 'limit',
+    });
+  }
+  const afterId = query.get('after_id');
+  const beforeId = query.get('before_id');
+  let page: readonly string[];
+  let hasMore: boolean;
+  if (beforeId !== null) {
+    const end = models.indexOf(beforeId);
+    const before = end < 0 ? [] : models.slice(0, end);
+    page = before.slice(Math.max(0, before.length - limit));
+    hasMore = before.length > limit;
+  } else {
+    const start = afterId === null ? 0 : models.indexOf(afterId) + 1;
+    const after = afterId !== null && start === 0 ? [] : models.slice(start);
+    page = after.slice(0, limit);
+    hasMore = after.length > limit;
+  }
+  return {
+    data: page.map(anthropicModel),
+    has_more: hasMore,
+    first_id: page[0] ?? null,
+    last_id: page[page.length - 1] ?? null,
+  };
+}
+
+export default modelsPlugin;
