@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../core/config/load.js';
 import { ConfigError } from '../core/config/resolved.js';
-import { createKey, describeKey } from '../core/keys/index.js';
+import { createKey, describeKey } from '../core/keys/key-admin.js';
 import { createLogger } from '../core/logging/logger.js';
 import { startGateway } from '../core/serve.js';
 import { openStore } from '../core/store/open-store.js';

@@ -20,7 +20,7 @@ interface ErrorSpec {
   readonly wireCode: string | null;
 }
 
-export const ERRORS = {
+const ERRORS = {
   GW_ERR_AUTH_MISSING_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
   GW_ERR_AUTH_INVALID_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },
   GW_ERR_AUTH_REVOKED_KEY: { status: 401, kind: 'authentication', wireCode: 'invalid_api_key' },

@@ -73,7 +73,15 @@ export interface EndpointMatch {
   readonly endpoint: Endpoint;
   readonly key: string;
   readonly params: Readonly<Record<string, string>>;
+  /**
+   * The path to call upstream: the endpoint's, its parameters put back percent-encoded (never the client's raw
+   * text, which an upstream or a proxy might normalise into another path).
+   */
+  readonly path: string;
 }
+
+/** A path parameter longer than this matches nothing (ids are short; a longer one is no id of ours). */
+const MAX_PARAM_CHARS = 256;
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -112,15 +120,19 @@ export class EndpointRegistry {
       if (byKey.has(key)) throw new Error(`two endpoints of a registry are ${key}`);
       byKey.set(key, endpoint);
       if (isPattern(endpoint.path)) patterns.push({ endpoint, key, segments: segmentsOf(endpoint.path) });
-      else exact.set(endpoint.path, [...(exact.get(endpoint.path) ?? []), { endpoint, key, params: NO_PARAMS }]);
+      else exact.set(endpoint.path, [...(exact.get(endpoint.path) ?? []), { endpoint, key, params: NO_PARAMS, path: endpoint.path }]);
     }
     this.#exact = exact;
     this.#patterns = patterns;
     this.#byKey = byKey;
   }
 
-  /** The endpoint serving `method` on `path` (a request's path, without its query); undefined when none does. */
+  /**
+   * The endpoint serving `method` on `path` (a request's path, without its query); undefined when none does. A
+   * HEAD is served by the GET endpoint, as HTTP asks (Node sends no body with the answer).
+   */
   match(method: string | undefined, path: string): EndpointMatch | undefined {
+    if (method === 'HEAD') return this.match('GET', path);
     const exact = this.#exact.get(path);
     if (exact !== undefined) {
       for (const found of exact) if (found.endpoint.method === method) return found;
@@ -130,7 +142,7 @@ export class EndpointRegistry {
     for (const pattern of this.#patterns) {
       if (pattern.endpoint.method !== method) continue;
       const params = paramsOf(pattern.segments, parts);
-      if (params !== null) return { endpoint: pattern.endpoint, key: pattern.key, params };
+      if (params !== null) return { endpoint: pattern.endpoint, key: pattern.key, params, path: pathWith(pattern.segments, params) };
     }
     return undefined;
   }
@@ -154,7 +166,15 @@ export class EndpointRegistry {
   }
 }
 
-/** A pattern's parameters in `parts` (a path's segments), or null when it does not match; a parameter is one non-empty segment. */
+/** The path of a pattern's `segments` with `params` put in, each percent-encoded. */
+function pathWith(segments: readonly Segment[], params: Readonly<Record<string, string>>): string {
+  return segments.map((s) => `/${typeof s === 'string' ? s : encodeURIComponent(params[s.param] as string)}`).join('');
+}
+
+/**
+ * A pattern's parameters in `parts` (a path's segments), or null when it does not match. A parameter is one
+ * non-empty segment, decoded, at most MAX_PARAM_CHARS long, and not `.` or `..` (no id is).
+ */
 function paramsOf(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {
   if (segments.length !== parts.length) return null;
   const params: Record<string, string> = {};
@@ -171,6 +191,7 @@ function paramsOf(segments: readonly Segment[], parts: readonly string[]): Recor
       } catch {
         return null;
       }
+      if (value.length > MAX_PARAM_CHARS || value === '.' || value === '..') return null;
       params[segment.param] = value;
     }
   }

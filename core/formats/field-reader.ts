@@ -16,7 +16,7 @@ export interface FieldWording {
   invalid(param: string, detail: string): GatewayError;
 }
 
-export function isObject(value: unknown): value is JsonObject {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -6,7 +6,7 @@ import { jsonStringText } from './ascii-text.js';
 import { stringEnds, type StringEnd } from './json-string-end.js';
 
 export const QUOTE = 0x22;
-export const BACKSLASH = 0x5c;
+const BACKSLASH = 0x5c;
 export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
@@ -14,7 +14,7 @@ export const CLOSE_BRACKET = 0x5d;
 export const COMMA = 0x2c;
 export const COLON = 0x3a;
 
-export function isSpace(byte: number | undefined): boolean {
+function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 

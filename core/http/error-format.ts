@@ -11,7 +11,5 @@ export function errorFormatFor(gateway: Gateway, url: string, headers: IncomingH
   const path = url.split('?')[0] ?? url;
   const [endpoint] = gateway.endpoints.at(path);
   const own = endpoint === undefined ? undefined : gateway.formats.get(routeKeyOf(endpoint));
-  return own ?? gateway.formats.get(looksAnthropic(path, headers) ? '/v1/messages' : '/v1/chat/completions');
+  return own?.forCaller?.(path, headers) ?? own ?? gateway.formats.get(looksAnthropic(path, headers) ? '/v1/messages' : '/v1/chat/completions');
 }
-
-export { looksAnthropic };

@@ -20,7 +20,6 @@ import { refuse } from './refusal.js';
 export async function servePipelineRoute(
   runtime: Runtime,
   matched: EndpointMatch,
-  path: string,
   req: IncomingMessage,
   res: ServerResponse,
   body: BodySource,
@@ -42,8 +41,8 @@ export async function servePipelineRoute(
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(path, req.headers);
-  const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, path);
+  const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(matched.path, req.headers);
+  const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {

@@ -43,7 +43,9 @@ export class RawSink implements ResponseSink {
 
   open(status: number, headers: Readonly<Record<string, string>>): void {
     this.res.socket?.setNoDelay(true);
-    this.res.writeHead(status, Object.assign({}, headers, SSE_HEADERS, { 'x-request-id': this.requestId, 'request-id': this.requestId }));
+    // A file (a `bytes` result) keeps its own caching headers; only an event stream is marked unbuffered.
+    const stream = headers['content-type']?.startsWith('text/event-stream') === true;
+    this.res.writeHead(status, Object.assign({}, headers, stream ? SSE_HEADERS : undefined, { 'x-request-id': this.requestId, 'request-id': this.requestId }));
     this.res.flushHeaders();
   }
 

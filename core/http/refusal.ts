@@ -1,6 +1,5 @@
-// An error answered outside the plugin chains (the intake's own refusals, malformed HTTP, unknown paths, the
-// models, metrics and admin routes): sent with a request id, logged and counted as a chain's failures are, so that
-// no failed request goes unseen.
+// An error answered outside the plugin chains (the intake's own refusals, malformed HTTP, unknown paths, /metrics):
+// sent with a request id, logged and counted as a chain's failures are, so that no failed request goes unseen.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors.js';

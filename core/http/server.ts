@@ -1,5 +1,6 @@
-// The only file that imports fastify: the routes outside the plugin chains (models, health, metrics, admin) and
-// their errors, in the caller's shape. The API routes never reach fastify (node-server.ts, pipeline-intake.ts).
+// The only file that imports fastify: the routes outside the plugin chains (health, metrics, the mock's images)
+// and their errors, in the caller's shape. The registry's endpoints (the APIs, the model list, the admin API) never
+// reach fastify (node-server.ts, pipeline-intake.ts).
 
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -20,8 +21,8 @@ import { sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
 
 /**
- * The admin API's bodies are a name and a group: fastify reads at most this much for its own routes (the API
- * routes read theirs under server.body_limit, after their key was checked).
+ * No fastify route takes a body (the registry's endpoints read theirs under server.body_limit, after their key or
+ * token was checked): a small bound for whatever a client sends anyway.
  */
 const FASTIFY_BODY_LIMIT = 64 * 1024;
 

@@ -40,7 +40,8 @@ export function logFinished(logger: Logger, access: boolean, ctx: RequestState):
     // A client that goes away is not a failure of the gateway's (agents cancel streams all the time).
     logger.info(line, 'request ended by the client');
   } else {
-    logError(logger, line, error, status);
+    // A message may quote the client's text (a path parameter, a model name): bounded and scrubbed, as a refusal's.
+    logError(logger, line, error, status, scrubSecrets(bounded(error.message), []));
   }
 }
 

@@ -19,7 +19,7 @@ export interface RequestContext {
    */
   readonly route: string;
   /** The client's method, path and path parameters (`{id}` of a pattern); POST, `route` and none when absent. */
-  readonly method?: HttpMethod;
+  readonly method?: HttpMethod | 'HEAD';
   readonly path?: string;
   readonly params?: Readonly<Record<string, string>>;
   /** The request's query string with its `?` (`?beta=true`), or ''; forwarded to the upstream unchanged. */

@@ -28,7 +28,7 @@ export class RequestState implements RequestContext {
   error: GatewayError | null = null;
   firstByteAt: number | null = null;
   aborted = false;
-  readonly method: HttpMethod;
+  readonly method: HttpMethod | 'HEAD';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
   private decoded: ParsedRequest | null = null;
@@ -47,11 +47,11 @@ export class RequestState implements RequestContext {
     readonly startedAt: number,
     body: BodyBytes | BodySource,
     matched?: EndpointMatch,
-    path?: string,
+    head = false,
   ) {
-    this.method = matched?.endpoint.method ?? 'POST';
+    this.method = head ? 'HEAD' : (matched?.endpoint.method ?? 'POST');
     this.params = matched?.params ?? NO_PARAMS;
-    this.path = path ?? route;
+    this.path = matched?.path ?? route;
     this.body = body instanceof BodyBytes ? body : null;
     this.source = body instanceof BodyBytes ? null : body;
   }

@@ -122,9 +122,19 @@ async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extra
       if (drained !== undefined) await drained;
     }
   } catch (err) {
-    await chunks.return?.();
-    if (ctx.abort.aborted) throw err;
-    ctx.error = toGatewayError(err);
+    // Every ending is answered here: answerError would write an in-band error frame into the file.
+    try {
+      await chunks.return?.();
+    } catch {
+      // The body's own failure is the one to report.
+    }
+    if (ctx.abort.aborted && !ctx.abort.byShutdown) {
+      ctx.aborted = true;
+      ctx.error = new GatewayError('GW_ERR_CLIENT_CLOSED', 'the client closed the request');
+    } else {
+      if (ctx.abort.byShutdown) ctx.aborted = true;
+      ctx.error = ctx.abort.byShutdown ? shutdownError() : toGatewayError(err);
+    }
     if (sink.abort === undefined) sink.end();
     else sink.abort();
     return;

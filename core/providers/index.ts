@@ -7,8 +7,7 @@ import { createMockProvider } from './mock/index.js';
 import { createOpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
 
-export type { Provider, UpstreamRequest, UpstreamResponse, UpstreamFailureReason } from './provider.js';
-export { UpstreamFailure } from './provider.js';
+export type { Provider } from './provider.js';
 
 /** One provider instance per channel type, owned by one Gateway (so its pools close with it). */
 export function createProviders(mockImages: MockImageFiles): ReadonlyMap<ChannelType, Provider> {

@@ -9,8 +9,8 @@ export interface UpstreamRequest {
   readonly channel: ResolvedChannel;
   /** The upstream API key to use (rotated by the router); empty for keyless channels. */
   readonly key: string;
-  /** The endpoint's method (POST when absent); a GET or DELETE sends no body. */
-  readonly method?: HttpMethod | undefined;
+  /** The endpoint's method (POST when absent); a GET, HEAD or DELETE sends no body. */
+  readonly method?: HttpMethod | 'HEAD' | undefined;
   /** API path below the channel's base URL, e.g. `/v1/chat/completions`. */
   readonly path: string;
   /** The client's query string with its `?`, or ''. */

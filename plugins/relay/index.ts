@@ -57,6 +57,8 @@ export const relayPlugin: PluginFactory<RelayOptions> = {
 async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const { router, providers, metrics, logger } = services;
   const model = ctx.request.model;
+  // An endpoint about no model ('') has nothing to route by: its chain must end in a plugin of its own.
+  if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', "Missing required parameter: 'model'.", { param: 'model' });
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
   if (found.length === 0) throw modelNotFound(ctx, services);
@@ -205,8 +207,10 @@ export function toResult(
       frames: frameBatches(res.body, guard(ctx, services, attempt)),
     };
   }
-  if (res.status < 300 && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
-    // A file (an image, a video): relayed as it arrives, never held whole.
+  const fetching = ctx.method === 'GET' || ctx.method === 'HEAD';
+  if (fetching && (res.status < 300 || res.status === 304) && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
+    // A file an endpoint fetches (a video's content): relayed as it arrives, never held whole. Only for GETs: a
+    // POST's answer labelled text/plain is still read whole, so its usage is read and billed.
     return { kind: 'bytes', status: res.status, headers: fileHeaders(res, contentType), body: brokenAsUpstream(ctx, services, attempt, res.body) };
   }
   const body = readWhole(res.body);
@@ -217,7 +221,7 @@ export function toResult(
 /** What a client needs of a file's headers: its type, length and name. */
 function fileHeaders(res: UpstreamResponse, contentType: string): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': contentType };
-  for (const name of ['content-length', 'content-disposition', 'etag', 'last-modified']) {
+  for (const name of ['content-length', 'content-disposition', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'cache-control']) {
     const value = res.headers[name];
     if (value !== undefined) headers[name] = value;
   }

@@ -38,9 +38,12 @@ const FILE_DIGEST = createHash('sha256').update(FILE).digest('hex');
 /** An upstream serving FILE at any path in 64 KiB writes that wait for drain; it counts what it wrote. */
 let written = 0;
 let breakAfter: number | null = null;
+/** Without a content-length (chunked), a cut body cannot be told from a whole one but by how it ends. */
+let chunked = false;
 const files: Server = createServer((_req, res) => {
   written = 0;
-  res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(FILE.length), 'content-disposition': 'attachment; filename="v.mp4"' });
+  const length: Record<string, string> = chunked ? {} : { 'content-length': String(FILE.length) };
+  res.writeHead(200, Object.assign({ 'content-type': 'video/mp4', 'content-disposition': 'attachment; filename="v.mp4"' }, length));
   const next = (): void => {
     while (written < FILE.length) {
       if (breakAfter !== null && written >= breakAfter) {
@@ -189,9 +192,22 @@ test('a file is relayed as bytes: a client that does not read stops the upstream
 
 test('a file whose upstream breaks off reaches the client cut, not whole, and the record says so', async () => {
   breakAfter = 4 * 1024 * 1024;
-  const { res, read } = await getFile();
-  await assert.rejects(read());
-  const record = (await gw.usage()).find((r) => r.requestId === res.headers['x-request-id']);
-  assert.equal(record?.status, 200);
-  assert.equal(record?.errorCode, 'GW_ERR_UPSTREAM_STREAM_BROKEN');
+  for (const withoutLength of [false, true]) {
+    chunked = withoutLength;
+    const { res, read } = await getFile();
+    await assert.rejects(read(), `chunked: ${withoutLength}`);
+    const record = (await gw.usage()).find((r) => r.requestId === res.headers['x-request-id']);
+    assert.equal(record?.status, 200);
+    assert.equal(record?.errorCode, 'GW_ERR_UPSTREAM_STREAM_BROKEN');
+  }
+  chunked = false;
+});
+
+test('a HEAD of a file is relayed as a HEAD: its headers, no body fetched', async () => {
+  breakAfter = null;
+  const res = await fetch(`${gw.url}/v1/echo/files/v1`, { method: 'HEAD', headers: { authorization: `Bearer ${TEST_KEY}` } });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'video/mp4');
+  assert.equal(res.headers.get('content-length'), String(FILE.length));
+  assert.equal((await res.arrayBuffer()).byteLength, 0);
 });

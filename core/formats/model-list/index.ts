@@ -35,6 +35,7 @@ export function createModelListFormat(): ClientFormat {
   const openai = listFormat('openai-chat');
   const anthropic = listFormat('anthropic-messages');
   return Object.assign({}, openai, {
-    forCaller: (path: string, headers: Readonly<Record<string, string | string[] | undefined>>) => (looksAnthropic(path, headers) ? anthropic : openai),
+    // By the headers alone: a model id in the path may contain "messages".
+    forCaller: (_path: string, headers: Readonly<Record<string, string | string[] | undefined>>) => (looksAnthropic('/v1/models', headers) ? anthropic : openai),
   });
 }

@@ -59,7 +59,7 @@ export function customInput(args: string, raw: boolean): string {
 // ---- Reasoning ----
 
 /** A reasoning item's readable text: its summaries, else its raw reasoning text (open-weight servers send that). */
-export function reasoningText(item: unknown): string {
+function reasoningText(item: unknown): string {
   const pick = (list: unknown, type: string): string[] =>
     Array.isArray(list)
       ? list.filter((p) => field(p, 'type') === type && typeof field(p, 'text') === 'string').map((p) => field(p, 'text') as string)

@@ -7,7 +7,7 @@ import { forwardableHeaders } from '../forward-headers.js';
 import { listHeaders, readAnthropicModelPages, type ModelListReader } from '../model-discovery.js';
 
 /** The version every Anthropic SDK sends; the API requires one. */
-export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 /**
  * The SDKs add this beta to say the caller authenticates with an OAuth token. That is about the caller's

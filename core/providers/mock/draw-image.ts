@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { PNG } from 'pngjs';
 
 /** The mock draws at most this many pixels a side (a larger size is scaled down, its aspect ratio kept). */
-export const MOCK_MAX_SIDE = 1024;
+const MOCK_MAX_SIDE = 1024;
 
 export interface ImageSize {
   readonly width: number;
