@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { newRequestId } from '../core/pipeline/request-id.js';
+import { RequestIds } from '../core/pipeline/request-id.js';
 import { openStore } from '../core/store/open-store.js';
 import type { UsageRecord } from '../core/store/store.js';
 import { UsageWriter } from '../core/store/usage-writer.js';
@@ -41,6 +41,7 @@ export interface UsageWriterResult {
 }
 
 const BATCH = 500;
+const ids = new RequestIds();
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +60,7 @@ function record(now: number): UsageRecord {
   const stream = (serial & 1) === 0;
   return {
     // The gateway's own ids: they decide where each row lands in the request_id index.
-    requestId: newRequestId(now),
+    requestId: ids.next(now),
     ts: now,
     keyId: 'key_bench_0001',
     keyName: 'bench',

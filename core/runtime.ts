@@ -6,6 +6,7 @@ import type { BodyPool } from './formats/body-pool.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
 import type { ClientAbort } from './pipeline/client-abort.js';
 import { InFlightList } from './pipeline/in-flight-list.js';
+import { RequestIds } from './pipeline/request-id.js';
 import type { MockImageFiles } from './providers/mock/image-files.js';
 import type { UsageWriter } from './store/usage-writer.js';
 
@@ -28,6 +29,8 @@ export interface RuntimeDeps extends GatewayDeps {
 export class Runtime {
   private gateway: Gateway;
   private readonly inFlight = new InFlightList<InFlight>();
+  /** Every answer's request id, the usage record's (pipeline/request-id.ts). */
+  readonly ids = new RequestIds();
   private closing = false;
 
   constructor(

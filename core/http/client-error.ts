@@ -5,7 +5,6 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
 import { errorFormatFor } from './error-format.js';
@@ -57,7 +56,7 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
     socket.destroy();
     return;
   }
-  const id = newRequestId();
+  const id = runtime.ids.next();
   noteRefusal(runtime, id, request.method, request.url, error);
   const head = [`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? 'Error'}`];
   for (const [name, value] of Object.entries(rendered.headers)) head.push(`${name}: ${value}`);

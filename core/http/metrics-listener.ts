@@ -13,12 +13,12 @@ export async function listenForMetrics(runtime: Runtime, host: string, port: num
     if (req.method === 'GET' && path === '/metrics') {
       serveMetrics(runtime, req, res).catch((err: unknown) => {
         runtime.deps.logger.error({ err }, 'serving /metrics failed');
-        sendError(res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.'));
+        sendError(res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.'), undefined, runtime.ids.next());
       });
     } else if (req.method === 'GET' && path === '/healthz') {
-      sendJson(res, 200, { status: 'ok' });
+      sendJson(res, 200, { status: 'ok' }, runtime.ids.next());
     } else {
-      sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'This listener serves GET /metrics and GET /healthz only.'));
+      sendError(res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'This listener serves GET /metrics and GET /healthz only.'), undefined, runtime.ids.next());
     }
   });
   server.keepAliveTimeout = 65_000;

@@ -3,7 +3,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { carriesToken } from '../keys/operator-token.js';
 import { refuse } from './refusal.js';
@@ -17,7 +16,7 @@ export async function serveMetrics(runtime: Runtime, req: IncomingMessage, res: 
   }
   const registry = runtime.deps.metrics.registry;
   const text = await registry.metrics();
-  const id = newRequestId();
+  const id = runtime.ids.next();
   res.writeHead(200, { 'content-type': registry.contentType, 'x-request-id': id, 'request-id': id });
   res.end(text);
 }

@@ -3,7 +3,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { refuse } from './refusal.js';
 
@@ -14,7 +13,7 @@ export function serveMockImage(runtime: Runtime, req: IncomingMessage, res: Serv
     refuse(runtime, req, res, err, undefined);
     return;
   }
-  const id = newRequestId();
+  const id = runtime.ids.next();
   res.writeHead(200, {
     'content-type': 'image/png',
     'content-length': String(png.length),

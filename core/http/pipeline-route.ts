@@ -8,7 +8,6 @@ import { GatewayError } from '../errors.js';
 import { logFinished } from '../logging/request-log.js';
 import type { BodySource } from '../pipeline/body-source.js';
 import { ClientAbort } from '../pipeline/client-abort.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import { RequestState } from '../pipeline/request-state.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';
@@ -29,7 +28,7 @@ export async function servePipelineRoute(
   const gateway = runtime.current;
   const { key } = matched;
   const chain = gateway.chains.get(key);
-  const id = newRequestId(receivedAt);
+  const id = runtime.ids.next(receivedAt);
   if (chain === undefined) {
     // The body stays unread: the connection closes after the answer.
     closeLingering(res);

@@ -5,7 +5,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors.js';
 import type { ClientFormat } from '../formats/format.js';
 import { logRefused } from '../logging/request-log.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { sendError } from './send.js';
 
@@ -16,7 +15,7 @@ export function refuse(
   res: ServerResponse,
   err: GatewayError,
   format: ClientFormat | undefined,
-  id: string = newRequestId(),
+  id: string = runtime.ids.next(),
 ): void {
   sendError(res, err, format, id);
   noteRefusal(runtime, id, req.method ?? 'GET', req.url ?? '/', err);

@@ -5,11 +5,9 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors.js';
 import { encodeError } from '../formats/openai-chat/errors.js';
 import type { ClientFormat } from '../formats/format.js';
-import { newRequestId } from '../pipeline/request-id.js';
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, value: unknown, id: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
-  const id = newRequestId();
   res.writeHead(
     status,
     Object.assign({}, headers, {
@@ -22,7 +20,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
   res.end(body);
 }
 
-export function sendError(res: ServerResponse, err: GatewayError, format?: ClientFormat, id: string = newRequestId()): void {
+export function sendError(res: ServerResponse, err: GatewayError, format: ClientFormat | undefined, id: string): void {
   if (res.headersSent || res.destroyed) return;
   const rendered = format === undefined ? encodeError(err) : format.encodeError(err);
   res.writeHead(

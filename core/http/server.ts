@@ -7,7 +7,6 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { ResolvedServer } from '../config/resolved.js';
 import { GatewayError, shuttingDownError } from '../errors.js';
 import { MOCK_IMAGE_PATH } from '../providers/mock/image-files.js';
-import { newRequestId } from '../pipeline/request-id.js';
 import type { Runtime } from '../runtime.js';
 import { BodyIntake } from './body-intake.js';
 import { answerClientError, type ClientError } from './client-error.js';
@@ -98,14 +97,14 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   // Claude Code sends HEAD / when it starts, to open a connection early.
   app.head('/', (_request, reply) => {
     reply.hijack();
-    const id = newRequestId();
+    const id = runtime.ids.next();
     reply.raw.writeHead(200, { 'content-length': '0', 'x-request-id': id, 'request-id': id });
     reply.raw.end();
   });
 
   app.get('/healthz', (_request, reply) => {
     reply.hijack();
-    sendJson(reply.raw, 200, { status: 'ok' });
+    sendJson(reply.raw, 200, { status: 'ok' }, runtime.ids.next());
   });
 
   // With server.metrics_listen, /metrics has a listener of its own (metrics-route.ts) and is not served here.

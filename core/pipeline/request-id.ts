@@ -6,15 +6,21 @@ import { randomFillSync } from 'node:crypto';
 
 const RANDOM_BYTES = 10;
 /** Entropy drawn in blocks, as randomUUID does: one system call per 512 ids. */
-const pool = Buffer.alloc(RANDOM_BYTES * 512);
-let at = pool.length;
+const POOL_IDS = 512;
 
-export function newRequestId(now: number = Date.now()): string {
-  if (at + RANDOM_BYTES > pool.length) {
-    randomFillSync(pool);
-    at = 0;
+/** The ids of one process (the Runtime owns it): its entropy pool is its own state, not the module's. */
+export class RequestIds {
+  readonly #pool = Buffer.alloc(RANDOM_BYTES * POOL_IDS);
+  #at = this.#pool.length;
+
+  next(now: number = Date.now()): string {
+    const pool = this.#pool;
+    if (this.#at + RANDOM_BYTES > pool.length) {
+      randomFillSync(pool);
+      this.#at = 0;
+    }
+    const random = pool.toString('hex', this.#at, this.#at + RANDOM_BYTES);
+    this.#at += RANDOM_BYTES;
+    return `req_${now.toString(16).padStart(12, '0')}${random}`;
   }
-  const random = pool.toString('hex', at, at + RANDOM_BYTES);
-  at += RANDOM_BYTES;
-  return `req_${now.toString(16).padStart(12, '0')}${random}`;
 }

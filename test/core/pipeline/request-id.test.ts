@@ -3,7 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { newRequestId } from '../../../core/pipeline/request-id.js';
+import { RequestIds } from '../../../core/pipeline/request-id.js';
+
+const ids = new RequestIds();
+const newRequestId = (now?: number): string => ids.next(now);
 
 test('an id is req_ + 32 lower-case hex digits, the first 12 the time in milliseconds', () => {
   const now = Date.UTC(2026, 10, 22, 1, 2, 3, 456);
