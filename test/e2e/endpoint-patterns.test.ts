@@ -16,7 +16,7 @@ import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js'
 import type { ClientFormat } from '../../core/formats/format.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const PATTERN = '/v1/echo/items/{id}';
 const KEY = `GET ${PATTERN}`;
@@ -77,15 +77,6 @@ const probe: PluginFactory = {
 let fake: FakeOpenAI;
 let gw: GatewayUnderTest;
 
-function channel(): string {
-  return `  - name: echo
-    type: openai
-    base_url: ${fake.url}
-    keys: ["sk-upstream-echo-0123456789"]
-    models: ["gpt-*"]
-`;
-}
-
 const ROUTE = `routes:
   - path: ${KEY}
     plugins: [{ use: auth }, { use: params-probe }, { use: meter }, { use: relay }]
@@ -104,7 +95,7 @@ before(async () => {
     keys: ["sk-upstream-files-0123456789"]
     models: ["file-store"]
 `;
-  gw = await startGatewayUnderTest(configWith(channel() + filesChannel, ROUTE), { endpoints, extraPlugins: [probe] });
+  gw = await startGatewayUnderTest(configWith(channel('echo', fake.url) + filesChannel, ROUTE), { endpoints, extraPlugins: [probe] });
 });
 
 after(async () => {

@@ -5,6 +5,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { encodeError, encodeStreamError, isErrorFrame } from '../openai-chat/errors.js';
+import { plainFormat } from '../plain-format.js';
 
 function decodeRequest(raw: BodyBytes): ParsedRequest {
   let body: Record<string, unknown> = {};
@@ -25,16 +26,5 @@ function decodeRequest(raw: BodyBytes): ParsedRequest {
 }
 
 export function createAdminFormat(): ClientFormat {
-  return {
-    name: 'openai-chat',
-    translatable: false,
-    decodeRequest,
-    encodeError,
-    encodeStreamError,
-    isErrorFrame,
-    requestStreamUsage: () => null,
-    prepareUpstreamBody: (_request, body) => body,
-    decodeUsage: () => null,
-    decodeFrameUsage: () => ({ usage: null, usageOnly: false }),
-  };
+  return plainFormat({ name: 'openai-chat', decodeRequest, encodeError, encodeStreamError, isErrorFrame });
 }

@@ -7,6 +7,7 @@ import { looksAnthropic } from '../caller-api.js';
 import type { ClientFormat, ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { encodeError, encodeStreamError, isErrorFrame } from '../openai-chat/errors.js';
+import { plainFormat } from '../plain-format.js';
 
 const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -17,18 +18,13 @@ function decodeRequest(raw: BodyBytes): ParsedRequest {
 
 function listFormat(name: 'openai-chat' | 'anthropic-messages'): ClientFormat {
   const anthropic = name === 'anthropic-messages';
-  return {
+  return plainFormat({
     name,
-    translatable: false,
     decodeRequest,
     encodeError: anthropic ? encodeAnthropicError : encodeError,
     encodeStreamError: anthropic ? encodeAnthropicStreamError : encodeStreamError,
     isErrorFrame,
-    requestStreamUsage: () => null,
-    prepareUpstreamBody: (_request, body) => body,
-    decodeUsage: () => null,
-    decodeFrameUsage: () => ({ usage: null, usageOnly: false }),
-  };
+  });
 }
 
 export function createModelListFormat(): ClientFormat {

@@ -2,6 +2,7 @@
 // natively only (there is no counterpart in another API), answers and errors in OpenAI's shape.
 
 import type { ClientFormat } from '../format.js';
+import { plainFormat } from '../plain-format.js';
 import { encodeError, encodeStreamError, isErrorFrame as isChatErrorFrame } from '../openai-chat/errors.js';
 import { decodeImageEdit } from './edits.js';
 import { createGenerationsDecoder } from './generations.js';
@@ -13,20 +14,9 @@ function isErrorFrame(frame: SseFrame): boolean {
   return frame.event === 'error' || isChatErrorFrame(frame);
 }
 
+/** Image streams report usage in their completed events unasked: nothing to ask of a stream. */
 function imagesFormat(decodeRequest: ClientFormat['decodeRequest']): ClientFormat {
-  return {
-    name: 'openai-images',
-    translatable: false,
-    decodeRequest,
-    encodeError,
-    encodeStreamError,
-    isErrorFrame,
-    // Image streams report usage in their completed events unasked.
-    requestStreamUsage: () => null,
-    prepareUpstreamBody: (_request, body) => body,
-    decodeUsage,
-    decodeFrameUsage,
-  };
+  return plainFormat({ name: 'openai-images', decodeRequest, encodeError, encodeStreamError, isErrorFrame, decodeUsage, decodeFrameUsage });
 }
 
 export function createOpenAIImagesGenerationsFormat(): ClientFormat {
