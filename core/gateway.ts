@@ -49,7 +49,7 @@ export class Gateway {
   ) {
     this.endpoints = deps.endpoints;
     this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat()]));
-    const providers = createProviders(deps.mockImages ?? new MockImageFiles());
+    const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {
       config,

@@ -14,6 +14,7 @@ import { createAdminFormat } from '../formats/admin/index.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
 import { createModelListFormat } from '../formats/model-list/index.js';
+import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
@@ -33,6 +34,8 @@ export interface Endpoint {
   readonly chain: readonly ChainStep[];
   /** False for an endpoint whose chain gateway.yaml may not replace (the admin API: its auth must stay). */
   readonly configurable?: false;
+  /** What the `mock` channel answers here (providers/mock/answers.ts); an endpoint without one the mock does not serve. */
+  readonly mock?: MockAnswer;
 }
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
@@ -42,15 +45,36 @@ const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_t
 
 /** The endpoints the gateway serves out of the box. */
 export const ENDPOINTS: readonly Endpoint[] = [
-  { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED },
-  { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED },
+  { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED, mock: MOCK_CHAT },
+  { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED, mock: MOCK_MESSAGES },
   // Not billed, but metered: the record shows who counted what, and the request counts in the metrics.
-  { method: 'POST', path: '/v1/messages/count_tokens', wire: 'anthropic-messages', createFormat: createAnthropicCountTokensFormat, chain: METERED },
-  { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED },
-  { method: 'POST', path: '/v1/responses/compact', wire: 'openai-responses', createFormat: createOpenAIResponsesCompactFormat, chain: METERED },
-  { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    wire: 'anthropic-messages',
+    createFormat: createAnthropicCountTokensFormat,
+    chain: METERED,
+    mock: MOCK_COUNT_TOKENS,
+  },
+  { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES },
+  {
+    method: 'POST',
+    path: '/v1/responses/compact',
+    wire: 'openai-responses',
+    createFormat: createOpenAIResponsesCompactFormat,
+    chain: METERED,
+    mock: MOCK_COMPACT,
+  },
+  {
+    method: 'POST',
+    path: '/v1/images/generations',
+    wire: 'openai-images',
+    createFormat: createOpenAIImagesGenerationsFormat,
+    chain: METERED,
+    mock: MOCK_IMAGES,
+  },
   // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
-  { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED },
+  { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: MOCK_IMAGES },
   // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
   { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
   { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },

@@ -1,6 +1,7 @@
 // Upstream dialects by channel type.
 
 import type { ChannelType } from '../config/resolved.js';
+import type { EndpointRegistry } from '../endpoints/registry.js';
 import { createAnthropicProvider } from './anthropic/index.js';
 import type { MockImageFiles } from './mock/image-files.js';
 import { createMockProvider } from './mock/index.js';
@@ -10,10 +11,10 @@ import type { Provider } from './provider.js';
 export type { Provider } from './provider.js';
 
 /** One provider instance per channel type, owned by one Gateway (so its pools close with it). */
-export function createProviders(mockImages: MockImageFiles): ReadonlyMap<ChannelType, Provider> {
+export function createProviders(mockImages: MockImageFiles, endpoints: EndpointRegistry): ReadonlyMap<ChannelType, Provider> {
   return new Map<ChannelType, Provider>([
     ['openai', createOpenAIProvider()],
     ['anthropic', createAnthropicProvider()],
-    ['mock', createMockProvider(mockImages)],
+    ['mock', createMockProvider(mockImages, endpoints)],
   ]);
 }

@@ -3,8 +3,7 @@
 // as a real upstream answers its own. What the IR cannot carry (a document block, a hosted tool) is still input
 // the API takes: the mock answers it like any other.
 
-import { isWireFormat } from '../../config/resolved.js';
-import { BUILTIN_ENDPOINTS } from '../../endpoints/registry.js';
+import type { WireFormat } from '../../config/resolved.js';
 import { GatewayError } from '../../errors.js';
 import { encodeError as encodeAnthropicError } from '../../formats/anthropic-messages/errors.js';
 import { codecFor } from '../../formats/codecs.js';
@@ -13,11 +12,8 @@ import { encodeError as encodeOpenAIError } from '../../formats/openai-chat/erro
 import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { renderedResponse } from './respond.js';
 
-/** The API's 400 for `body`, or null when the mock answers it. */
-export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>): UpstreamResponse | null {
-  // The API of the path the mock is called on, as the registry of built-in endpoints (those the mock serves) has it.
-  const format = BUILTIN_ENDPOINTS.at(request.path)[0]?.wire;
-  if (format === undefined || !isWireFormat(format)) return null;
+/** The 400 of the API `format` for `body`, or null when the mock answers it. */
+export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>, format: WireFormat): UpstreamResponse | null {
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {
     codecFor(format).decodeRequest(new LazyRequest(request.body, body, { whole: () => body }, model, request.stream, null));
