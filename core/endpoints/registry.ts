@@ -14,12 +14,13 @@ import { createAdminFormat } from '../formats/admin/index.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
 import { createModelListFormat } from '../formats/model-list/index.js';
-import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
+import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
+import type { HttpMethod } from './http-method.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type { HttpMethod };
 
 export interface Endpoint {
   /** The client's method; also the upstream call's (the endpoint, not the provider, decides the call's shape). */

@@ -1,6 +1,6 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
-import type { HttpMethod } from '../endpoints/registry.js';
+import type { HttpMethod } from '../endpoints/http-method.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';

@@ -6,7 +6,8 @@
 // first read, so a caller without a valid key costs no more than its headers, and auth answers 401 before a bad
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
-import type { EndpointMatch, HttpMethod } from '../endpoints/registry.js';
+import type { HttpMethod } from '../endpoints/http-method.js';
+import type { EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';

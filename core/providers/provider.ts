@@ -1,7 +1,7 @@
 // The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
 
 import type { ResolvedChannel } from '../config/resolved.js';
-import type { HttpMethod } from '../endpoints/registry.js';
+import type { HttpMethod } from '../endpoints/http-method.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientAbort } from '../pipeline/client-abort.js';
 
