@@ -17,7 +17,7 @@ export { upstreamBody } from './pipeline/context.js';
 export { ClientAbort } from './pipeline/client-abort.js';
 export type { Plugin, PluginFactory, GatewayServices, RelayResult, UsageSink } from './pipeline/plugin.js';
 export type { SseFrame } from './sse/frame.js';
-export { frameBatches, PASS_THROUGH, type FrameTransform } from './sse/frame-batches.js';
+export { frameBatches, PASS_THROUGH, type FrameSource, type FrameTransform } from './sse/frame-batches.js';
 export type { Attempt } from './routing/router.js';
 export { affinityKey, type AffinityBinding, type AffinityOutcome } from './routing/affinity.js';
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';

@@ -10,6 +10,7 @@ import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
 import type { ModelCatalog } from '../routing/model-catalog.js';
 import type { Router } from '../routing/router.js';
+import type { FrameSource } from '../sse/frame-batches.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import type { RequestContext } from './context.js';
@@ -26,8 +27,11 @@ export type RelayResult =
       readonly kind: 'stream';
       readonly status: number;
       readonly headers: Readonly<Record<string, string>>;
-      /** Lazy; one batch per upstream read (see sse/frame-batches.ts), each frame then goes through the frame hooks. */
-      readonly frames: AsyncIterable<readonly SseFrame[]>;
+      /**
+       * Lazy: one batch per upstream read, polled (frameBatches() makes it: sse/frame-batches.ts); each frame then
+       * goes through the frame hooks.
+       */
+      readonly frames: FrameSource;
     }
   | {
       /**

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SseFrame } from '../sse/frame.js';
-import { isPulledFrames, type PulledFrames } from '../sse/frame-batches.js';
+import type { FrameSource } from '../sse/frame-batches.js';
 import type { Chain } from './chain.js';
 import type { RequestContext } from './context.js';
 import type { RelayResult } from './plugin.js';
@@ -63,37 +63,14 @@ async function relayStream(
 ): Promise<void> {
   sink.open(result.status, result.headers);
   const inFlight = metrics.streamsInFlight.enter(chain.route);
+  const frames = result.frames;
   try {
-    const batches = result.frames[Symbol.asyncIterator]();
-    // The relay's own frames (sse/frame-batches.ts) are pulled: the batch is taken from the iterator after the
-    // wait, not received as the awaited value, which a long wait would drag into the old generation.
-    const pulled = isPulledFrames(batches) ? batches : null;
     try {
-      const poll = pulled?.poll ?? null;
-      if (pulled !== null && poll !== null) {
-        await polledRelay(chain, ctx, sink, pulled, poll);
-      } else {
-        for (;;) {
-          // Each batch goes straight into writeBatch, never bound to a name here: a suspended async function
-          // keeps its locals, and `for await (const batch ...)` held the last batch (its read, frames and
-          // strings) through the wait for the next one, long enough on a paced stream for V8 to move it all to
-          // the old generation (frame-batches.ts).
-          let drained: Promise<void> | undefined | typeof STREAM_END;
-          if (pulled !== null) {
-            await pulled.pull();
-            drained = writeBatch(chain, ctx, sink, pulled.take());
-          } else {
-            drained = writeBatch(chain, ctx, sink, valueOf(await batches.next()));
-          }
-          if (drained === STREAM_END) break;
-          if (drained !== undefined) await drained;
-        }
-      }
+      await polledRelay(chain, ctx, sink, frames);
     } catch (err) {
-      // As `for await` does when its body throws: the upstream is not wanted any more. After a failed next()
-      // the iterator is finished and this changes nothing.
+      // As `for await` does when its body throws: the upstream is not wanted any more.
       try {
-        await batches.return?.();
+        await frames.return();
       } catch {
         // The stream's own error is the one to report.
       }
@@ -143,24 +120,18 @@ async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extra
 }
 
 /**
- * The relay loop driven by callbacks (FrameBatches.poll): one promise for the whole stream, none per read. A
+ * The relay loop, driven by callbacks (FrameSource.poll): one promise for the whole stream, none per read. A
  * paced stream waits for each read; whatever is pending through that wait is promoted to the old generation
- * (frame-batches.ts, poll()). Same order of work as the loop in relayStream: take the batch once it is ready,
- * write it, wait for the client's drain when its buffer is full, then poll again.
+ * (docs/performance.md). Take the batch once it is ready, write it, wait for the client's drain when its buffer is
+ * full, then poll again.
  */
-function polledRelay(
-  chain: Chain,
-  ctx: RequestContext,
-  sink: ResponseSink,
-  pulled: PulledFrames,
-  poll: (onReady: () => void) => boolean,
-): Promise<void> {
+function polledRelay(chain: Chain, ctx: RequestContext, sink: ResponseSink, frames: FrameSource): Promise<void> {
   return new Promise((resolve, reject) => {
     const step = (): void => {
       try {
         for (;;) {
-          if (!poll(step)) return;
-          const drained = writeBatch(chain, ctx, sink, pulled.take());
+          if (!frames.poll(step)) return;
+          const drained = writeBatch(chain, ctx, sink, frames.take());
           if (drained === STREAM_END) {
             resolve();
             return;
@@ -179,10 +150,6 @@ function polledRelay(
 }
 
 const STREAM_END = Symbol('stream end');
-
-function valueOf(next: IteratorResult<readonly SseFrame[]>): readonly SseFrame[] | null {
-  return next.done === true ? null : next.value;
-}
 
 /**
  * Runs one batch (the frames of one upstream read; null at the end) through the frame plugins and writes what is left; the

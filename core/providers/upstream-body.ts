@@ -91,22 +91,10 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   /**
-   * For a reader that takes chunks itself (sse/frame-batches.ts): null when take() has something now (a chunk,
-   * the end or the failure), else a promise that resolves, with nothing, once it has. The chunk waits here, not
-   * in the promise's value: a promise pending through a paced stream's wait is promoted to the old generation,
-   * and whatever it then resolves with is promoted with it at the next scavenge (frame-batches.ts, pull()).
-   */
-  wait(): Promise<void> | null {
-    if (this.takeable()) return null;
-    return new Promise((resolve) => {
-      this.wake = resolve;
-    });
-  }
-
-  /**
-   * wait() without a promise, for a reader that waits through long pauses (sse/frame-batches.ts, poll()): false
-   * when take() has something now; else true, and `onArrival` (a function the reader made once, not one per
-   * wait) is called when it has. Nothing is allocated per wait, so nothing is left to be promoted by one.
+   * For a reader that takes chunks itself and waits through long pauses (sse/frame-batches.ts, poll()): false
+   * when take() has something now (a chunk, the end or the failure); else true, and `onArrival` (a function the
+   * reader made once, not one per wait) is called when it has. The chunk waits here, not in a promise's value, and
+   * nothing is allocated per wait, so nothing is left to be promoted by one (docs/performance.md).
    */
   arm(onArrival: () => void): boolean {
     if (this.takeable()) return false;
@@ -115,14 +103,14 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   }
 
   /**
-   * What wait() said is there: the next chunk (all that is queued, as one: chunks that arrived between the wake
+   * What arm() said is there: the next chunk (all that is queued, as one: chunks that arrived between the wake
    * and this call join the one that woke the reader), the end, or the failure thrown.
    */
   take(): IteratorResult<Uint8Array> {
     if (this.first !== null) return { value: this.takeQueued(this.first), done: false };
     if (this.failure !== null) throw this.failure.error;
     if (this.ended) return DONE;
-    throw new Error('UpstreamBody.take() with nothing arrived: wait() first');
+    throw new Error('UpstreamBody.take() with nothing arrived: arm() first');
   }
 
   /**

@@ -5,6 +5,7 @@
 
 import type { SseFrame } from './frame.js';
 import { SseFrameParser } from './frame-parser.js';
+import { IteratorBody } from './iterator-body.js';
 
 /** What happens to the frames between the upstream and the client; every method is synchronous. */
 export interface FrameTransform {
@@ -21,43 +22,36 @@ export interface FrameTransform {
 const NO_FRAMES: readonly SseFrame[] = [];
 
 /**
- * A body that hands its chunks over through a field rather than as a promise's value (UpstreamBody):
- * wait() is null when take() has something now, else it resolves, with nothing, once it has.
+ * A body that hands its chunks over through a field rather than as a promise's value (UpstreamBody, or any
+ * iterator through IteratorBody): arm() says whether take() has something now, and otherwise calls `onArrival`
+ * once it has.
  */
 export interface PulledBody {
-  wait(): Promise<void> | null;
-  /** wait() without a promise: false when take() has something now, else true and `onArrival` is called once it has. */
+  /** False when take() has something now (a chunk, the end, or the failure); else true, and `onArrival` is called once it has. */
   arm(onArrival: () => void): boolean;
   take(): IteratorResult<Uint8Array>;
-}
-
-/** The relay loop's way to read batches (pipeline/run.ts): see FrameBatches.pull() and poll(). */
-export interface PulledFrames {
-  /** Resolves, with nothing, once take() has the next batch (or, at the end, will return null). */
-  pull(): Promise<void>;
-  /**
-   * pull() without a promise, where the body allows it (null where it does not: use pull()): true when take() has
-   * the next batch now (or returns null: the end); false when it has not, and `onReady` is called, in a microtask
-   * of its own, once it has. Throws what pull() would reject with.
-   */
-  readonly poll: ((onReady: () => void) => boolean) | null;
-  take(): readonly SseFrame[] | null;
-}
-
-export function isPulledFrames(source: object): source is PulledFrames {
-  return source instanceof FrameBatches;
+  return?(): Promise<unknown>;
 }
 
 /**
- * UpstreamBody is the one such body. The relay polls it (arm); wait() serves pull() and next(), for any other
- * reader of the batches (and their tests). A body with wait/take but no arm is read through next().
+ * How the relay loop (pipeline/run.ts) reads a stream's batches, its one way: poll, then take. Made by
+ * frameBatches().
  */
-function isPulledBody(body: object): body is PulledBody {
-  const b = body as Partial<PulledBody>;
-  return typeof b.wait === 'function' && typeof b.arm === 'function' && typeof b.take === 'function';
+export interface FrameSource {
+  /**
+   * True when take() has the next batch now (or returns null: the end); false when it has not, and `onReady` is
+   * called, in a microtask of its own, once it has. Throws what the stream fails with.
+   */
+  poll(onReady: () => void): boolean;
+  take(): readonly SseFrame[] | null;
+  /** Stops reading: the upstream is closed, a reader waiting is called back and finds the end. */
+  return(): Promise<unknown>;
 }
 
-const RESOLVED: Promise<void> = Promise.resolve();
+function isPulledBody(body: object): body is PulledBody {
+  const b = body as Partial<PulledBody>;
+  return typeof b.arm === 'function' && typeof b.take === 'function';
+}
 
 /** Passes every frame on unchanged; a failure is rethrown. */
 export const PASS_THROUGH: FrameTransform = {
@@ -73,8 +67,10 @@ export const PASS_THROUGH: FrameTransform = {
  * Lazy: one upstream chunk is read per pull, so backpressure and the client's abort reach the upstream; closing
  * the iterator early (return()) closes the upstream body. Yields only non-empty batches.
  */
-export function frameBatches(body: AsyncIterable<Uint8Array>, transform: FrameTransform): AsyncIterableIterator<readonly SseFrame[]> {
-  return new FrameBatches(body[Symbol.asyncIterator](), transform);
+export function frameBatches(body: AsyncIterable<Uint8Array>, transform: FrameTransform): FrameSource & AsyncIterableIterator<readonly SseFrame[]> {
+  const chunks = body[Symbol.asyncIterator]();
+  // UpstreamBody is read as it is; any other body (the mock's, a test's) through the same interface.
+  return new FrameBatches(isPulledBody(chunks) ? chunks : new IteratorBody(chunks), transform);
 }
 
 const READING = 0;
@@ -82,93 +78,63 @@ const DONE = 1;
 const DONE_RESULT: IteratorResult<readonly SseFrame[]> = { value: undefined, done: true };
 
 /**
- * An iterator object rather than an async generator: a suspended generator keeps its loop's locals (the last
- * chunk, its frames and their strings) while it waits for the next read. On a stream paced 100 ms or more
- * apart those outlive two scavenges and V8 moves them to the old generation, garbage that only a full GC
- * frees. Here nothing of a read is kept once its batch is handed over; what lives between reads is the
- * parser's unfinished frame and the pending read's promise (which resolves with nothing: pull()). One pull() or
- * next() at a time, as `for await` and the relay call them: unlike a generator's, overlapping calls are not
- * queued. A return() while a read is under way closes the upstream at once; that read then ends the pending
- * pull() or next() as the end. The promises' handlers are made once (an async method that awaits allocated
- * ~0.7 KB per read).
+ * The one reader of a stream's batches, polled (FrameSource): the relay loop calls poll() and take(), nothing
+ * else. Not an async generator: a suspended generator keeps its loop's locals (the last chunk, its frames and
+ * their strings) while it waits for the next read, and on a stream paced 100 ms or more apart those outlive two
+ * scavenges and are promoted to V8's old generation. Nor a promise per read: a promise pending through a paced
+ * wait is promoted too, with whatever it resolves with (docs/performance.md, "The relay loop and the garbage
+ * collector"). So a wait is the body's armed callback (a function made once), and the reader is called back in a
+ * microtask of its own; nothing of a read is kept once its batch is handed over. next() and pull() are promises
+ * around poll() for other readers (and tests): one at a time, as `for await` calls them. A return() while a read
+ * is under way closes the upstream at once, and a reader waiting is called back and finds the end.
  */
-class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, PulledFrames {
+class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, FrameSource {
   private readonly parser = new SseFrameParser();
   private state = READING;
   /** The frames of the unterminated last frame, kept if end() then fails (a stream cut before its terminal
    * event): they go out before the closing error, as every earlier frame did. */
   private tail: readonly SseFrame[] = NO_FRAMES;
-  /** The batch pull() made ready, until take(). */
+  /** The batch poll() made ready, until take(). */
   private ready: readonly SseFrame[] | null = null;
-  private readonly pulled: PulledBody | null;
-  /** The poll()ing reader's callback while it waits for a read. */
+  /** The waiting reader's callback. */
   private notify: (() => void) | null = null;
-  readonly poll: ((onReady: () => void) => boolean) | null;
 
   constructor(
-    private readonly body: AsyncIterator<Uint8Array>,
+    private readonly body: PulledBody,
     private readonly transform: FrameTransform,
-  ) {
-    this.pulled = isPulledBody(body) ? body : null;
-    this.poll = this.pulled === null ? null : this.pollBody;
-  }
+  ) {}
 
   [Symbol.asyncIterator](): AsyncIterableIterator<readonly SseFrame[]> {
     return this;
   }
 
+  /** poll() as a promise, with the batch as its value (for readers other than the relay loop). */
   next(): Promise<IteratorResult<readonly SseFrame[]>> {
     return this.pull().then(this.toResult);
   }
 
-  /**
-   * Reads until a batch is ready for take(), or the stream is over. The batch waits in this object, not in the
-   * promise's value: a promise pending through a paced stream's wait (a second, say) outlives two scavenges and
-   * is promoted to the old generation, and the value it then resolves with (the read, its frames and their
-   * strings) is promoted with it at the next scavenge, garbage only a full GC frees (~0.8 KB per chunk at a
-   * chunk a second; sampling heap profile, bench/README.md, seventh session). UpstreamBody hands its chunks over
-   * the same way (wait/take); another body's chunk still comes as its read's value.
-   */
+  /** poll() as a promise that resolves, with nothing, once take() has the next batch (or the end). */
   pull(): Promise<void> {
-    // A batch not yet taken stays the next one (pull() twice without take() loses nothing).
-    if (this.ready !== null) return RESOLVED;
-    const pulled = this.pulled;
-    try {
-      while (this.state === READING) {
-        if (pulled === null) return this.read().then(this.onRead, this.onFail);
-        let waiting: Promise<void> | null;
+    return new Promise((resolve, reject) => {
+      const step = (): void => {
         try {
-          waiting = pulled.wait();
+          if (this.poll(step)) resolve();
         } catch (err) {
-          this.onFail(err);
-          break;
+          reject(err);
         }
-        if (waiting !== null) return waiting.then(this.onWake, this.onFail);
-        const chunk = this.takeChunk(pulled);
-        if (chunk === null || this.step(chunk)) break;
-      }
-    } catch (err) {
-      // The transform's fail() gave up (it rethrew): the stream fails as a rejected read would make it.
-      return Promise.reject(err);
-    }
-    return RESOLVED;
+      };
+      step();
+    });
   }
 
-  /**
-   * PulledFrames.poll: pull() for a reader driven by a callback. A paced stream's reads are each a wait of, say, a
-   * second; a promise pending through it (pull()'s, its reaction, the awaiting function's closures: ~0.5 KB)
-   * outlives two scavenges and is promoted, ~0.5 KB of old-generation garbage per chunk (sampling heap profile
-   * at 9,500 streams at a chunk a second, bench/README.md). Here the wait is the body's field holding a function
-   * made once (UpstreamBody.arm), and the reader is called back in a microtask, as a resolved promise would
-   * have resumed it: never from inside the upstream's data callback.
-   */
-  private readonly pollBody = (onReady: () => void): boolean => {
+  readonly poll = (onReady: () => void): boolean => {
+    // A batch not yet taken stays the next one (poll twice without take() loses nothing).
     if (this.ready !== null) return true;
-    const pulled = this.pulled as PulledBody;
+    const body = this.body;
     while (this.state === READING) {
       let armed: boolean;
       try {
-        armed = pulled.arm(this.onArrival);
+        armed = body.arm(this.onArrival);
       } catch (err) {
         this.onFail(err);
         break;
@@ -177,7 +143,7 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
         this.notify = onReady;
         return false;
       }
-      const chunk = this.takeChunk(pulled);
+      const chunk = this.takeChunk();
       if (chunk === null || this.step(chunk)) break;
     }
     return true;
@@ -199,49 +165,26 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
     return out;
   }
 
-  private read(): Promise<IteratorResult<Uint8Array>> {
-    try {
-      return this.body.next();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
   private readonly toResult = (): IteratorResult<readonly SseFrame[]> => {
     const out = this.take();
     return out === null ? DONE_RESULT : { value: out, done: false };
   };
 
-  private readonly onWake = (): Promise<void> | undefined => {
-    // Closed by return() while this read was under way: what it brought is not wanted.
-    if (this.state !== READING) return undefined;
-    const chunk = this.takeChunk(this.pulled as PulledBody);
-    return chunk === null || this.step(chunk) ? undefined : this.pull();
-  };
-
-  /** The pulled body's chunk, or null when taking it threw the upstream's failure (handed to onFail). */
-  private takeChunk(pulled: PulledBody): IteratorResult<Uint8Array> | null {
+  /** The body's chunk, or null when taking it threw the upstream's failure (handed to onFail). */
+  private takeChunk(): IteratorResult<Uint8Array> | null {
     try {
-      return pulled.take();
+      return this.body.take();
     } catch (err) {
       this.onFail(err);
       return null;
     }
   }
 
-  private readonly onRead = (chunk: IteratorResult<Uint8Array>): Promise<void> | undefined => {
-    if (this.state !== READING) return undefined;
-    // A read that completed no frame: read on. Each such read links one more promise into this pull()'s
-    // result until a frame completes; reads carry bytes, so the chain is bounded by the unfinished frame.
-    return this.step(chunk) ? undefined : this.pull();
-  };
-
-  private readonly onFail = (err: unknown): undefined => {
-    if (this.state !== READING) return undefined;
+  private onFail(err: unknown): void {
+    if (this.state !== READING) return;
     // The upstream's own failure: nothing to close.
     this.offer(this.failed(err, false));
-    return undefined;
-  };
+  }
 
   /** One read through the parser and the transform; true when take() has a batch now or the stream is over. */
   private step(chunk: IteratorResult<Uint8Array>): boolean {
@@ -263,6 +206,8 @@ class FrameBatches implements AsyncIterableIterator<readonly SseFrame[]>, Pulled
   async return(): Promise<IteratorResult<readonly SseFrame[]>> {
     if (this.state === READING) {
       this.state = DONE;
+      // A reader waiting for a read is called back now: it finds the end.
+      if (this.notify !== null) queueMicrotask(this.callReader);
       await this.close();
     }
     return DONE_RESULT;

@@ -13,6 +13,7 @@ import {
   type ChatRequest,
   type RequestContext,
   type SseFrame,
+  type FrameSource,
   type TranslatedStreamHooks,
   type WireCodec,
   type WireFormat,
@@ -86,6 +87,6 @@ export function translatedBodyAnswer(translation: Translation, status: number, b
 }
 
 /** The client's frames of a translated stream, read lazily from the upstream body. */
-export function translatedFrames(translation: Translation, body: AsyncIterable<Uint8Array>, hooks: TranslatedStreamHooks): AsyncIterable<readonly SseFrame[]> {
+export function translatedFrames(translation: Translation, body: AsyncIterable<Uint8Array>, hooks: TranslatedStreamHooks): FrameSource {
   return frameBatches(body, new StreamTranslation(translation.upstream, translation.client, translation.request, hooks));
 }

@@ -133,10 +133,10 @@ describe('runChain relaying a stream', () => {
     return { ctx, sink };
   }
 
-  it('relays a pulled stream by polling: no promise per read, not pull() nor the body\'s wait() (ARCHITECTURE.md)', async () => {
+  it('relays a pulled stream by polling: no promise per read, not pull() nor the body\'s next() (ARCHITECTURE.md)', async () => {
     const body = new UpstreamBody({ pause() {}, resume() {}, cancel() {} });
-    body.wait = () => {
-      throw new Error('the body was wait()ed');
+    body.next = () => {
+      throw new Error('the body was iterated');
     };
     const frames = frameBatches(body, PASS_THROUGH) as ReturnType<typeof frameBatches> & { pull(): Promise<void> };
     frames.pull = () => Promise.reject(new Error('the batches were pull()ed'));

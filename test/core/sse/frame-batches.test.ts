@@ -236,25 +236,28 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
   const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   const datas = (r: IteratorResult<readonly SseFrame[]>): (string | null)[] | undefined => (r.done === true ? undefined : r.value.map((f) => f.data));
 
-  it('wait() resolves with nothing and take() gives the chunk, the end, or throws the failure', async () => {
+  it('arm() calls back once take() has the chunk, the end, or the failure it throws', () => {
     const body = new UpstreamBody(source());
-    const waiting = body.wait();
-    assert.notEqual(waiting, null, 'nothing arrived: the reader waits');
+    let woken = 0;
+    const wake = (): void => {
+      woken++;
+    };
+    assert.equal(body.arm(wake), true, 'nothing arrived: the reader waits');
     body.push(Buffer.from('abc'));
-    assert.equal(await waiting, undefined);
+    assert.equal(woken, 1);
     assert.equal(Buffer.from(body.take().value as Uint8Array).toString(), 'abc');
     body.push(Buffer.from('d'));
     body.push(Buffer.from('e'));
-    assert.equal(body.wait(), null, 'queued: take() has it now');
+    assert.equal(body.arm(wake), false, 'queued: take() has it now');
     assert.equal(Buffer.from(body.take().value as Uint8Array).toString(), 'de', 'what queued meanwhile comes as one chunk');
-    const ending = body.wait();
+    assert.equal(body.arm(wake), true);
     body.end();
-    assert.equal(await ending, undefined);
+    assert.equal(woken, 2);
     assert.deepEqual(body.take(), { value: undefined, done: true });
     const broken = new UpstreamBody(source());
-    const pending = broken.wait();
+    assert.equal(broken.arm(wake), true);
     broken.fail(new Error('reset'));
-    assert.equal(await pending, undefined);
+    assert.equal(woken, 3);
     assert.throws(() => broken.take(), /reset/);
   });
 
@@ -377,10 +380,10 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
 
   type Polled = { poll: ((onReady: () => void) => boolean) | null; take(): readonly SseFrame[] | null; return(): Promise<unknown> };
 
-  it('poll() waits without a promise: the body is armed, never wait()ed, and the reader is called back in a microtask', async () => {
+  it('poll() waits without a promise: the body is armed, never iterated, and the reader is called back in a microtask', async () => {
     const body = new UpstreamBody(source());
-    body.wait = () => {
-      throw new Error('the body was wait()ed: a promise per read');
+    body.next = () => {
+      throw new Error('the body was iterated: a promise per read');
     };
     const batches = frameBatches(body, PASS_THROUGH) as unknown as Polled;
     const poll = batches.poll;
@@ -445,11 +448,19 @@ describe('frameBatches over an UpstreamBody: pulled, the chunks and batches neve
     assert.equal(src.cancels, 1);
   });
 
-  it('poll() is null over a body that cannot be armed: the reader pulls', () => {
+  it('poll() reads any other body the same way (an async generator, adapted): one way to read a stream', async () => {
     async function* chunks(): AsyncGenerator<Uint8Array> {
       yield Buffer.from('data: a\n\n');
     }
-    assert.equal((frameBatches(chunks(), PASS_THROUGH) as unknown as Polled).poll, null);
+    const batches = frameBatches(chunks(), PASS_THROUGH) as unknown as Polled;
+    const poll = batches.poll;
+    assert.ok(poll !== null);
+    let called = 0;
+    assert.equal(poll(() => called++), false, 'the first chunk is still to come');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(called, 1);
+    assert.equal(poll(() => called++), true);
+    assert.deepEqual(batches.take()?.map((f) => f.data), ['a']);
   });
 
   it('a transform that throws cancels the upstream and hands its error to fail()', async () => {
