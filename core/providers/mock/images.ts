@@ -31,12 +31,18 @@ export async function answerImages(request: UpstreamRequest, files: MockImageFil
     return renderedResponse(encodeError(err));
   }
   const { fields } = job;
-  const prompt = String(fields['prompt'] ?? '');
-  const model = String(fields['model'] ?? 'dall-e-2');
-  const n = Number(fields['n'] ?? 1);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_N) {
-    return renderedResponse(encodeError(new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value for 'n': expected 1 to ${MAX_N}.`, { param: 'n' })));
+  let n: number;
+  let partials: number;
+  try {
+    n = integerField(fields, 'n', 1, MAX_N, 1);
+    partials = integerField(fields, 'partial_images', 0, 3, 0);
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    return renderedResponse(encodeError(err));
   }
+  // The gateway checked prompt and model; what else the real API would judge, the mock reads leniently.
+  const prompt = typeof fields['prompt'] === 'string' ? fields['prompt'] : '';
+  const model = typeof fields['model'] === 'string' ? fields['model'] : 'dall-e-2';
   const size = mockSizeOf(fields['size']);
   // An upload is decoded once for all n pictures (or drawn from, when the mock cannot decode it).
   const source = job.source === null ? null : (readSource(job.source) ?? job.source);
@@ -44,7 +50,7 @@ export async function answerImages(request: UpstreamRequest, files: MockImageFil
   const usage = usageOf(model, prompt, job, size, n);
   const created = Math.floor(Date.now() / 1000);
   if (fields['stream'] === true || fields['stream'] === 'true') {
-    return sseResponse(streamImages(job.kind, pictures, size, usage, created, Number(fields['partial_images'] ?? 0), request));
+    return sseResponse(streamImages(job.kind, pictures, size, usage, created, partials, request));
   }
   // GPT image models always answer b64_json; dall-e answers url unless asked for b64_json (wire-formats.md, 4.1).
   const asUrl = fields['response_format'] === 'url' || (fields['response_format'] === undefined && model.startsWith('dall-e'));
@@ -52,6 +58,17 @@ export async function answerImages(request: UpstreamRequest, files: MockImageFil
   const answer: Record<string, unknown> = { created, data };
   if (usage !== null) Object.assign(answer, { size: `${size.width}x${size.height}`, output_format: 'png', usage });
   return jsonResponse(answer);
+}
+
+/** An integer field (a JSON number, or a form's digits) from `min` to `max`; `fallback` when absent; else the API's 400. */
+function integerField(fields: Readonly<Record<string, unknown>>, name: string, min: number, max: number, fallback: number): number {
+  const value = fields[name];
+  if (value === undefined || value === null) return fallback;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(number) || number < min || number > max) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value for '${name}': expected an integer from ${min} to ${max}.`, { param: name });
+  }
+  return number;
 }
 
 function readGeneration(request: UpstreamRequest): ImageJob {
