@@ -108,7 +108,8 @@ export interface EndpointMatch {
 /** A path parameter longer than this matches nothing (ids are short; a longer one is no id of ours). */
 const MAX_PARAM_CHARS = 256;
 
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+/** The parameters of an exact path: none (one object for every such match). */
+export const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** A path pattern's segments: a literal, or the name of a parameter (`{id}` -> { param: 'id' }). */
 type Segment = string | { readonly param: string };

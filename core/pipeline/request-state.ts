@@ -7,7 +7,7 @@
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
 import type { HttpMethod } from '../endpoints/http-method.js';
-import type { EndpointMatch } from '../endpoints/registry.js';
+import { NO_PARAMS, type EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -16,8 +16,6 @@ import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
-
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;

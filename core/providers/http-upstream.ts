@@ -52,7 +52,6 @@ export function createHttpProvider(buildHeaders: HeaderBuilder, readModels?: Mod
       const body = method === 'POST' ? request.body.forUpstream() : null;
       // An iterable (a large body's copies, body-bytes.ts) needs its length given, or undici sends it chunked.
       if (body !== null && !Buffer.isBuffer(body)) headers['content-length'] = String(request.body.length);
-      if (body === null) delete headers['content-type'];
       return new Promise((resolve, reject) => {
         const call = new UpstreamCall(request.abort, resolve, (err) => reject(classify(err, request.abort.aborted)));
         poolFor(origin).dispatch(
@@ -100,7 +99,9 @@ function noBaseUrl(channel: ResolvedChannel): GatewayError {
  * uncompressed body (the meter reads usage from it).
  */
 export function setBaseHeaders(headers: Record<string, string>, request: UpstreamRequest): Record<string, string> {
-  headers['content-type'] = request.contentType ?? 'application/json';
+  // A GET, HEAD or DELETE sends no body, so names no type for one.
+  if ((request.method ?? 'POST') === 'POST') headers['content-type'] = request.contentType ?? 'application/json';
+  else delete headers['content-type'];
   headers['accept'] = request.stream ? 'text/event-stream' : 'application/json';
   headers['accept-encoding'] = 'identity';
   return headers;
