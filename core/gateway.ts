@@ -4,6 +4,7 @@
 import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/resolved.js';
 import { routeKeyOf, type EndpointRegistry } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
+import { ScanMemory } from './formats/scan-memory.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   readonly endpoints: EndpointRegistry;
   /** The images the mock channel hands out as URLs, kept across reloads; a gateway of its own without. */
   readonly mockImages?: MockImageFiles;
+  /** What reading large request bodies reuses (formats/scan-memory.ts), kept across reloads; a gateway of its own without. */
+  readonly scanMemory?: ScanMemory;
 }
 
 export class Gateway {
@@ -48,7 +51,8 @@ export class Gateway {
     deps: GatewayDeps,
   ) {
     this.endpoints = deps.endpoints;
-    this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat()]));
+    const memory = deps.scanMemory ?? new ScanMemory();
+    this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat(memory)]));
     const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {

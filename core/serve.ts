@@ -14,6 +14,7 @@ import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.js';
 import { BodyPool } from './formats/body-pool.js';
+import { ScanMemory } from './formats/scan-memory.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
@@ -62,7 +63,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const runtime = new Runtime(
-    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints, mockImages: new MockImageFiles() },
+    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints, mockImages: new MockImageFiles(), scanMemory: new ScanMemory() },
     config,
   );
   // The level the gateway was started with (the CLI's --log-level, or its default): what a config without

@@ -13,6 +13,7 @@ import type { ApiFormat } from '../config/resolved.js';
 import { createAdminFormat } from '../formats/admin/index.js';
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
+import type { ScanMemory } from '../formats/scan-memory.js';
 import { createModelListFormat } from '../formats/model-list/index.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
@@ -29,8 +30,11 @@ export interface Endpoint {
   readonly path: string;
   /** The API its callers speak (the mock answers and refuses as that API does); none for the gateway's own. */
   readonly wire?: ApiFormat;
-  /** Its request's decoding and its answers' shape; one per Gateway (a format may keep per-config state). */
-  readonly createFormat: () => ClientFormat;
+  /**
+   * Its request's decoding and its answers' shape; one per Gateway (a format may keep per-config state), handed
+   * the server's memory for reading large JSON bodies (formats/scan-memory.ts), which a format need not use.
+   */
+  readonly createFormat: (memory: ScanMemory) => ClientFormat;
   /** The plugin chain of a config that writes no route for this path: plugin names, or a name with its options. */
   readonly chain: readonly ChainStep[];
   /** False for an endpoint whose chain gateway.yaml may not replace (the admin API: its auth must stay). */

@@ -11,6 +11,7 @@ import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
 import { jsonTypeOf, type JsonType } from './field-reader.js';
 import { fillUndecoded, readSkeleton, type Skeleton } from './json-skeleton.js';
+import type { ScanMemory } from './scan-memory.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
 export type BodyProblem =
@@ -42,7 +43,7 @@ export type JsonBodyReader = (body: BodyBytes) => JsonBody;
 /** Bodies up to this size are parsed whole at once: JSON.parse is native and, this small, cheaper than a skeleton. */
 const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
 
-export function createJsonBodyReader(schemaFile: string, word: ProblemWording): JsonBodyReader {
+export function createJsonBodyReader(schemaFile: string, word: ProblemWording, memory: ScanMemory): JsonBodyReader {
   const schema: unknown = JSON.parse(readFileSync(join(findSchemaDir(), 'api', schemaFile), 'utf8'));
   const validate = new Ajv({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
 
@@ -74,7 +75,7 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording): 
       head = whole = parseWhole(body.joined());
     } else {
       try {
-        skeleton = readSkeleton(body);
+        skeleton = readSkeleton(body, memory);
         head = skeleton.value;
         // Edits of this body (json-edit.ts) start from these positions instead of walking it again.
         body.topLevel = skeleton.topLevel;

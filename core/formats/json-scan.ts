@@ -3,7 +3,7 @@
 // jumped over by json-string-end.ts (a SIMD scan) instead of being visited byte by byte in JavaScript.
 
 import { jsonStringText } from './ascii-text.js';
-import { stringEnds, type StringEnd } from './json-string-end.js';
+import { indexOfStringEnds, type StringEnd } from './json-string-end.js';
 
 export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -58,7 +58,7 @@ export interface Pair {
  * anything that is not one walkable object.
  */
 function walkTopLevel(raw: Buffer, visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void): number {
-  const stringEnd = stringEnds(raw);
+  const stringEnd = indexOfStringEnds(raw);
   let i = skipSpace(raw, 0);
   if (raw[i] !== OPEN_BRACE) throw new Error('not a JSON object');
   const open = i;
@@ -130,7 +130,7 @@ export function topLevelArrayLength(raw: Buffer, name: string): number | undefin
     return undefined;
   }
   if (start === -1 || raw[start] !== OPEN_BRACKET) return undefined;
-  const stringEnd = stringEnds(raw);
+  const stringEnd = indexOfStringEnds(raw);
   let i = skipSpace(raw, start + 1);
   if (raw[i] === CLOSE_BRACKET) return 0;
   let count = 0;

@@ -10,7 +10,7 @@
 // bad escape inside one reaches the upstream, which refuses it in the same API's words). Anything the parser
 // refuses is handed to the real JSON.parse by the caller, so syntax errors are worded by V8 as before.
 
-import { jsonStringText } from './ascii-text.js';
+import type { AsciiTexts } from './ascii-text.js';
 import type { BodyBytes } from './body-bytes.js';
 import {
   CLOSE_BRACE,
@@ -24,7 +24,8 @@ import {
   type Pair,
   type TopLevel,
 } from './json-scan.js';
-import { scanBody, type StringEnd } from './json-string-end.js';
+import type { StringEnd } from './json-string-end.js';
+import type { ScanMemory } from './scan-memory.js';
 
 /** Stands in for a long string the skeleton did not decode. */
 export const UNDECODED = '\u0000(undecoded)';
@@ -38,8 +39,8 @@ const F = 0x66;
 const N = 0x6e;
 
 /** Parses `body` as JSON with deep long strings left undecoded; throws on anything it does not accept. */
-export function parseSkeleton(body: BodyBytes): unknown {
-  return readSkeleton(body).value;
+export function parseSkeleton(body: BodyBytes, memory: ScanMemory): unknown {
+  return readSkeleton(body, memory).value;
 }
 
 /** A string the skeleton left UNDECODED: where it stands in the value, and its literal's bytes (quotes included). */
@@ -60,8 +61,8 @@ export interface Skeleton {
   readonly holdsStandIn: boolean;
 }
 
-export function readSkeleton(body: BodyBytes): Skeleton {
-  const parser = new SkeletonParser(body);
+export function readSkeleton(body: BodyBytes, memory: ScanMemory): Skeleton {
+  const parser = new SkeletonParser(body, memory);
   const value = parser.document();
   return { value, topLevel: parser.topLevel, undecoded: parser.undecoded, holdsStandIn: parser.holdsStandIn };
 }
@@ -90,6 +91,7 @@ export function fillUndecoded(skeleton: Skeleton, raw: Buffer): boolean {
 class SkeletonParser {
   readonly #raw: Buffer;
   readonly #stringEnd: StringEnd;
+  readonly #texts: AsciiTexts;
   #pos = 0;
   topLevel: TopLevel | null = null;
   readonly undecoded: Undecoded[] = [];
@@ -97,10 +99,11 @@ class SkeletonParser {
 
   // The bytes read are the scan's (the WebAssembly memory's copy of the body's reads): the parse is synchronous
   // and every value it makes is a new string or number, so nothing points into that memory afterwards.
-  constructor(body: BodyBytes) {
-    const scan = scanBody(body);
+  constructor(body: BodyBytes, memory: ScanMemory) {
+    const scan = memory.stringEnds.scan(body);
     this.#raw = scan.raw;
     this.#stringEnd = scan.stringEnd;
+    this.#texts = memory.texts;
   }
 
   document(): unknown {
@@ -212,7 +215,7 @@ class SkeletonParser {
     if (depth >= DEEP && end - start > LONG_STRING_BYTES) return UNDECODED;
     // Printable ASCII without escapes (keys, roles, model names) is its own text; anything else is decoded
     // and checked by JSON.parse.
-    const text = jsonStringText(raw, start, end);
+    const text = this.#texts.jsonString(raw, start, end);
     if (text === UNDECODED) this.holdsStandIn = true;
     return text;
   }

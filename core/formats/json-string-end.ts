@@ -5,7 +5,7 @@
 // escaped bytes without a branch per backslash; it reads a copy of the body in its own memory. Where the
 // runtime has no WebAssembly SIMD (or runs --jitless) the indexOf walk stays.
 
-import { BodyBytes } from './body-bytes.js';
+import type { BodyBytes } from './body-bytes.js';
 import { JSON_STRING_END_WASM } from './json-string-end.wasm.gen.js';
 
 // The global WebAssembly object, as far as it is used here (TypeScript declares it only in the DOM lib).
@@ -31,11 +31,6 @@ export type StringEnd = (open: number) => number;
 const WASM_MAX_BYTES = 8 * 1024 * 1024;
 const PAGE = 65536;
 
-/** The finder for `raw`: the WebAssembly one when this runtime has it and `raw` is not too large. */
-export function stringEnds(raw: Buffer): StringEnd {
-  return scanBody(BodyBytes.of(raw)).stringEnd;
-}
-
 /** A body's bytes in one Buffer and the finder of its strings' ends. */
 export interface BodyScan {
   /**
@@ -44,17 +39,6 @@ export interface BodyScan {
    */
   readonly raw: Buffer;
   readonly stringEnd: StringEnd;
-}
-
-/**
- * The scan of `body` without joining its reads when the WebAssembly finder takes it: the reads are copied
- * into its memory, which is the Buffer to parse (no new memory outside V8's heap: body-bytes.ts says why).
- */
-export function scanBody(body: BodyBytes): BodyScan {
-  const scan = body.length <= WASM_MAX_BYTES ? wasmScan(body) : null;
-  if (scan !== null) return scan;
-  const raw = body.joined();
-  return { raw, stringEnd: indexOfStringEnds(raw) };
 }
 
 /** The walk with Buffer#indexOf: one call per quote, the escaped ones included. */
@@ -73,7 +57,7 @@ export function indexOfStringEnds(raw: Buffer): StringEnd {
   };
 }
 
-interface Scanner {
+interface Wasm {
   readonly memory: WasmMemory;
   readonly stringEnd: (open: number, len: number) => number;
   /** The memory as a Buffer (remade when the memory grows, which detaches the old one). */
@@ -84,9 +68,55 @@ interface Scanner {
   holder: number;
 }
 
-let scanner: Scanner | null | undefined;
+/**
+ * The WebAssembly module and its memory, which holds one body at a time and keeps the largest size it has
+ * held: one per server (formats/scan-memory.ts), compiled on the first large body.
+ */
+export class StringEndScanner {
+  /** undefined until the first scan; null when this runtime cannot compile the module. */
+  #wasm: Wasm | null | undefined;
 
-function loadScanner(): Scanner | null {
+  /**
+   * The scan of `body` without joining its reads when the WebAssembly finder takes it: the reads are copied
+   * into its memory, which is the Buffer to parse (no new memory outside V8's heap: body-bytes.ts says why).
+   */
+  scan(body: BodyBytes): BodyScan {
+    const scan = body.length <= WASM_MAX_BYTES ? this.#wasmScan(body) : null;
+    if (scan !== null) return scan;
+    const raw = body.joined();
+    return { raw, stringEnd: indexOfStringEnds(raw) };
+  }
+
+  /** The WebAssembly finder for `body`, or null when this runtime cannot compile the module. */
+  wasmFinder(body: BodyBytes): StringEnd | null {
+    return this.#wasmScan(body)?.stringEnd ?? null;
+  }
+
+  /** Whether this runtime runs the WebAssembly finder (false: --jitless, or a CPU without SIMD). */
+  get wasmAvailable(): boolean {
+    this.#wasm ??= loadWasm();
+    return this.#wasm !== null;
+  }
+
+  #wasmScan(body: BodyBytes): BodyScan | null {
+    this.#wasm ??= loadWasm();
+    const s = this.#wasm;
+    if (s === null) return null;
+    const len = body.length;
+    const id = ++s.made;
+    load(s, body, id);
+    // The memory holds one body at a time: a finder whose body was replaced by another's copies its own back.
+    const stringEnd: StringEnd = (open) => {
+      if (s.holder !== id) load(s, body, id);
+      const end = s.stringEnd(open, len);
+      if (end < 0) throw unterminated();
+      return end;
+    };
+    return { raw: s.view.subarray(0, len), stringEnd };
+  }
+}
+
+function loadWasm(): Wasm | null {
   try {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JSON_STRING_END_WASM, 'base64')));
     const memory = instance.exports['memory'] as WasmMemory;
@@ -98,41 +128,13 @@ function loadScanner(): Scanner | null {
   }
 }
 
-/** The WebAssembly finder for `body`, or null when this runtime cannot compile the module. */
-export function wasmStringEnds(body: BodyBytes): StringEnd | null {
-  return wasmScan(body)?.stringEnd ?? null;
-}
-
-function wasmScan(body: BodyBytes): BodyScan | null {
-  scanner ??= loadScanner();
-  const s = scanner;
-  if (s === null) return null;
-  const len = body.length;
-  const id = ++s.made;
-  load(s, body, id);
-  // The memory holds one body at a time: a finder whose body was replaced by another's copies its own back.
-  const stringEnd: StringEnd = (open) => {
-    if (s.holder !== id) load(s, body, id);
-    const end = s.stringEnd(open, len);
-    if (end < 0) throw unterminated();
-    return end;
-  };
-  return { raw: s.view.subarray(0, len), stringEnd };
-}
-
-function load(s: Scanner, body: BodyBytes, id: number): void {
+function load(s: Wasm, body: BodyBytes, id: number): void {
   if (s.view.length < body.length) {
     s.memory.grow(Math.ceil((body.length - s.view.length) / PAGE));
     s.view = Buffer.from(s.memory.buffer);
   }
   body.copyInto(s.view);
   s.holder = id;
-}
-
-/** Whether this runtime runs the WebAssembly finder (false: --jitless, or a CPU without SIMD). */
-export function wasmStringEndAvailable(): boolean {
-  scanner ??= loadScanner();
-  return scanner !== null;
 }
 
 function unterminated(): Error {

@@ -5,7 +5,7 @@ import { InFlightGauge } from './in-flight-gauge.js';
 import { SummedCounter } from './summed-counter.js';
 import { SummedHistogram } from './summed-histogram.js';
 
-const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const LATENCY_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class GatewayMetrics {
   readonly registry = new Registry();

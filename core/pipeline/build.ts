@@ -9,7 +9,7 @@ import type { ClientFormat } from '../formats/format.js';
 import type { Chain } from './chain.js';
 import { PHASES, type GatewayServices, type Plugin, type PluginFactory } from './plugin.js';
 
-const KNOWN_KEYS = new Set<string>(['name', ...PHASES]);
+const KNOWN_KEYS: ReadonlySet<string> = new Set<string>(['name', ...PHASES]);
 
 export function buildChains(
   config: ResolvedConfig,

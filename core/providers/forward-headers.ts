@@ -1,7 +1,7 @@
 // Which client headers go on to an upstream: end-to-end headers only, never the caller's credentials or account.
 
 /** Hop-by-hop (RFC 9110 7.6.1) and framing headers, which belong to one connection, not to the request. */
-const HOP_BY_HOP = new Set([
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -20,7 +20,7 @@ const HOP_BY_HOP = new Set([
  * Set by the gateway itself, or the caller's identity: the caller's key, cookies, and the addresses a proxy in
  * front of us adds (the upstream should see the gateway, not our callers).
  */
-const OWN = new Set([
+const OWN: ReadonlySet<string> = new Set([
   'authorization',
   'x-api-key',
   'cookie',

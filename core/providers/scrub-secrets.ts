@@ -16,7 +16,7 @@ import { encodeFrame } from '../sse/frame-writer.js';
  * JWTs, bearer tokens. No word boundary before the prefixes: in JSON text a key may follow an escape (`\nsk-`), and
  * in a message an underscore or a letter. Replacing a little too much of an error message is the safe mistake.
  */
-const KEY_PATTERNS = [
+const KEY_PATTERNS: readonly RegExp[] = [
   /sk-[A-Za-z0-9_-]{16,}/g,
   /(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/g,
   /AIza[0-9A-Za-z_-]{35}/g,

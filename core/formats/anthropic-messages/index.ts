@@ -3,6 +3,7 @@
 import { withRequestFields, type ClientFormat } from '../format.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
+import { ScanMemory } from '../scan-memory.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
 /** Everything but request decoding, which differs per route. */
@@ -17,12 +18,12 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable'> = {
   decodeFrameUsage,
 };
 
-export function createAnthropicMessagesFormat(): ClientFormat {
-  return { translatable: true, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json'), ...SHARED };
+export function createAnthropicMessagesFormat(memory = new ScanMemory()): ClientFormat {
+  return { translatable: true, decodeRequest: createRequestDecoder('anthropic-messages.request.schema.json', memory), ...SHARED };
 }
 
 /** count_tokens speaks the same format; only its body differs (no max_tokens, never a stream). */
-export function createAnthropicCountTokensFormat(): ClientFormat {
-  const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json');
+export function createAnthropicCountTokensFormat(memory = new ScanMemory()): ClientFormat {
+  const decode = createRequestDecoder('anthropic-count-tokens.request.schema.json', memory);
   return { translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false, conversation: null }), ...SHARED };
 }

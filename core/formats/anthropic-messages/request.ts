@@ -6,12 +6,13 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
+import type { ScanMemory } from '../scan-memory.js';
 import { invalidField, missingField, wrongType } from './fields.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
-export function createRequestDecoder(schemaFile: string): RequestDecoder {
-  const read = createJsonBodyReader(schemaFile, wordProblem);
+export function createRequestDecoder(schemaFile: string, memory: ScanMemory): RequestDecoder {
+  const read = createJsonBodyReader(schemaFile, wordProblem, memory);
   return function decodeMessagesRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const head = body.head;

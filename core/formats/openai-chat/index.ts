@@ -3,13 +3,15 @@
 import type { ClientFormat } from '../format.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
+import { ScanMemory } from '../scan-memory.js';
 import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
 
-export function createOpenAIChatFormat(): ClientFormat {
+/** A Gateway hands its formats the server's ScanMemory; a format made alone (a test, a tool) gets its own. */
+export function createOpenAIChatFormat(memory = new ScanMemory()): ClientFormat {
   return {
     name: 'openai-chat',
     translatable: true,
-    decodeRequest: createRequestDecoder(),
+    decodeRequest: createRequestDecoder(undefined, memory),
     encodeError,
     encodeStreamError,
     isErrorFrame,

@@ -5,13 +5,14 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { createJsonBodyReader, type BodyProblem } from '../json-request.js';
+import { ScanMemory } from '../scan-memory.js';
 import { invalidField, missingField, wrongType } from './fields.js';
 
 export type RequestDecoder = (raw: BodyBytes) => ParsedRequest;
 
 /** OpenAI's request decoding, for Chat Completions and (with its own schema) the Responses API. */
-export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.json'): RequestDecoder {
-  const read = createJsonBodyReader(schemaFile, wordOpenAIProblem);
+export function createRequestDecoder(schemaFile = 'openai-chat.request.schema.json', memory = new ScanMemory()): RequestDecoder {
+  const read = createJsonBodyReader(schemaFile, wordOpenAIProblem, memory);
   return function decodeOpenAIRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const head = body.head;

@@ -3,13 +3,14 @@
 import type { BodyBytes } from '../body-bytes.js';
 import type { ParsedRequest } from '../format.js';
 import { createJsonBodyReader } from '../json-request.js';
+import type { ScanMemory } from '../scan-memory.js';
 import { LazyRequest } from '../lazy-request.js';
 import { wordOpenAIProblem } from '../openai-chat/request.js';
 import { isJson, mediaTypeOf, unsupportedMedia } from './content-type.js';
 import { defaultImageModel } from './default-model.js';
 
-export function createGenerationsDecoder(): (raw: BodyBytes, contentType?: string) => ParsedRequest {
-  const read = createJsonBodyReader('openai-images-generations.request.schema.json', wordOpenAIProblem);
+export function createGenerationsDecoder(memory: ScanMemory): (raw: BodyBytes, contentType?: string) => ParsedRequest {
+  const read = createJsonBodyReader('openai-images-generations.request.schema.json', wordOpenAIProblem, memory);
   return function decodeImageGeneration(raw: BodyBytes, contentType?: string): ParsedRequest {
     const mediaType = mediaTypeOf(contentType);
     if (!isJson(mediaType)) throw unsupportedMedia('/v1/images/generations', mediaType, 'a JSON body (application/json)');

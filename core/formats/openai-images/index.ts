@@ -6,6 +6,7 @@ import { plainFormat } from '../plain-format.js';
 import { encodeError, encodeStreamError, isErrorFrame as isChatErrorFrame } from '../openai-chat/errors.js';
 import { decodeImageEdit } from './edits.js';
 import { createGenerationsDecoder } from './generations.js';
+import { ScanMemory } from '../scan-memory.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
 import type { SseFrame } from '../../sse/frame.js';
 
@@ -19,8 +20,8 @@ function imagesFormat(decodeRequest: ClientFormat['decodeRequest']): ClientForma
   return plainFormat({ name: 'openai-images', decodeRequest, encodeError, encodeStreamError, isErrorFrame, decodeUsage, decodeFrameUsage });
 }
 
-export function createOpenAIImagesGenerationsFormat(): ClientFormat {
-  return imagesFormat(createGenerationsDecoder());
+export function createOpenAIImagesGenerationsFormat(memory = new ScanMemory()): ClientFormat {
+  return imagesFormat(createGenerationsDecoder(memory));
 }
 
 export function createOpenAIImagesEditsFormat(): ClientFormat {

@@ -3,6 +3,7 @@
 import { withRequestFields, type ClientFormat } from '../format.js';
 import { setBodyField } from '../json-edit.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
+import { ScanMemory } from '../scan-memory.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
 
@@ -18,10 +19,10 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'tran
   decodeFrameUsage,
 };
 
-export function createOpenAIResponsesFormat(): ClientFormat {
+export function createOpenAIResponsesFormat(memory = new ScanMemory()): ClientFormat {
   return {
     translatable: true,
-    decodeRequest: createRequestDecoder('openai-responses.request.schema.json'),
+    decodeRequest: createRequestDecoder('openai-responses.request.schema.json', memory),
     // The gateway keeps nothing at the provider: responses are never stored upstream, whatever the caller sent.
     prepareUpstreamBody: (request, body) => (request.head['store'] === false ? body : setBodyField(body, 'store', false)),
     ...SHARED,
@@ -29,7 +30,7 @@ export function createOpenAIResponsesFormat(): ClientFormat {
 }
 
 /** /compact: the same format, never streamed, no store field (the API takes none there). */
-export function createOpenAIResponsesCompactFormat(): ClientFormat {
-  const decode = createRequestDecoder('openai-responses-compact.request.schema.json');
+export function createOpenAIResponsesCompactFormat(memory = new ScanMemory()): ClientFormat {
+  const decode = createRequestDecoder('openai-responses-compact.request.schema.json', memory);
   return { translatable: false, decodeRequest: (raw) => withRequestFields(decode(raw), { stream: false }), prepareUpstreamBody: (_request, body) => body, ...SHARED };
 }

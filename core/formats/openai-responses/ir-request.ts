@@ -14,7 +14,7 @@ import { flatName, readReasoning } from './ir-response.js';
 const FORMAT = 'openai-responses';
 
 /** Tools the provider runs itself; kept for a Responses upstream, dropped or refused by others. */
-const HOSTED = new Set([
+const HOSTED: ReadonlySet<string> = new Set([
   'web_search',
   'web_search_preview',
   'file_search',

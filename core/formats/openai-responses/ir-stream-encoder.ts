@@ -46,7 +46,7 @@ const NO_FIELDS: Readonly<Record<string, unknown>> = {};
 const NOTHING_MORE = { incompleteDetails: null, error: null } as const;
 
 /** Codex stops retrying on these codes and words its message after them; keep them when the upstream said so. */
-const MEANINGFUL_CODES = new Set(['context_length_exceeded', 'insufficient_quota', 'usage_not_included', 'rate_limit_exceeded', 'invalid_prompt']);
+const MEANINGFUL_CODES: ReadonlySet<string> = new Set(['context_length_exceeded', 'insufficient_quota', 'usage_not_included', 'rate_limit_exceeded', 'invalid_prompt']);
 
 /** The code of a failed response, as errors.ts chooses it for errors the gateway writes itself. */
 function failureCode(err: GatewayError): string {

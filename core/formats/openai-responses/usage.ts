@@ -8,7 +8,7 @@ import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
-const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const TERMINAL: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 /** For frames without an `event:` line (allowed by clients), a cheap look at the type before parsing. */
 const TERMINAL_DATA = /"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
 

@@ -13,7 +13,7 @@ const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
  * The SDKs add this beta to say the caller authenticates with an OAuth token. That is about the caller's
  * credential to us; the upstream receives the channel's API key, so the flag would misdescribe the call.
  */
-const CALLER_AUTH_BETAS = new Set(['oauth-2025-04-20']);
+const CALLER_AUTH_BETAS: ReadonlySet<string> = new Set(['oauth-2025-04-20']);
 
 function withoutCallerAuthBetas(headers: Record<string, string>): Record<string, string> {
   const beta = headers['anthropic-beta'];

@@ -1,14 +1,17 @@
-// asciiText: the Latin-1 text of printable ASCII without backslashes, null for anything else; a text found
+// AsciiTexts#text: the Latin-1 text of printable ASCII without backslashes, null for anything else; a text found
 // again by its hash is returned only after its bytes match, so colliding texts never stand in for each other.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { asciiText } from '../../../core/formats/ascii-text.js';
+import { AsciiTexts, jsonStringText } from '../../../core/formats/ascii-text.js';
 
 const printable = (text: string): boolean => [...Buffer.from(text, 'utf8')].every((b) => b >= 0x20 && b <= 0x7e && b !== 0x5c);
 
-describe('asciiText', () => {
+describe('AsciiTexts', () => {
+  const cache = new AsciiTexts();
+  const asciiText = (raw: Buffer, start: number, end: number): string | null => cache.text(raw, start, end);
+
   it('is the text of printable ASCII, null for a backslash, a control byte or non-ASCII, at any offset', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 5 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 5 }), (before, text, after) => {
@@ -37,3 +40,20 @@ describe('asciiText', () => {
     assert.equal(asciiText(Buffer.from('""'), 1, 1), '');
   });
 });
+
+describe('jsonStringText (no cache)', () => {
+  it('reads any JSON string literal as JSON.parse does, at any offset', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 5 }), fc.string({ unit: 'binary', maxLength: 40 }), (before, text) => {
+        const literal = JSON.stringify(text);
+        const raw = Buffer.from(before + literal + ',', 'utf8');
+        const start = Buffer.byteLength(before);
+        assert.equal(jsonStringText(raw, start, start + Buffer.byteLength(literal)), text);
+        assert.equal(cache.jsonString(raw, start, start + Buffer.byteLength(literal)), text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+const cache = new AsciiTexts();

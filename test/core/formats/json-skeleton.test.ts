@@ -13,9 +13,11 @@ import { fillUndecoded, parseSkeleton, readSkeleton, UNDECODED } from '../../../
 import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.js';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
 import { BodyPool } from '../../../core/formats/body-pool.js';
+import { ScanMemory } from '../../../core/formats/scan-memory.js';
 
 /** Large bodies' memory, as the server's intake has one. */
 const pool = new BodyPool();
+const memory = new ScanMemory();
 
 const LONG = 256;
 
@@ -31,7 +33,7 @@ function expectedSkeleton(value: unknown, depth = 0): unknown {
   return value;
 }
 
-const skeleton = (text: string): unknown => parseSkeleton(BodyBytes.of(Buffer.from(text, 'utf8')));
+const skeleton = (text: string): unknown => parseSkeleton(BodyBytes.of(Buffer.from(text, 'utf8')), memory);
 
 /** JSON values with every kind of string (escapes, non-ASCII, astral, control characters) and long ones. */
 const anyString = fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'binary', minLength: 200, maxLength: 400 }));
@@ -65,7 +67,7 @@ describe('parseSkeleton', () => {
         const raw = Buffer.from(JSON.stringify(value), 'utf8');
         const cuts = [...new Set([0, ...picks.map((p) => p % (raw.length + 1)), raw.length])].sort((x, y) => x - y);
         const reads = cuts.slice(1).map((end, i) => raw.subarray(cuts[i], end));
-        assert.deepEqual(parseSkeleton(BodyBytes.fromReads(reads, raw.length, pool)), expectedSkeleton(JSON.parse(raw.toString('utf8'))));
+        assert.deepEqual(parseSkeleton(BodyBytes.fromReads(reads, raw.length, pool), memory), expectedSkeleton(JSON.parse(raw.toString('utf8'))));
       }),
       { numRuns: 300 },
     );
@@ -75,7 +77,7 @@ describe('parseSkeleton', () => {
     fc.assert(
       fc.property(jsonValue, fc.boolean(), (value, indent) => {
         const raw = Buffer.from(JSON.stringify(value, null, indent ? 2 : undefined), 'utf8');
-        const read = readSkeleton(BodyBytes.of(raw));
+        const read = readSkeleton(BodyBytes.of(raw), memory);
         fillUndecoded(read, raw);
         assert.deepEqual(read.value, JSON.parse(raw.toString('utf8')));
       }),
@@ -85,7 +87,7 @@ describe('parseSkeleton', () => {
     const long = (c: string): string => c.repeat(LONG + 10);
     const text = `{"m":[{"a":"${long('x')}","a":"${long('y')}","__proto__":"${long('z')}"},["${long('é')}"]]}`;
     const raw = Buffer.from(text, 'utf8');
-    const read = readSkeleton(BodyBytes.of(raw));
+    const read = readSkeleton(BodyBytes.of(raw), memory);
     assert.equal(read.undecoded.length, 4);
     fillUndecoded(read, raw);
     assert.deepEqual(read.value, JSON.parse(text));
@@ -105,7 +107,7 @@ describe('parseSkeleton', () => {
     ];
     for (const text of cases) {
       const raw = Buffer.from(text, 'utf8');
-      const read = readSkeleton(BodyBytes.of(raw));
+      const read = readSkeleton(BodyBytes.of(raw), memory);
       const before = JSON.stringify(read.value);
       assert.equal(fillUndecoded(read, raw), false, text);
       assert.equal(JSON.stringify(read.value), before, 'unchanged');
@@ -117,11 +119,11 @@ describe('parseSkeleton', () => {
     fc.assert(
       fc.property(anyObject, fc.constantFrom(undefined, 1, 2, '\t'), (value, indent) => {
         const raw = Buffer.from(` ${JSON.stringify(value, null, indent)}\n`, 'utf8');
-        assert.deepEqual(readSkeleton(BodyBytes.of(raw)).topLevel, topLevelPairs(raw));
+        assert.deepEqual(readSkeleton(BodyBytes.of(raw), memory).topLevel, topLevelPairs(raw));
       }),
       { numRuns: 300 },
     );
-    assert.equal(readSkeleton(BodyBytes.of(Buffer.from('[1,{"a":2}]'))).topLevel, null, 'none for an array');
+    assert.equal(readSkeleton(BodyBytes.of(Buffer.from('[1,{"a":2}]')), memory).topLevel, null, 'none for an array');
   });
 
   it('decodes every string of the top two levels, however long (model, system, metadata.user_id)', () => {

@@ -6,13 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  indexOfStringEnds,
-  stringEnds,
-  wasmStringEndAvailable,
-  wasmStringEnds,
-  type StringEnd,
-} from '../../../core/formats/json-string-end.js';
+import { indexOfStringEnds, StringEndScanner, type StringEnd } from '../../../core/formats/json-string-end.js';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
 
 /** The spec, one byte at a time: a backslash escapes the next byte, the first other quote closes. */
@@ -33,8 +27,10 @@ const endOrMinus = (find: StringEnd, open: number): number => {
   }
 };
 
+const scanner = new StringEndScanner();
+
 function wasmFinder(raw: Buffer): StringEnd {
-  const finder = wasmStringEnds(BodyBytes.of(raw));
+  const finder = scanner.wasmFinder(BodyBytes.of(raw));
   assert.ok(finder !== null, 'the WebAssembly finder must load on this runtime');
   return finder;
 }
@@ -45,7 +41,7 @@ const body = fc.tuple(fc.string({ maxLength: 40 }), fc.array(piece, { maxLength:
 
 describe('json-string-end', () => {
   it('runs the WebAssembly finder here (Node 20 on x64 and arm64 has WebAssembly SIMD)', () => {
-    assert.equal(wasmStringEndAvailable(), true);
+    assert.equal(scanner.wasmAvailable, true);
   });
 
   it('both finders agree with the spec from every quote of random bodies', () => {
@@ -101,7 +97,7 @@ describe('json-string-end', () => {
     for (const size of [70_000, 1_000_000, 9 * 1024 * 1024]) {
       const inner = '\\"ab'.repeat(Math.ceil(size / 4)).slice(0, size - (size % 4));
       const raw = Buffer.from(`{"k":"${inner}"}`, 'latin1');
-      assert.equal(stringEnds(raw)(5), raw.length - 1, `size ${size}`);
+      assert.equal(scanner.scan(BodyBytes.of(raw)).stringEnd(5), raw.length - 1, `size ${size}`);
     }
   });
 });
