@@ -215,6 +215,34 @@ describe('SseFrameParser edge cases', () => {
     }
   });
 
+  it('joins a frame that arrives in many reads once, when it ends, not again at each read (LF and CRLF)', () => {
+    // An image stream's partial image is a frame of several MB in 64 KB reads: joined at each read, its bytes
+    // would be copied once per read (quadratic). Buffer.concat is counted while the parser runs.
+    for (const eol of ['\n', '\r\n']) {
+      const data = 'x'.repeat(4 * 1024 * 1024);
+      const bytes = Buffer.from(`event: image_generation.partial_image${eol}data: {"b64_json":"${data}"}${eol}${eol}data: next${eol}${eol}`, 'latin1');
+      const parser = new SseFrameParser();
+      const concat = Buffer.concat;
+      let copied = 0;
+      Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+        const joined = concat(list, length);
+        copied += joined.length;
+        return joined;
+      }) as typeof Buffer.concat;
+      const frames: SseFrame[] = [];
+      try {
+        for (let at = 0; at < bytes.length; at += 64 * 1024) frames.push(...parser.push(bytes.subarray(at, at + 64 * 1024)));
+        frames.push(...parser.end());
+      } finally {
+        Buffer.concat = concat;
+      }
+      assert.equal(frames.length, 2, JSON.stringify(eol));
+      assert.equal(Buffer.concat(frames.map((f) => f.raw)).equals(bytes), true, 'byte-exact');
+      assert.equal(frames[0]?.data?.length, data.length + '{"b64_json":""}'.length);
+      assert.ok(copied <= bytes.length, `copied ${copied} bytes for a ${bytes.length}-byte stream`);
+    }
+  });
+
   it('keeps mixed line endings and a leading blank line byte-exact', () => {
     assertChunkingInvariant(Buffer.from('\ndata: a\r\n\ndata: b\r\rdata: c\n\r\n: x\r\n\r', 'utf8'));
   });
