@@ -6,6 +6,7 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { FrameSource } from '../sse/frame-batches.js';
+import { arrival, pulledBody } from '../sse/pulled-body.js';
 import type { Chain } from './chain.js';
 import type { RequestContext } from './context.js';
 import type { RelayResult } from './plugin.js';
@@ -89,10 +90,12 @@ async function relayStream(
  */
 async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
   sink.open(result.status, result.headers);
-  const chunks = result.body[Symbol.asyncIterator]();
+  // Read as the stream's frames are (sse/pulled-body.ts); a promise per read is nothing next to a file's chunk.
+  const chunks = pulledBody(result.body);
   try {
     for (;;) {
-      const next = await chunks.next();
+      await arrival(chunks);
+      const next = chunks.take();
       if (next.done === true) break;
       if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
       const drained = sink.write(next.value);

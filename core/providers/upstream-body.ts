@@ -2,7 +2,7 @@
 // between: Node's stream machinery (and its iterator's promises per chunk) cost more than the relaying itself;
 // this costs a promise only when the reader waits.
 
-import type { PulledBody } from '../sse/frame-batches.js';
+import type { PulledBody } from '../sse/pulled-body.js';
 
 /** Chunks queued unread before the upstream is paused, so a slow client slows the upstream socket. */
 const HIGH_WATER = 16;

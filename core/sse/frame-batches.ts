@@ -5,7 +5,7 @@
 
 import type { SseFrame } from './frame.js';
 import { SseFrameParser } from './frame-parser.js';
-import { IteratorBody } from './iterator-body.js';
+import { pulledBody, type PulledBody } from './pulled-body.js';
 
 /** What happens to the frames between the upstream and the client; every method is synchronous. */
 export interface FrameTransform {
@@ -22,18 +22,6 @@ export interface FrameTransform {
 const NO_FRAMES: readonly SseFrame[] = [];
 
 /**
- * A body that hands its chunks over through a field rather than as a promise's value (UpstreamBody, or any
- * iterator through IteratorBody): arm() says whether take() has something now, and otherwise calls `onArrival`
- * once it has.
- */
-export interface PulledBody {
-  /** False when take() has something now (a chunk, the end, or the failure); else true, and `onArrival` is called once it has. */
-  arm(onArrival: () => void): boolean;
-  take(): IteratorResult<Uint8Array>;
-  return?(): Promise<unknown>;
-}
-
-/**
  * How the relay loop (pipeline/run.ts) reads a stream's batches, its one way: poll, then take. Made by
  * frameBatches().
  */
@@ -46,11 +34,6 @@ export interface FrameSource {
   take(): readonly SseFrame[] | null;
   /** Stops reading: the upstream is closed, a reader waiting is called back and finds the end. */
   return(): Promise<unknown>;
-}
-
-function isPulledBody(body: object): body is PulledBody {
-  const b = body as Partial<PulledBody>;
-  return typeof b.arm === 'function' && typeof b.take === 'function';
 }
 
 /** Passes every frame on unchanged; a failure is rethrown. */
@@ -68,9 +51,7 @@ export const PASS_THROUGH: FrameTransform = {
  * the iterator early (return()) closes the upstream body. Yields only non-empty batches.
  */
 export function frameBatches(body: AsyncIterable<Uint8Array>, transform: FrameTransform): FrameSource & AsyncIterableIterator<readonly SseFrame[]> {
-  const chunks = body[Symbol.asyncIterator]();
-  // UpstreamBody is read as it is; any other body (the mock's, a test's) through the same interface.
-  return new FrameBatches(isPulledBody(chunks) ? chunks : new IteratorBody(chunks), transform);
+  return new FrameBatches(pulledBody(body), transform);
 }
 
 const READING = 0;

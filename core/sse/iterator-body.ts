@@ -1,7 +1,7 @@
 // Any body of chunks (an async iterator: the mock's, a test's) read the way the relay reads an UpstreamBody: armed
-// with a callback, its chunk taken from a field (frame-batches.ts), so the relay has one way to read an upstream.
+// with a callback, its chunk taken from a field (pulled-body.ts), so the relay has one way to read an upstream.
 
-import type { PulledBody } from './frame-batches.js';
+import type { PulledBody } from './pulled-body.js';
 
 const NONE = Symbol('none');
 
