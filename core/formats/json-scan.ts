@@ -1,6 +1,6 @@
 // Byte-level walking of JSON bodies without decoding them: where a value ends, where the top-level pairs are.
-// A coding agent's body is hundreds of KB of string content around a little structure, so string content is
-// jumped over by json-string-end.ts (a SIMD scan) instead of being visited byte by byte in JavaScript.
+// String content is jumped over with json-string-end.ts's indexOf walk (a call per quote) instead of being visited
+// byte by byte in JavaScript; the WebAssembly scan is the skeleton's, whose memory is per server (scan-memory.ts).
 
 import { jsonStringText } from './ascii-text.js';
 import { indexOfStringEnds, type StringEnd } from './json-string-end.js';

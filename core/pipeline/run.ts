@@ -90,7 +90,8 @@ async function relayStream(
  */
 async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
   sink.open(result.status, result.headers);
-  // Read as the stream's frames are (sse/pulled-body.ts); a promise per read is nothing next to a file's chunk.
+  // Read through the same PulledBody interface as a stream's frames (sse/pulled-body.ts), with a promise per
+  // wait: nothing next to a file's chunk.
   const chunks = pulledBody(result.body);
   try {
     for (;;) {

@@ -13,9 +13,11 @@ export class SseFrameParser {
   /**
    * The unfinished frame's bytes, as they arrived (none: the next byte starts a frame). Kept apart and joined
    * once, when the frame ends: joining at each read would copy a frame of several MB (an image stream's partial
-   * image) again for every read of it.
+   * image) again for every read of it. One array for the parser's life, emptied rather than dropped: it is old
+   * by the time a long frame arrives, and a dropped old array still pointing at its reads would have the next
+   * scavenge promote them all (docs/performance.md).
    */
-  private parts: Buffer[] = [];
+  private readonly parts: Buffer[] = [];
   /** Bytes of the current line seen so far (0 means we are at the start of a line). */
   private lineLen = 0;
   /** The previous byte was a CR whose LF (if any) has not arrived yet. */
@@ -85,11 +87,12 @@ export class SseFrameParser {
   /** At end of stream: whatever is left (a frame without its blank line) as one last frame, if any. */
   end(): SseFrame[] {
     const rest = this.parts;
-    this.parts = [];
     this.lineLen = 0;
     this.pendingCR = false;
     if (rest.length === 0) return [];
-    return [makeFrame(rest.length === 1 ? (rest[0] as Buffer) : Buffer.concat(rest))];
+    const raw = rest.length === 1 ? (rest[0] as Buffer) : Buffer.concat(rest);
+    rest.length = 0;
+    return [makeFrame(raw)];
   }
 
   /** A frame that ends at `end` of `buf`: a view of `buf`, or, when it began in earlier reads, those joined to it. */
@@ -98,8 +101,9 @@ export class SseFrameParser {
     if (parts.length === 0) return buf.subarray(start, end);
     // Only the first frame of a read can have begun earlier, and it starts at index 0 of this one.
     parts.push(buf.subarray(0, end));
-    this.parts = [];
-    return Buffer.concat(parts);
+    const joined = Buffer.concat(parts);
+    parts.length = 0;
+    return joined;
   }
 
   /**

@@ -6,10 +6,11 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AsciiTexts, jsonStringText } from '../../../core/formats/ascii-text.js';
 
+const cache = new AsciiTexts();
+
 const printable = (text: string): boolean => [...Buffer.from(text, 'utf8')].every((b) => b >= 0x20 && b <= 0x7e && b !== 0x5c);
 
 describe('AsciiTexts', () => {
-  const cache = new AsciiTexts();
   const asciiText = (raw: Buffer, start: number, end: number): string | null => cache.text(raw, start, end);
 
   it('is the text of printable ASCII, null for a backslash, a control byte or non-ASCII, at any offset', () => {
@@ -41,8 +42,8 @@ describe('AsciiTexts', () => {
   });
 });
 
-describe('jsonStringText (no cache)', () => {
-  it('reads any JSON string literal as JSON.parse does, at any offset', () => {
+describe('jsonStringText, and AsciiTexts#jsonString', () => {
+  it('read any JSON string literal as JSON.parse does, at any offset', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 5 }), fc.string({ unit: 'binary', maxLength: 40 }), (before, text) => {
         const literal = JSON.stringify(text);
@@ -55,5 +56,3 @@ describe('jsonStringText (no cache)', () => {
     );
   });
 });
-
-const cache = new AsciiTexts();

@@ -243,6 +243,32 @@ describe('SseFrameParser edge cases', () => {
     }
   });
 
+  it('lets a long frame\'s reads go at the next scavenge once the frame is out, though the parser is old', async () => {
+    // The parser lives as long as its stream: old by the time a partial image arrives. Were the reads of a frame
+    // left in an old array, the next scavenge would promote all of them (4 MB here) until a full GC.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
+    const settle = async (type: 'minor' | 'major', times: number): Promise<void> => {
+      for (let i = 0; i < times; i++) {
+        gc({ type });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await settle('major', 1);
+    const parser = new SseFrameParser();
+    await settle('minor', 4);
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 64; i++) {
+      const read = Buffer.alloc(64 * 1024, 0x78);
+      if (i === 0) read.write('data: ', 0, 'latin1');
+      parser.push(read);
+    }
+    assert.equal(parser.push(Buffer.from('\n\n')).length, 1);
+    await settle('minor', 4);
+    const kept = process.memoryUsage().arrayBuffers - before;
+    assert.ok(kept < 1024 * 1024, `${kept} bytes of reads survived the scavenges`);
+  });
+
   it('keeps mixed line endings and a leading blank line byte-exact', () => {
     assertChunkingInvariant(Buffer.from('\ndata: a\r\n\ndata: b\r\rdata: c\n\r\n: x\r\n\r', 'utf8'));
   });
