@@ -3,7 +3,8 @@
 
 import { formatPath } from './config-path.js';
 import { NATIVE_FORMATS, SERVER_DEFAULTS } from './defaults.js';
-import type { GatewayConfig } from './gateway.gen.js';
+import { parseMoney } from '../money/decimal.js';
+import type { Amount, GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
 
@@ -28,6 +29,13 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
       (_secret, first) => `same key as ${formatPath(['keys', first, 'key'])}; every gateway key must be unique`,
     ),
     ...checkGroups(config),
+    ...findDuplicates(
+      (config.accounts ?? []).map((a) => a.name),
+      (i) => ['accounts', i, 'name'],
+      (name, first) => `duplicate account name "${name}"; first defined at ${formatPath(['accounts', first])}`,
+    ),
+    ...checkAccounts(config),
+    ...checkAmounts(config),
     ...checkFormats(config),
     ...checkBodyCap(config),
     ...findDuplicates(
@@ -67,6 +75,38 @@ function checkGroups(config: GatewayConfig): ConfigIssue[] {
       ? []
       : [{ path: ['keys', i, 'group'], message: `unknown group "${key.group}"; ${known}` }],
   );
+}
+
+/** A key's account must be one the file declares (a run-time account is for run-time keys). */
+function checkAccounts(config: GatewayConfig): ConfigIssue[] {
+  const declared = [...new Set((config.accounts ?? []).map((a) => a.name))];
+  const known = declared.length === 0 ? 'no accounts are declared' : `declared accounts: ${declared.join(', ')}`;
+  return (config.keys ?? []).flatMap((key, i): ConfigIssue[] =>
+    key.account === undefined || declared.includes(key.account)
+      ? []
+      : [{ path: ['keys', i, 'account'], message: `unknown account "${key.account}"; ${known}` }],
+  );
+}
+
+/** Every amount must fit a nano-unit (the schema checks a string's form, not a number's decimals). */
+function checkAmounts(config: GatewayConfig): ConfigIssue[] {
+  const amounts: [ConfigPath, Amount | undefined][] = [
+    ...Object.entries(config.groups ?? {}).map(([name, g]): [ConfigPath, Amount | undefined] => [['groups', name, 'price_multiplier'], g?.price_multiplier]),
+    ...(config.keys ?? []).map((k, i): [ConfigPath, Amount | undefined] => [['keys', i, 'max_spend'], k.max_spend]),
+    ...Object.entries(config.pricing?.models ?? {}).flatMap(([pattern, price]) =>
+      Object.entries(price ?? {}).map(([kind, amount]): [ConfigPath, Amount | undefined] => [['pricing', 'models', pattern, kind], amount]),
+    ),
+    ...Object.entries(config.pricing?.calls ?? {}).map(([op, amount]): [ConfigPath, Amount | undefined] => [['pricing', 'calls', op], amount]),
+  ];
+  return amounts.flatMap(([path, amount]): ConfigIssue[] => {
+    if (amount === undefined) return [];
+    try {
+      parseMoney(amount);
+      return [];
+    } catch (err) {
+      return [{ path, message: (err as Error).message }];
+    }
+  });
 }
 
 function findDuplicates(

@@ -18,6 +18,14 @@ export const SERVER_DEFAULTS: ResolvedServer = {
 export const LOG_DEFAULTS: ResolvedLog = { level: null, access: false };
 
 export const STORE_DEFAULT_URL = 'sqlite:./data/gateway.db';
+export const STORE_DEFAULTS = { poolMax: 10 } as const;
+
+export const PRICING_DEFAULTS = {
+  currency: 'USD',
+  defaultOutputReserve: 4096,
+  unpriced: 'refuse',
+  reservationTimeoutMs: 30_000,
+} as const;
 
 export const CHANNEL_DEFAULTS = {
   priority: 0,

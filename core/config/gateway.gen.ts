@@ -17,9 +17,13 @@ export type ModelList =
  * A client API: the chat APIs (translated into one another) and OpenAI Images.
  */
 export type ApiFormat = "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images";
+/**
+ * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
+ */
+export type Amount = number | string;
 
 /**
- * gateway.yaml: server, store, channels (upstreams), groups, keys and routes.
+ * gateway.yaml: server, store, channels (upstreams), groups, keys, accounts, pricing and routes.
  */
 export interface GatewayConfig {
   server?: Server;
@@ -38,6 +42,11 @@ export interface GatewayConfig {
    * Gateway keys declared in the file (keys created at run time live in the store).
    */
   keys?: DeclaredKey[];
+  /**
+   * Accounts that pay for their keys' requests. Balances are state in the store, changed only through its ledger (credits from the CLI or the admin API); accounts may also be created at run time.
+   */
+  accounts?: Account[];
+  pricing?: Pricing;
   /**
    * Routes and their plugin chains. Omitted routes get the default chain.
    */
@@ -83,9 +92,13 @@ export interface Server {
 }
 export interface Store {
   /**
-   * sqlite:<path> (absolute, or relative to the folder of the config file; the CLI and the server resolve it alike) or sqlite::memory:.
+   * sqlite:<path> (absolute, or relative to the folder of the config file; the CLI and the server resolve it alike), sqlite::memory:, or postgres://user[:password]@host[:port]/database (several instances may share one).
    */
   url: string;
+  /**
+   * PostgreSQL: most connections this instance opens (default 10). Ignored for SQLite.
+   */
+  pool_max?: number;
 }
 export interface Channel {
   name: Name;
@@ -164,11 +177,69 @@ export interface Group {
    * Model globs this group may call.
    */
   models: string[];
+  /**
+   * Every price is multiplied by this for the keys of this group (default 1).
+   */
+  price_multiplier?: number | string;
 }
 export interface DeclaredKey {
   name: Name;
   key: string;
   group: Name;
+  /**
+   * The account that pays for this key's requests: the key is metered (refused with 402 when the balance does not cover a request). Without one the key is unmetered: never refused for money, its cost still computed and recorded.
+   */
+  account?: string;
+  /**
+   * Most this key may spend in all (a decimal in the currency); 402 once its charges and open reservations would pass it.
+   */
+  max_spend?: number | string;
+}
+export interface Account {
+  name: Name;
+  description?: string;
+}
+export interface Pricing {
+  /**
+   * Shown next to amounts (default USD); amounts are never converted.
+   */
+  currency?: string;
+  /**
+   * Model name or glob -> prices; the first match wins, in file order.
+   */
+  models?: {
+    [k: string]: ModelPrice | undefined;
+  };
+  /**
+   * Flat charges per call, by operation name (videogen.asset.CreateAsset).
+   */
+  calls?: {
+    [k: string]: Amount;
+  };
+  /**
+   * Output tokens reserved for a request that sets no output cap (max_tokens, max_completion_tokens, max_output_tokens); default 4096.
+   */
+  default_output_reserve?: number;
+  /**
+   * A metered key calling a model with no price: refused with 403 model_not_priced (default), or served free.
+   */
+  unpriced?: "refuse" | "free";
+  /**
+   * How long balance held by an instance that stopped renewing it (killed) stays held before it is released; default 30000.
+   */
+  reservation_timeout_ms?: number;
+}
+/**
+ * Prices per 1M tokens of each kind, and per image made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
+ */
+export interface ModelPrice {
+  input?: Amount;
+  output?: Amount;
+  cache_read?: Amount;
+  cache_write?: Amount;
+  input_image?: Amount;
+  output_image?: Amount;
+  per_image?: Amount;
 }
 export interface Route {
   /**

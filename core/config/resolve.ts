@@ -4,7 +4,9 @@ import { dirname } from 'node:path';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL } from './defaults.js';
+import { parseMoney } from '../money/decimal.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
+import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
 import type {
@@ -41,7 +43,10 @@ export function resolveConfig(
     },
     // Against the config file's folder, not the working directory: the server and a `gateway keys` run from
     // elsewhere must open the same database. Text without a file has only the working directory.
-    store: { url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)) },
+    store: {
+      url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)),
+      poolMax: raw.store?.pool_max ?? STORE_DEFAULTS.poolMax,
+    },
     channels: raw.channels.map(resolveChannel),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [
@@ -49,7 +54,15 @@ export function resolveConfig(
         { name, models: [...group.models] },
       ]),
     ),
-    keys: (raw.keys ?? []).map((k) => ({ name: k.name, key: k.key, group: k.group })),
+    keys: (raw.keys ?? []).map((k) =>
+      Object.assign(
+        { name: k.name, key: k.key, group: k.group },
+        k.account === undefined ? {} : { account: k.account },
+        k.max_spend === undefined ? {} : { maxSpend: parseMoney(k.max_spend) },
+      ),
+    ),
+    accounts: (raw.accounts ?? []).map((a) => ({ name: a.name, description: a.description ?? null })),
+    pricing: resolvePricing(raw),
     routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)), endpoints)],
     affinity: {
       ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,

@@ -1,5 +1,6 @@
 // The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
 
+import type { Pricing } from '../money/pricing.js';
 import type { ApiFormat, ChannelType } from './gateway.gen.js';
 
 /** ApiFormat: what a client speaks on a route, and what a channel's upstream speaks natively. */
@@ -97,6 +98,22 @@ export interface ResolvedDeclaredKey {
   readonly name: string;
   readonly key: string;
   readonly group: string;
+  /** The account that pays (the key is metered); none: unmetered, never refused for money. */
+  readonly account?: string;
+  /** Most the key may spend in all, in nano-units; none: no cap. */
+  readonly maxSpend?: bigint;
+}
+
+export interface ResolvedAccount {
+  readonly name: string;
+  readonly description: string | null;
+}
+
+export interface ResolvedStore {
+  /** A sqlite path is absolute (a relative one resolved against the file's folder, else the working directory). */
+  readonly url: string;
+  /** PostgreSQL's pool size. */
+  readonly poolMax: number;
 }
 
 export interface ResolvedPluginUse {
@@ -116,11 +133,13 @@ export interface ResolvedConfig {
   /** Absolute path of the file, or null when built from a string. */
   readonly file: string | null;
   readonly server: ResolvedServer;
-  /** `url`: a sqlite path is absolute, a relative one resolved against the file's folder (else the working directory). */
-  readonly store: { readonly url: string };
+  readonly store: ResolvedStore;
   readonly channels: readonly ResolvedChannel[];
   readonly groups: ReadonlyMap<string, ResolvedGroup>;
   readonly keys: readonly ResolvedDeclaredKey[];
+  /** Accounts the file declares (created in the store at start; more may be created at run time). */
+  readonly accounts: readonly ResolvedAccount[];
+  readonly pricing: Pricing;
   readonly routes: readonly ResolvedRoute[];
   readonly affinity: ResolvedAffinity;
   readonly log: ResolvedLog;

@@ -9,12 +9,14 @@ const PATTERN_MESSAGES: Readonly<Record<string, string>> = {
   '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$':
     'must be 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit',
   '^sk-[A-Za-z0-9_-]{16,}$': 'must be "sk-" followed by at least 16 letters, digits, "_" or "-"',
-  '^sqlite:': 'must start with "sqlite:" (sqlite:<path> or sqlite::memory:)',
+  '^(sqlite:|postgres(ql)?://)': 'must start with "sqlite:" or "postgres://" (sqlite:<path>, sqlite::memory:, postgres://user@host/db)',
+  '^\\d+(\\.\\d{1,9})?$': 'must be a non-negative decimal with at most 9 decimal places',
 };
 
 // oneOf failures where no branch fits the value's type, keyed by the end of their schema path.
 const ONE_OF_MESSAGES: Readonly<Record<string, string>> = {
   'ModelList/oneOf': 'must be a list of model names or a map of client name to upstream name',
+  'Amount/oneOf': 'must be a non-negative decimal amount (a number, or a string such as "0.50")',
 };
 
 const TYPE_WORDS: Readonly<Record<string, string>> = {

@@ -76,7 +76,7 @@ describe('schema messages', () => {
   it('words types, patterns and names plainly', () => {
     const text = yaml(
       'server: {port: eighty}',
-      'store: {url: "postgres://x"}',
+      'store: {url: "mysql://x"}',
       ...CHANNELS,
       'groups:',
       '  "bad name": {models: ["*"]}', // 13
@@ -85,7 +85,7 @@ describe('schema messages', () => {
     );
     assert.deepEqual(issuesOf(text), [
       'server.port: must be an integer (x.yaml:1)',
-      'store.url: must start with "sqlite:" (sqlite:<path> or sqlite::memory:) (x.yaml:2)',
+      'store.url: must start with "sqlite:" or "postgres://" (sqlite:<path>, sqlite::memory:, postgres://user@host/db) (x.yaml:2)',
       'groups["bad name"]: invalid name: must be 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit (x.yaml:13)',
       'keys[0].key: must be "sk-" followed by at least 16 letters, digits, "_" or "-" (x.yaml:15)',
     ]);

@@ -28,7 +28,7 @@ describe('the issue example', () => {
       metricsListen: null,
     });
     // `sqlite:./data/gateway.db` in the file: relative to the file's folder, whatever the working directory.
-    assert.deepEqual(config.store, { url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}` });
+    assert.deepEqual(config.store, { poolMax: 10, url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}` });
     assert.deepEqual(
       config.channels.map((c) => [c.name, c.type, c.baseUrl, c.keys, c.priority, c.weight]),
       [

@@ -1,0 +1,41 @@
+// The pricing block (and each group's price_multiplier) as a Pricing: amounts in nano-units. check-semantics.ts has
+// already refused any amount parseMoney cannot hold, so nothing here throws on valid config.
+
+import { parseMoney, parseRatio, type Ratio } from '../money/decimal.js';
+import type { ModelPrice } from '../money/price.js';
+import { Pricing } from '../money/pricing.js';
+import { PRICING_DEFAULTS } from './defaults.js';
+import type { Amount, GatewayConfig, ModelPrice as ModelPriceConfig } from './gateway.gen.js';
+
+export function resolvePricing(raw: GatewayConfig): Pricing {
+  const pricing = raw.pricing ?? {};
+  const multipliers = new Map<string, Ratio>();
+  for (const [name, group] of Object.entries(raw.groups ?? {})) {
+    if (group?.price_multiplier !== undefined) multipliers.set(name, parseRatio(group.price_multiplier));
+  }
+  return new Pricing({
+    currency: pricing.currency ?? PRICING_DEFAULTS.currency,
+    // Object key order is the file's order (no model pattern is an integer-like key: the schema asks for text).
+    models: Object.entries(pricing.models ?? {}).flatMap(([pattern, price]) => (price === undefined ? [] : [{ pattern, price: modelPrice(price) }])),
+    calls: new Map(Object.entries(pricing.calls ?? {}).flatMap(([op, amount]): [string, bigint][] => (amount === undefined ? [] : [[op, parseMoney(amount)]]))),
+    multipliers,
+    defaultOutputReserve: pricing.default_output_reserve ?? PRICING_DEFAULTS.defaultOutputReserve,
+    unpriced: pricing.unpriced ?? PRICING_DEFAULTS.unpriced,
+    reservationTimeoutMs: pricing.reservation_timeout_ms ?? PRICING_DEFAULTS.reservationTimeoutMs,
+  });
+}
+
+function modelPrice(price: ModelPriceConfig): ModelPrice {
+  const amount = (value: Amount | undefined, otherwise: bigint): bigint => (value === undefined ? otherwise : parseMoney(value));
+  const input = amount(price.input, 0n);
+  const output = amount(price.output, 0n);
+  return {
+    input,
+    output,
+    cacheRead: amount(price.cache_read, input),
+    cacheWrite: amount(price.cache_write, input),
+    inputImage: amount(price.input_image, input),
+    outputImage: amount(price.output_image, output),
+    perImage: amount(price.per_image, 0n),
+  };
+}

@@ -1,0 +1,63 @@
+// The money part of gateway.yaml: issue 23's file accepted as written, amounts in nano-units, and the problems
+// (an undeclared account, an amount a nano-unit cannot hold) named with their path and line.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parseMoney } from '../../../core/money/decimal.js';
+import { issuesOf, parse, yaml } from './config-helpers.js';
+
+const ENV = { GW_KEY_CI: 'sk-ci-0123456789abcdef', GW_KEY_OPS: 'sk-ops-0123456789abcdef' };
+
+describe('money config', () => {
+  it('accepts issue 23\'s file as written', () => {
+    const config = parse(readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8'), ENV);
+    assert.deepEqual(config.store, { url: 'postgres://postgres@127.0.0.1:5432/gateway', poolMax: 10 });
+    assert.deepEqual(config.accounts, [{ name: 'acme', description: null }]);
+    const [ci, ops] = config.keys;
+    assert.equal(ci?.account, 'acme');
+    assert.equal(ci?.maxSpend, parseMoney('5'));
+    assert.equal(ops?.account, undefined, 'no account: unmetered');
+    const { pricing } = config;
+    assert.equal(pricing.currency, 'USD');
+    assert.equal(pricing.priceOf('demo-fast')?.input, parseMoney('0.5'));
+    assert.equal(pricing.priceOf('demo-slow')?.cacheRead, parseMoney('0.1'));
+    assert.equal(pricing.priceOf('demo-slow')?.cacheWrite, parseMoney('1.25'));
+    assert.equal(pricing.priceOf('dall-e-3')?.perImage, parseMoney('0.04'));
+    assert.equal(pricing.priceOf('gpt-image-1')?.outputImage, parseMoney('40'), 'image tokens at the output price when not given');
+    assert.equal(pricing.priceOf('claude-x'), null);
+    assert.equal(pricing.callPrice('videogen.asset.CreateAsset'), parseMoney('0.002'));
+    assert.deepEqual(pricing.multiplierOf('cheap'), { numerator: parseMoney('0.5'), denominator: 1_000_000_000n });
+    assert.equal(pricing.defaultOutputReserve, 4096);
+    assert.equal(pricing.unpriced, 'refuse');
+    assert.match(pricing.version, /^[0-9a-f]{16}$/);
+  });
+
+  it('names an undeclared account, a duplicate one, and amounts a nano-unit cannot hold', () => {
+    const text = yaml(
+      'channels:',
+      '  - { name: demo, type: mock, models: [demo-*] }',
+      'groups:',
+      '  default: { models: [demo-*], price_multiplier: 0.0000000001 }', // 4
+      'accounts:',
+      '  - name: acme',
+      '  - name: acme', // 7
+      'keys:',
+      '  - { name: a, key: sk-aaaaaaaaaaaaaaaaaaaa, group: default, account: nobody, max_spend: "1.5" }', // 9
+      'pricing:',
+      '  models:',
+      '    "demo-*": { input: 0.00000000001 }', // 12
+    );
+    assert.deepEqual(issuesOf(text), [
+      'groups.default.price_multiplier: "1e-10" has more than 9 decimal places (x.yaml:4)',
+      'accounts[1].name: duplicate account name "acme"; first defined at accounts[0] (x.yaml:7)',
+      'keys[0].account: unknown account "nobody"; declared accounts: acme (x.yaml:9)',
+      'pricing.models["demo-*"].input: "1e-11" has more than 9 decimal places (x.yaml:12)',
+    ]);
+  });
+
+  it('refuses an amount written as a string that is not a plain decimal', () => {
+    const text = yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'pricing:', '  calls:', '    op: "0.1234567891"');
+    assert.deepEqual(issuesOf(text), ['pricing.calls.op: must be a non-negative decimal with at most 9 decimal places (x.yaml:5)']);
+  });
+});
