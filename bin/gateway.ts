@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'keys') {
     const config = await loadConfigFile(configPath);
-    const store = await openStore(config.store.url);
+    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
         const created = await createKey(store, config, { name: values.name, group: values.group });

@@ -55,7 +55,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const initial = await readConfigText(options.configPath);
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
-  const store = await openStore(config.store.url);
+  const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
   const writer = new UsageWriter(store, {
     flushIntervalMs: options.usageFlushMs ?? 200,
     onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),

@@ -1,34 +1,27 @@
 // The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
 import type { Kysely, Transaction } from 'kysely';
+import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeInteger, decodeKeyRow, decodeUsageRow, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+import { isUniqueViolation } from './unique-violation.js';
+import { writeTransaction } from './write-transaction.js';
 
-/** 500 rows x 19 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
+/** 500 rows x 27 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
 const INSERT_CHUNK_ROWS = 500;
 const DEFAULT_USAGE_LIMIT = 100;
-
-/** Unique-constraint codes: better-sqlite3 (extended result codes) and PostgreSQL (SQLSTATE). */
-const UNIQUE_VIOLATION_CODES: ReadonlySet<string> = new Set([
-  'SQLITE_CONSTRAINT_UNIQUE',
-  'SQLITE_CONSTRAINT_PRIMARYKEY',
-  '23505',
-]);
-
-function isUniqueViolation(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
-  return typeof err.code === 'string' && UNIQUE_VIOLATION_CODES.has(err.code);
-}
 
 export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
   readonly #dialect: StoreDialect;
+  readonly ledger: KyselyLedger;
   #closed = false;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect) {
     this.#db = db;
     this.#dialect = dialect;
+    this.ledger = new KyselyLedger(db, dialect);
   }
 
   migrate(): Promise<void> {
@@ -37,8 +30,8 @@ export class KyselyStore implements Store {
 
   async insertUsage(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const rows = records.map(encodeUsageRow);
-    await this.#db.transaction().execute(async (trx) => {
+    await writeTransaction(this.#db, this.#dialect, async (trx) => {
+      const rows = (await this.ledger.writePriced(trx, records)).map(encodeUsageRow);
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
         await trx.insertInto('usage_records').values(rows.slice(start, start + INSERT_CHUNK_ROWS)).execute();
       }
@@ -74,7 +67,7 @@ export class KyselyStore implements Store {
         : `key "${key.name}" was not created: a key with the same id or secret already exists`;
       throw new Error(message, { cause: err });
     }
-    return decodeKeyRow(Object.assign({}, row, { revoked_at: null }));
+    return Object.assign({}, key, { revokedAt: null });
   }
 
   async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
@@ -88,7 +81,7 @@ export class KyselyStore implements Store {
   }
 
   revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined> {
-    return this.#db.transaction().execute(async (trx) => {
+    return writeTransaction(this.#db, this.#dialect, async (trx) => {
       // An exact id wins over a name, so a key named like another key's id cannot be revoked by mistake.
       const key =
         (await this.#findKey(trx, 'id', idOrName)) ?? (await this.#findKey(trx, 'name', idOrName));

@@ -1,5 +1,5 @@
 // Versioned schema migrations, kept in code so a single build carries its schema; applied by Kysely's Migrator.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 
 /** The dialects the migrations know how to spell; only the auto-increment key differs between them. */
@@ -70,6 +70,73 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         }
       },
     },
+    '0004_money': {
+      // Accounts, their append-only ledger, the balance held by instances (holds), what each key has spent, and
+      // the price versions costs were computed with. Amounts are BIGINT nano-units (core/money/decimal.ts).
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('accounts')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('description', 'text')
+          // The sum of the account's ledger, kept with every entry in the same transaction (the audit checks it).
+          .addColumn('balance', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('ledger')
+          .addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigint', (c) =>
+            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey().generatedAlwaysAsIdentity(),
+          )
+          .addColumn('account', 'text', (c) => c.notNull().references('accounts.name'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
+          .addColumn('request_id', 'text')
+          .addColumn('key_id', 'text')
+          .addColumn('note', 'text')
+          .addColumn('ts', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('ledger_account_idx').on('ledger').columns(['account', 'id']).execute();
+        await db.schema
+          .createTable('holds')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          // 'account:<name>' or 'key:<id>'.
+          .addColumn('budget', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('holds_budget_idx').on('holds').columns(['budget', 'expires_at']).execute();
+        await db.schema.createIndex('holds_owner_idx').on('holds').column('owner').execute();
+        await db.schema
+          .createTable('key_spend')
+          .addColumn('key_id', 'text', (c) => c.primaryKey())
+          .addColumn('spent', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('price_versions')
+          .addColumn('version', 'text', (c) => c.primaryKey())
+          .addColumn('document', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.alterTable('usage_records').addColumn('cost', 'bigint').execute();
+        await db.schema.alterTable('usage_records').addColumn('price_version', 'text').execute();
+        await db.schema.alterTable('usage_records').addColumn('account', 'text').execute();
+        await db.schema.alterTable('usage_records').addColumn('usage_estimated', 'integer').execute();
+        // A priced request is recorded (and charged) once, however often its batch is written: a batch whose
+        // commit was lost on the way back is retried, and its records are then found here. Records without a cost
+        // (those before this migration among them) need not be unique.
+        await db.schema
+          .createIndex('usage_records_priced_request_idx')
+          .unique()
+          .on('usage_records')
+          .column('request_id')
+          .where(sql.ref('cost'), 'is not', null)
+          .execute();
+        await db.schema.alterTable('api_keys').addColumn('account', 'text').execute();
+        await db.schema.alterTable('api_keys').addColumn('max_spend', 'bigint').execute();
+      },
+    },
   };
 }
 
@@ -82,7 +149,11 @@ function createMigrationProvider(dialect: StoreDialect): MigrationProvider {
 
 /** Applies pending migrations; a no-op when the schema is current. Throws naming the migration that failed. */
 export async function migrateToLatest(db: Kysely<Database>, dialect: StoreDialect): Promise<void> {
-  const migrator = new Migrator({ db, provider: createMigrationProvider(dialect) });
+  // PostgreSQL: Kysely looks for its own tables in every schema it can see, so one database holding the gateway in
+  // several schemas (one per test, or per tenant) would find another's and never make its own; name the schema
+  // the connection works in (its search_path's first).
+  const migrationTableSchema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: createMigrationProvider(dialect), ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
   const { error, results } = await migrator.migrateToLatest();
   if (error === undefined) return;
   const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -1,16 +1,17 @@
 // Turns the configured store URL into a migrated, ready Store (the schemes themselves: store-url.ts).
+import { createPostgresStore } from './postgres-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
-import { parseSqliteUrl, storeUrlScheme, SUPPORTED_STORE_URLS } from './store-url.js';
+import { isPostgresUrl, parseSqliteUrl, storeUrlScheme, SUPPORTED_STORE_URLS } from './store-url.js';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL: the most connections the pool opens (default 10). */
+  readonly poolMax?: number;
+}
 
 /** Opens the store named by `url` and applies pending migrations before handing it out. */
-export async function openStore(url: string): Promise<Store> {
-  const filename = parseSqliteUrl(url);
-  if (filename === undefined) {
-    // Only the scheme is echoed: a database URL may carry a password.
-    throw new Error(`unsupported store URL scheme ${storeUrlScheme(url)}; supported: ${SUPPORTED_STORE_URLS} (postgres: is planned)`);
-  }
-  const store = createSqliteStore(filename);
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const store = createStore(url, options);
   try {
     await store.migrate();
   } catch (err) {
@@ -18,4 +19,12 @@ export async function openStore(url: string): Promise<Store> {
     throw err;
   }
   return store;
+}
+
+function createStore(url: string, options: OpenStoreOptions): Store {
+  if (isPostgresUrl(url)) return createPostgresStore(url, options.poolMax ?? 10);
+  const filename = parseSqliteUrl(url);
+  // Only the scheme is echoed: a database URL may carry a password.
+  if (filename === undefined) throw new Error(`unsupported store URL scheme ${storeUrlScheme(url)}; supported: ${SUPPORTED_STORE_URLS}`);
+  return createSqliteStore(filename);
 }

@@ -13,6 +13,13 @@ export function decodeInteger(value: number | string | bigint): number {
   return n;
 }
 
+/** Nano-units, exactly: a driver's string or bigint as it is, a number only while it is a safe integer. */
+export function decodeMoney(value: number | string | bigint): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new Error('store returned an amount that is not a safe integer');
+  return BigInt(value);
+}
+
 function decodeNullableInteger(value: number | string | bigint | null): number | null {
   return value === null ? null : decodeInteger(value);
 }
@@ -34,19 +41,25 @@ export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
     hash: key.hash,
     created_at: key.createdAt,
     revoked_at: null,
+    account: key.account ?? null,
+    max_spend: key.maxSpend ?? null,
   };
 }
 
 export function decodeKeyRow(row: KeyRow): StoredKey {
-  return {
-    id: row.id,
-    name: row.name,
-    group: row.group_name,
-    prefix: row.prefix,
-    hash: row.hash,
-    createdAt: decodeInteger(row.created_at),
-    revokedAt: decodeNullableInteger(row.revoked_at),
-  };
+  return Object.assign(
+    {
+      id: row.id,
+      name: row.name,
+      group: row.group_name,
+      prefix: row.prefix,
+      hash: row.hash,
+      createdAt: decodeInteger(row.created_at),
+      revokedAt: decodeNullableInteger(row.revoked_at),
+    },
+    row.account === null ? {} : { account: row.account },
+    row.max_spend === null ? {} : { maxSpend: decodeMoney(row.max_spend) },
+  );
 }
 
 export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTable> {
@@ -75,11 +88,21 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
     latency_ms: Math.round(record.latencyMs),
     ttft_ms: record.ttftMs === null ? null : Math.round(record.ttftMs),
     aborted: encodeFlag(record.aborted),
+    cost: record.cost ?? null,
+    price_version: record.priceVersion ?? null,
+    account: record.account ?? null,
+    usage_estimated: record.usageEstimated === undefined ? null : encodeFlag(record.usageEstimated),
   };
 }
 
 export function decodeUsageRow(row: UsageRow): UsageRecord {
-  const record = decodeTokenRow(row);
+  const record = Object.assign(
+    decodeTokenRow(row),
+    row.cost === null ? {} : { cost: decodeMoney(row.cost) },
+    row.price_version === null ? {} : { priceVersion: row.price_version },
+    row.account === null ? {} : { account: row.account },
+    row.usage_estimated === null ? {} : { usageEstimated: decodeFlag(row.usage_estimated) },
+  );
   if (row.images === null) return record;
   return Object.assign(record, {
     images: decodeInteger(row.images),

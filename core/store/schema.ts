@@ -10,6 +10,9 @@ export type EpochMsColumn = ColumnType<number | string | bigint, number, number>
 /** Booleans are stored as INTEGER 0/1: the one representation both SQLite and PostgreSQL accept. */
 export type FlagColumn = ColumnType<number | string | bigint, number, number>;
 
+/** Nano-units in a BIGINT column: written as bigint, read back loosely (a driver may give a string) and narrowed in row-codec.ts. */
+export type MoneyColumn = ColumnType<number | string | bigint, bigint, bigint>;
+
 export interface ApiKeysTable {
   id: string;
   name: string;
@@ -18,6 +21,8 @@ export interface ApiKeysTable {
   hash: string;
   created_at: EpochMsColumn;
   revoked_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  account: ColumnType<string | null, string | null | undefined, string | null>;
+  max_spend: ColumnType<number | string | bigint | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface UsageRecordsTable {
@@ -47,9 +52,61 @@ export interface UsageRecordsTable {
   latency_ms: number;
   ttft_ms: number | null;
   aborted: FlagColumn;
+  /** Nano-units; null when no price applied (no quota plugin on the route). */
+  cost: ColumnType<number | string | bigint | null, bigint | null | undefined, bigint | null>;
+  price_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The account charged; null for an unmetered key. */
+  account: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when the output tokens were estimated (a stream that ended before the upstream reported them). */
+  usage_estimated: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
+export interface AccountsTable {
+  name: string;
+  description: string | null;
+  balance: MoneyColumn;
+  created_at: EpochMsColumn;
+}
+
+export interface LedgerTable {
+  id: Generated<number | string | bigint>;
+  account: string;
+  /** credit | charge | refund | adjustment */
+  kind: string;
+  /** Signed: a credit adds, a charge subtracts. */
+  amount: MoneyColumn;
+  idempotency_key: string;
+  request_id: string | null;
+  key_id: string | null;
+  note: string | null;
+  ts: EpochMsColumn;
+}
+
+export interface HoldsTable {
+  id: string;
+  budget: string;
+  amount: MoneyColumn;
+  owner: string;
+  expires_at: EpochMsColumn;
+}
+
+export interface KeySpendTable {
+  key_id: string;
+  spent: MoneyColumn;
+}
+
+export interface PriceVersionsTable {
+  version: string;
+  document: string;
+  created_at: EpochMsColumn;
 }
 
 export interface Database {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
+  accounts: AccountsTable;
+  ledger: LedgerTable;
+  holds: HoldsTable;
+  key_spend: KeySpendTable;
+  price_versions: PriceVersionsTable;
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { chargeKey } from './kysely-ledger.js';
 import { KyselyStore } from './kysely-store.js';
 import { encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
@@ -24,6 +25,8 @@ export function createSqliteStore(filename: string): Store {
   const database = new BetterSqlite3(filename);
   try {
     for (const pragma of PRAGMAS) database.pragma(pragma);
+    // Every integer read back as a bigint: money columns hold nano-units past 2^53 (row-codec.ts narrows the rest).
+    database.defaultSafeIntegers(true);
   } catch (err) {
     database.close();
     throw err;
@@ -41,7 +44,8 @@ const ROWS_PER_STATEMENT = 50;
  */
 class SqliteStore extends KyselyStore {
   readonly #database: BetterSqlite3.Database;
-  #insertBatch: ((rows: readonly Readonly<Record<string, unknown>>[]) => void) | undefined;
+  #insertBatch: ((records: readonly UsageRecord[]) => void) | undefined;
+  #charges: SqliteCharges | undefined;
 
   constructor(database: BetterSqlite3.Database) {
     super(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite');
@@ -50,13 +54,12 @@ class SqliteStore extends KyselyStore {
 
   override async insertUsage(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const rows: Readonly<Record<string, unknown>>[] = records.map(encodeUsageRow);
     // The columns are the codec's: every encoded row has all of them, in the same order.
-    this.#insertBatch ??= this.#prepareInsert(Object.keys(rows[0] ?? {}));
-    this.#insertBatch(rows);
+    this.#insertBatch ??= this.#prepareInsert(Object.keys(encodeUsageRow(records[0] as UsageRecord)));
+    this.#insertBatch(records);
   }
 
-  #prepareInsert(columns: readonly string[]): (rows: readonly Readonly<Record<string, unknown>>[]) => void {
+  #prepareInsert(columns: readonly string[]): (records: readonly UsageRecord[]) => void {
     const tuple = `(${columns.map(() => '?').join(',')})`;
     const sql = (n: number): string => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => tuple).join(',')}`;
     const many = this.#database.prepare(sql(ROWS_PER_STATEMENT));
@@ -66,11 +69,68 @@ class SqliteStore extends KyselyStore {
       for (let i = from; i < to; i++) for (const column of columns) out.push((rows[i] as Readonly<Record<string, unknown>>)[column]);
       return out;
     };
-    // All or nothing, as the Kysely path: a failed batch is retried whole by the usage writer.
-    return this.#database.transaction((rows: readonly Readonly<Record<string, unknown>>[]) => {
+    this.#charges ??= new SqliteCharges(this.#database, columns);
+    const charges = this.#charges;
+    // All or nothing, as the Kysely path: a failed batch is retried whole by the usage writer. The charges are
+    // written in the same transaction; a record already charged (an earlier attempt) is left out with its charge.
+    return this.#database.transaction((records: readonly UsageRecord[]) => {
+      const rows: Readonly<Record<string, unknown>>[] = charges.writePriced(records).map(encodeUsageRow);
       let i = 0;
       for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) many.run(values(rows, i, i + ROWS_PER_STATEMENT));
       for (; i < rows.length; i++) one.run(values(rows, i, i + 1));
     });
+  }
+}
+
+/**
+ * KyselyLedger.writePriced in prepared statements, run inside the usage batch's own transaction (better-sqlite3 is
+ * synchronous): each priced record inserted alone (ignored when its request was recorded before), then its
+ * charge, its key's spend and the holds it draws on.
+ */
+class SqliteCharges {
+  readonly #record: BetterSqlite3.Statement;
+  readonly #columns: readonly string[];
+  readonly #ledger: BetterSqlite3.Statement;
+  readonly #balance: BetterSqlite3.Statement;
+  readonly #spend: BetterSqlite3.Statement;
+  readonly #draw: BetterSqlite3.Statement;
+
+  constructor(database: BetterSqlite3.Database, columns: readonly string[]) {
+    this.#columns = columns;
+    this.#record = database.prepare(
+      `INSERT INTO usage_records (${columns.join(',')}) VALUES (${columns.map(() => '?').join(',')}) ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING`,
+    );
+    this.#ledger = database.prepare(
+      "INSERT INTO ledger (account, kind, amount, idempotency_key, request_id, key_id, note, ts) VALUES (?, 'charge', ?, ?, ?, ?, NULL, ?)",
+    );
+    this.#balance = database.prepare('UPDATE accounts SET balance = balance + ? WHERE name = ?');
+    this.#spend = database.prepare('INSERT INTO key_spend (key_id, spent) VALUES (?, ?) ON CONFLICT(key_id) DO UPDATE SET spent = key_spend.spent + excluded.spent');
+    this.#draw = database.prepare('UPDATE holds SET amount = CASE WHEN amount > ? THEN amount - ? ELSE 0 END WHERE id = ?');
+  }
+
+  /** Writes the priced records with their charges; returns the others, for the bulk insert. */
+  writePriced(records: readonly UsageRecord[]): readonly UsageRecord[] {
+    let unpriced: UsageRecord[] | null = null;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i] as UsageRecord;
+      if (record.cost === undefined) {
+        unpriced?.push(record);
+        continue;
+      }
+      unpriced ??= records.slice(0, i);
+      this.#writeOne(record, record.cost);
+    }
+    return unpriced ?? records;
+  }
+
+  #writeOne(record: UsageRecord, cost: bigint): void {
+    const row = encodeUsageRow(record) as Readonly<Record<string, unknown>>;
+    if (this.#record.run(this.#columns.map((c) => row[c])).changes === 0 || cost <= 0n) return;
+    if (record.account !== undefined) {
+      this.#ledger.run(record.account, -cost, chargeKey(record.requestId), record.requestId, record.keyId, record.ts);
+      this.#balance.run(-cost, record.account);
+    }
+    this.#spend.run(record.keyId, cost);
+    for (const draw of record.draws ?? []) this.#draw.run(draw.amount, draw.amount, draw.holdId);
   }
 }

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 /** better-sqlite3's name for a private in-memory database. */
 export const SQLITE_MEMORY = ':memory:';
 
-export const SUPPORTED_STORE_URLS = "sqlite:<path> (absolute, or relative to the config file's folder), sqlite::memory:";
+export const SUPPORTED_STORE_URLS = "sqlite:<path> (absolute, or relative to the config file's folder), sqlite::memory:, postgres://user[:password]@host[:port]/database";
 
 const SQLITE = 'sqlite:';
 /** Query parameters that carry a secret in database URLs (libpq's `password`, `sslpassword`, tokens). */
@@ -33,6 +33,10 @@ export function parseSqliteUrl(url: string): string | undefined {
   if (rest === SQLITE_MEMORY) return SQLITE_MEMORY;
   if (rest === '') throw new Error(`store URL "sqlite:" has no path; supported: ${SUPPORTED_STORE_URLS}`);
   return resolve(rest);
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
 }
 
 /** The URL's scheme (`postgres:`), or `(none)`: all of a URL that may be shown when it cannot be parsed. */

@@ -1,4 +1,8 @@
-// The one Store interface: run-time keys and usage records. SQLite by default; PostgreSQL later, same contract.
+// The Store, split by concern: run-time keys (KeyStore), usage records with their charges (UsageStore), and accounts,
+// their ledger and the balance instances hold (LedgerStore, store.ledger). SQLite by default, PostgreSQL for several instances;
+// one contract, one query layer (kysely-store.ts), and one test suite run against both.
+
+import type { LedgerStore } from './ledger-store.js';
 
 /** One usage record per request that reached routing (bad input and auth failures write none). */
 export interface UsageRecord {
@@ -34,6 +38,24 @@ export interface UsageRecord {
   readonly ttftMs: number | null;
   /** The client went away before the response completed. */
   readonly aborted: boolean;
+  /** What the request cost, in nano-units (core/money); absent when no price applied (no quota plugin). */
+  readonly cost?: bigint;
+  /** The Pricing version `cost` was computed with (the store keeps each version's prices). */
+  readonly priceVersion?: string;
+  /** The account charged `cost`; absent for an unmetered key (its cost is recorded, not charged). */
+  readonly account?: string;
+  /** Output tokens were estimated from what was delivered (a stream cut before the upstream reported them). */
+  readonly usageEstimated?: boolean;
+  /**
+   * Balance held for this request (a hold of this instance's lease, per budget) that the charge uses up: the
+   * holds shrink by these amounts in the transaction that writes the record. Not stored.
+   */
+  readonly draws?: readonly HoldDraw[];
+}
+
+export interface HoldDraw {
+  readonly holdId: string;
+  readonly amount: bigint;
 }
 
 export interface StoredKey {
@@ -46,6 +68,10 @@ export interface StoredKey {
   readonly hash: string;
   readonly createdAt: number;
   readonly revokedAt: number | null;
+  /** The account that pays for this key (metered); absent: unmetered. */
+  readonly account?: string;
+  /** Most the key may spend in all, nano-units; absent: no cap. */
+  readonly maxSpend?: bigint;
 }
 
 /** A key as created: not revoked yet. */
@@ -56,18 +82,33 @@ export interface UsageQuery {
   readonly limit?: number;
 }
 
-export interface Store {
-  /** Applies pending schema migrations; idempotent. */
-  migrate(): Promise<void>;
-  /** Inserts all records in one transaction: all or none. */
-  insertUsage(records: readonly UsageRecord[]): Promise<void>;
-  /** Newest first. */
-  listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
-  countUsage(): Promise<number>;
+export interface KeyStore {
   createKey(key: NewKey): Promise<StoredKey>;
   findKeyByHash(hash: string): Promise<StoredKey | undefined>;
   listKeys(): Promise<StoredKey[]>;
   /** Revokes by id or by name; returns the revoked key, or undefined when none matched. */
   revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined>;
+}
+
+export interface UsageStore {
+  /**
+   * Inserts all records in one transaction, all or none. A record with an account and a cost is charged in the
+   * same transaction: a ledger entry keyed by its request id (so a record written twice is charged once), the
+   * account's balance, its key's spend, and the holds it draws on.
+   */
+  insertUsage(records: readonly UsageRecord[]): Promise<void>;
+  /** Newest first. */
+  listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
+  countUsage(): Promise<number>;
+}
+
+/**
+ * The whole store. Keys and usage are read and written through their own narrow interfaces (the key ring takes a
+ * KeyStore, the usage writer a UsageStore); the money is its own object, `ledger`.
+ */
+export interface Store extends KeyStore, UsageStore {
+  readonly ledger: LedgerStore;
+  /** Applies pending schema migrations; idempotent. */
+  migrate(): Promise<void>;
   close(): Promise<void>;
 }

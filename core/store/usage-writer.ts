@@ -1,5 +1,5 @@
 // Batches usage records off the request path: add() only queues; a timer or a full batch writes them; none is dropped.
-import type { Store, UsageRecord } from './store.js';
+import type { UsageRecord, UsageStore } from './store.js';
 
 export interface UsageWriterOptions {
   /** How often queued records are written; default 200 ms. */
@@ -26,7 +26,7 @@ function reportToStderr(err: unknown, pending: number): void {
 function noop(): void {}
 
 export class UsageWriter {
-  readonly #store: Store;
+  readonly #store: UsageStore;
   readonly #maxBatch: number;
   readonly #highWaterMark: number;
   readonly #onError: (err: unknown, pending: number) => void;
@@ -42,7 +42,7 @@ export class UsageWriter {
   #failing = false;
   #closing: Promise<void> | undefined;
 
-  constructor(store: Store, options: UsageWriterOptions = {}) {
+  constructor(store: UsageStore, options: UsageWriterOptions = {}) {
     this.#store = store;
     this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
     this.#onError = options.onError ?? reportToStderr;

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { NewKey } from '../../../core/store/store.js';
+import { storeBackends } from '../../helpers/test-stores.js';
 import { useTempStore } from './store-fixtures.js';
 
 function newKey(name: string, n: number): NewKey {
   return { id: `id-${n}`, name, group: 'default', prefix: `sk-${n}`, hash: `hash-${n}`, createdAt: 1000 + n };
 }
 
-describe('store keys', () => {
-  const temp = useTempStore('keys.db');
+for (const backend of storeBackends()) describe(`store keys (${backend.name})`, { skip: backend.skip }, () => {
+  const temp = useTempStore('keys.db', backend);
 
   it('creates, finds by hash and lists keys', async () => {
     const created = await temp.get().createKey(newKey('alice', 1));

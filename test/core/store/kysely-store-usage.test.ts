@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { openStore } from '../../../core/store/open-store.js';
 import type { Store, UsageRecord } from '../../../core/store/store.js';
-import { makeTempDir, makeUsage } from './store-fixtures.js';
+import { storeBackends } from '../../helpers/test-stores.js';
+import { makeUsage } from './store-fixtures.js';
 
-describe('store usage', () => {
+for (const backend of storeBackends()) describe(`store usage (${backend.name})`, { skip: backend.skip }, () => {
   let store: Store;
   let file: string;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
-    const tmp = await makeTempDir();
-    cleanup = tmp.cleanup;
-    file = join(tmp.dir, 'usage.db');
-    store = await openStore(`sqlite:${file}`);
+    const db = await backend.fresh();
+    cleanup = db.cleanup;
+    file = db.url;
+    store = await openStore(file);
   });
   afterEach(async () => {
     await store.close();
@@ -40,7 +40,7 @@ describe('store usage', () => {
     });
     await store.insertUsage([full, sparse]);
     await store.close();
-    store = await openStore(`sqlite:${file}`);
+    store = await openStore(file);
 
     assert.deepEqual(await store.listUsage(), [sparse, full]);
   });

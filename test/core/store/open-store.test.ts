@@ -27,7 +27,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       const names = raw.prepare('select name from kysely_migration order by name').pluck().all();
-      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage']);
+      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money']);
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
       const tables = raw
         .prepare("select name from sqlite_master where type = 'table' and name in ('api_keys', 'usage_records')")
@@ -54,8 +54,9 @@ describe('openStore', () => {
   });
 
   it('rejects an unknown scheme, naming the supported ones without echoing the URL', async () => {
-    await assert.rejects(openStore('postgres://user:secret@db/gw'), (err: unknown) => {
+    await assert.rejects(openStore('mysql://user:secret@db/gw'), (err: unknown) => {
       assert.ok(err instanceof Error);
+      assert.match(err.message, /mysql:/);
       assert.match(err.message, /postgres:/);
       assert.match(err.message, /sqlite:/);
       assert.doesNotMatch(err.message, /secret/);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'node:test';
 import { openStore } from '../../../core/store/open-store.js';
 import type { Store, UsageRecord } from '../../../core/store/store.js';
+import type { StoreBackend } from '../../helpers/test-stores.js';
 
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
@@ -37,17 +38,28 @@ export function makeUsage(overrides: Partial<UsageRecord> = {}): UsageRecord {
   };
 }
 
-/** A migrated SQLite store in a fresh temp dir per test: `get()` inside tests, hooks registered on the suite. */
-export function useTempStore(file = 'store.db'): { get(): Store } {
+/**
+ * A migrated store, fresh for each test (SQLite in a temp dir, or a PostgreSQL schema of its own): `get()` inside
+ * tests, hooks registered on the suite.
+ */
+export function useTempStore(file = 'store.db', backend?: StoreBackend): { get(): Store } {
   let store: Store | undefined;
   let cleanup: (() => Promise<void>) | undefined;
   beforeEach(async () => {
+    if (backend !== undefined) {
+      const opened = await backend.open();
+      store = opened.store;
+      cleanup = () => opened.cleanup();
+      return;
+    }
     const tmp = await makeTempDir();
-    cleanup = tmp.cleanup;
     store = await openStore(`sqlite:${join(tmp.dir, file)}`);
+    cleanup = async () => {
+      await store?.close();
+      await tmp.cleanup();
+    };
   });
   afterEach(async () => {
-    await store?.close();
     await cleanup?.();
   });
   return {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Store, UsageRecord } from '../../../core/store/store.js';
+import type { Store, UsageRecord, UsageStore } from '../../../core/store/store.js';
 import { UsageWriter } from '../../../core/store/usage-writer.js';
 import { makeUsage, useTempStore } from './store-fixtures.js';
 
-/** A Store that counts insertUsage calls, can fail the first `failures` of them, and records what was written. */
-class ObservedStore implements Store {
+/** A usage store that counts insertUsage calls, can fail the first `failures` of them, and records what was written. */
+class ObservedStore implements UsageStore {
   calls = 0;
   concurrent = 0;
   maxConcurrent = 0;

@@ -1,0 +1,98 @@
+// Accounts, their ledger, and the balance instances hold for requests in flight. Every change of a balance is a
+// ledger entry written in the same transaction (a balance always equals the sum of its ledger); holds are not
+// ledger entries: they set money aside without moving it, and expire when the instance holding them stops
+// renewing them (killed), so nothing stays held for a process that is gone.
+
+/** What a ledger entry does: money in (credit, refund), out (charge), or an operator's correction (either sign). */
+export type LedgerKind = 'credit' | 'charge' | 'refund' | 'adjustment';
+
+export interface Account {
+  readonly name: string;
+  readonly description: string | null;
+  /** Nano-units: the sum of the account's ledger. */
+  readonly balance: bigint;
+  readonly createdAt: number;
+}
+
+export interface LedgerEntry {
+  readonly id: number;
+  readonly account: string;
+  readonly kind: LedgerKind;
+  /** Signed nano-units: a credit is positive, a charge negative. */
+  readonly amount: bigint;
+  /** Unique: an entry posted twice with the same key is applied once. */
+  readonly idempotencyKey: string;
+  readonly requestId: string | null;
+  readonly keyId: string | null;
+  readonly note: string | null;
+  readonly ts: number;
+}
+
+export interface NewLedgerEntry {
+  readonly account: string;
+  readonly kind: LedgerKind;
+  readonly amount: bigint;
+  readonly idempotencyKey: string;
+  readonly note?: string | null;
+  readonly ts: number;
+}
+
+/** Whose money a hold sets aside: an account's balance, or what is left of a key's max_spend. */
+export type Budget =
+  | { readonly kind: 'account'; readonly account: string }
+  | { readonly kind: 'key'; readonly keyId: string; readonly maxSpend: bigint };
+
+export interface HoldRequest {
+  readonly budget: Budget;
+  /** Refused when less than this is available. */
+  readonly min: bigint;
+  /** Granted at most this; as the budget nears zero the grant shrinks toward `min`, in steps of `min`. */
+  readonly want: bigint;
+  readonly owner: string;
+  readonly now: number;
+  readonly expiresAt: number;
+}
+
+export type HoldResult =
+  | { readonly granted: true; readonly holdId: string; readonly amount: bigint }
+  | { readonly granted: false; readonly available: bigint };
+
+export interface AuditProblem {
+  readonly what: string;
+}
+
+export interface LedgerStore {
+  /** Creates the accounts that do not exist yet (gateway.yaml's, at start); existing ones are left as they are. */
+  ensureAccounts(accounts: readonly { readonly name: string; readonly description: string | null }[], at: number): Promise<void>;
+  /** Creates an account; throws when the name is taken. */
+  createAccount(name: string, description: string | null, at: number): Promise<Account>;
+  listAccounts(): Promise<Account[]>;
+  getAccount(name: string): Promise<Account | undefined>;
+  /** Newest first. */
+  listLedger(account: string, limit: number): Promise<LedgerEntry[]>;
+  /**
+   * Appends an entry and moves the balance by its amount, in one transaction. An idempotency key already used
+   * applies nothing and returns the entry it made (`applied` false); an unknown account throws.
+   */
+  post(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }>;
+  /** Sets money aside for `owner` if the budget has `min` available (balance less live holds); see HoldRequest. */
+  acquireHold(request: HoldRequest): Promise<HoldResult>;
+  /** Gives back `amount` of a hold (never below zero). */
+  shrinkHold(holdId: string, amount: bigint): Promise<void>;
+  /** Keeps every hold of `owner` alive until `expiresAt`; deletes its holds that are empty. */
+  renewHolds(owner: string, expiresAt: number): Promise<void>;
+  /** Deletes every hold of `owner` (a clean stop, once its charges are written). */
+  releaseHolds(owner: string): Promise<void>;
+  /** Deletes holds expired before `now` (their instance stopped renewing them). */
+  dropExpiredHolds(now: number): Promise<number>;
+  /** Nano-units a key has been charged in all. */
+  keySpend(keyId: string): Promise<bigint>;
+  /** Keeps a Pricing version's document (once per version). */
+  savePriceVersion(version: string, document: string, at: number): Promise<void>;
+  priceVersions(): Promise<Map<string, string>>;
+  /**
+   * Every balance against the sum of its ledger, and every charge against its usage record's cost; the
+   * problems found (none: the books hold).
+   */
+  auditLedger(): Promise<AuditProblem[]>;
+}

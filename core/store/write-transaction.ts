@@ -1,0 +1,23 @@
+// A transaction that writes. On SQLite it begins IMMEDIATE: a deferred transaction that reads and then writes must
+// upgrade its lock, and when another connection (the CLI beside the server) holds the write lock meanwhile SQLite
+// fails it at once with SQLITE_BUSY instead of waiting (busy_timeout does not apply to an upgrade); taking the
+// write lock first makes the second connection wait its turn. PostgreSQL's transactions wait on row locks anyway.
+
+import { sql, type Kysely } from 'kysely';
+import type { StoreDialect } from './migrations.js';
+import type { Database } from './schema.js';
+
+export async function writeTransaction<T>(db: Kysely<Database>, dialect: StoreDialect, body: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (dialect === 'postgres') return db.transaction().execute(body);
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await body(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
