@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The command line: serve, config check, keys create|list|revoke.
+// The command line: serve, config check, keys create|list|revoke, accounts create|list|show|credit|audit.
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../core/config/load.js';
 import { ConfigError } from '../core/config/resolved.js';
 import { createKey, describeKey } from '../core/keys/key-admin.js';
+import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
+import { auditBooks } from '../core/money/audit.js';
+import type { Store } from '../core/store/store.js';
 import { createLogger } from '../core/logging/logger.js';
 import { startGateway } from '../core/serve.js';
 import { openStore } from '../core/store/open-store.js';
@@ -15,19 +18,35 @@ import { builtinPlugins } from '../plugins/index.js';
 const USAGE = `usage:
   gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
   gateway config check [--config FILE]          validate a config file and exit
-  gateway keys create --name NAME --group GROUP [--config FILE]
+  gateway keys create --name NAME --group GROUP [--account ACCOUNT] [--max-spend AMOUNT] [--config FILE]
   gateway keys list [--config FILE]
   gateway keys revoke ID_OR_NAME [--config FILE]
+  gateway accounts create NAME [--description TEXT] [--config FILE]
+  gateway accounts list [--config FILE]
+  gateway accounts show NAME [--config FILE]     balance and recent ledger
+  gateway accounts credit NAME AMOUNT --idempotency-key KEY [--note TEXT] [--config FILE]
+  gateway accounts audit [--config FILE]         every balance from its ledger, every charge from its usage
+                                                record; exits 1 on any mismatch
 The config file is --config, else $GATEWAY_CONFIG, else ./gateway.yaml.`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { config: { type: 'string' }, name: { type: 'string' }, group: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      config: { type: 'string' },
+      name: { type: 'string' },
+      group: { type: 'string' },
+      account: { type: 'string' },
+      'max-spend': { type: 'string' },
+      description: { type: 'string' },
+      note: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   const configPath = resolve(values.config ?? process.env['GATEWAY_CONFIG'] ?? 'gateway.yaml');
-  const [command, sub, arg] = positionals;
+  const [command, sub, arg, arg2] = positionals;
   if (values.help === true || command === undefined) {
     console.log(USAGE);
     return command === undefined && values.help !== true ? 2 : 0;
@@ -43,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
-        const created = await createKey(store, config, { name: values.name, group: values.group });
+        const created = await createKey(store, config, { name: values.name, group: values.group, account: values.account, max_spend: values['max-spend'] });
         console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
         // Which database it went into: a gateway on another store would answer 401 to this key.
         console.error(`Created in ${describeStoreUrl(config.store.url)}. Store this key now: it is not shown again.`);
@@ -65,8 +84,56 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === 'accounts') {
+    const config = await loadConfigFile(configPath);
+    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    try {
+      // The file's accounts exist as soon as any command runs, as when the server starts.
+      await store.ledger.ensureAccounts(config.accounts, Date.now());
+      return await accounts(store, config.pricing.currency, sub, arg, arg2, values);
+    } finally {
+      await store.close();
+    }
+  }
   console.error(USAGE);
   return 2;
+}
+
+async function accounts(
+  store: Store,
+  currency: string,
+  sub: string | undefined,
+  name: string | undefined,
+  amount: string | undefined,
+  values: { readonly description?: string | undefined; readonly note?: string | undefined; readonly 'idempotency-key'?: string | undefined },
+): Promise<number> {
+  const { ledger } = store;
+  if (sub === 'create' && name !== undefined) {
+    console.log(JSON.stringify(describeAccount(await createAccount(ledger, { name, description: values.description }), currency)));
+  } else if (sub === 'list') {
+    for (const a of await ledger.listAccounts()) console.log(JSON.stringify(describeAccount(a, currency)));
+  } else if (sub === 'show' && name !== undefined) {
+    const account = await ledger.getAccount(name);
+    if (account === undefined) {
+      console.error(`no account named "${name}"`);
+      return 1;
+    }
+    const entries = await ledger.listLedger(name, 50);
+    console.log(JSON.stringify(Object.assign(describeAccount(account, currency), { ledger: entries.map(describeEntry) }), null, 2));
+  } else if (sub === 'credit' && name !== undefined && amount !== undefined) {
+    const credited = await creditAccount(ledger, name, { amount, note: values.note, idempotency_key: values['idempotency-key'] });
+    console.log(JSON.stringify({ account: describeAccount(credited.account, currency), entry: describeEntry(credited.entry), applied: credited.applied }));
+    if (!credited.applied) console.error('This idempotency key was used before: nothing was credited again.');
+  } else if (sub === 'audit') {
+    const report = await auditBooks(store);
+    for (const problem of report.problems) console.error(problem);
+    console.log(`${report.problems.length === 0 ? 'ok' : 'MISMATCH'}: ${report.accounts} accounts, ${report.pricedRecords} priced usage records, ${report.problems.length} problems`);
+    return report.problems.length === 0 ? 0 : 1;
+  } else {
+    console.error(USAGE);
+    return 2;
+  }
+  return 0;
 }
 
 async function serve(configPath: string): Promise<number> {

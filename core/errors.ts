@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'not_found'
   | 'request_too_large'
   | 'rate_limit'
+  | 'billing'
   | 'upstream'
   | 'timeout'
   | 'overloaded'
@@ -52,6 +53,10 @@ const ERRORS = {
   GW_ERR_UPSTREAM_STREAM_BROKEN: { status: 502, kind: 'upstream', wireCode: 'upstream_stream_error' },
   GW_ERR_CLIENT_CLOSED: { status: 499, kind: 'invalid_request', wireCode: 'client_closed_request' },
   GW_ERR_USAGE_BACKLOG: { status: 503, kind: 'overloaded', wireCode: 'usage_backlog' },
+  GW_ERR_INSUFFICIENT_BALANCE: { status: 402, kind: 'billing', wireCode: 'insufficient_balance' },
+  GW_ERR_MAX_SPEND_REACHED: { status: 402, kind: 'billing', wireCode: 'max_spend_reached' },
+  GW_ERR_MODEL_NOT_PRICED: { status: 403, kind: 'permission', wireCode: 'model_not_priced' },
+  GW_ERR_BILLING_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'billing_unavailable' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;

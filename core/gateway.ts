@@ -5,6 +5,7 @@ import type { ChannelType, ResolvedChannel, ResolvedConfig } from './config/reso
 import { routeKeyOf, type EndpointRegistry } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
 import { ScanMemory } from './formats/scan-memory.js';
+import { Leases } from './money/leases.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   readonly mockImages?: MockImageFiles;
   /** What reading large request bodies reuses (formats/scan-memory.ts), kept across reloads; a gateway of its own without. */
   readonly scanMemory?: ScanMemory;
+  /** The balance this process holds (money/leases.ts), kept across reloads; a gateway of its own without. */
+  readonly leases?: Leases;
 }
 
 export class Gateway {
@@ -67,6 +70,7 @@ export class Gateway {
       logger: deps.logger,
       store: deps.store,
       catalog: this.catalog,
+      leases: deps.leases ?? new Leases(deps.store.ledger, { holdTtlMs: config.pricing.reservationTimeoutMs }),
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

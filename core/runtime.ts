@@ -88,10 +88,12 @@ export class Runtime {
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
-  /** Flushes every accepted usage record and closes the store; throws if a record could not be written. */
+  /** Flushes every accepted usage record, gives back the balance held, and closes the store; throws if a record could not be written. */
   async close(): Promise<void> {
     await this.gateway.retire();
     await this.deps.writer.close();
+    // Once every charge is written, nothing this process holds is needed any more.
+    await this.deps.leases?.close();
     await this.deps.store.close();
     await this.deps.affinity.close();
   }

@@ -15,10 +15,12 @@ import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.js';
 import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
+import { Leases } from './money/leases.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
 import { describeStoreUrl } from './store/store-url.js';
+import type { Store } from './store/store.js';
 import { UsageWriter } from './store/usage-writer.js';
 
 export interface StartOptions {
@@ -62,8 +64,27 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   });
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
+  const leases = new Leases(store.ledger, {
+    holdTtlMs: config.pricing.reservationTimeoutMs,
+    onError: (err) => logger.warn({ err }, 'renewing the balance held failed; retrying'),
+  });
+  await recordMoneyConfig(store, config);
+  leases.start();
   const runtime = new Runtime(
-    { store, usage: writer, writer, affinity, metrics, logger, factories: options.factories, bodyPool: new BodyPool(), endpoints, mockImages: new MockImageFiles(), scanMemory: new ScanMemory() },
+    {
+      store,
+      usage: writer,
+      writer,
+      affinity,
+      metrics,
+      logger,
+      factories: options.factories,
+      bodyPool: new BodyPool(),
+      endpoints,
+      mockImages: new MockImageFiles(),
+      scanMemory: new ScanMemory(),
+      leases,
+    },
     config,
   );
   // The level the gateway was started with (the CLI's --log-level, or its default): what a config without
@@ -90,7 +111,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const digest = digestOf(text);
       if (onlyIfChanged && digest === lastDigest) return true;
       const next = parseConfig(text, { file, env, endpoints });
+      await recordMoneyConfig(store, next);
       runtime.reload(next);
+      leases.holdTtlMs = next.pricing.reservationTimeoutMs;
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
       logger.level = next.log.level ?? startLevel;
@@ -130,6 +153,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     reload: () => reload(),
     close: () => (closing ??= close()),
   };
+}
+
+/** The file's accounts exist in the store, and its prices are kept under their version (for the audit). */
+async function recordMoneyConfig(store: Store, config: ResolvedConfig): Promise<void> {
+  const now = Date.now();
+  await store.ledger.ensureAccounts(config.accounts, now);
+  await store.ledger.savePriceVersion(config.pricing.version, config.pricing.document, now);
 }
 
 /** A URL to reach a listener on `host` (a wildcard address is reached on loopback). */

@@ -5,8 +5,9 @@ import { adminPlugin } from './admin/index.js';
 import { authPlugin } from './auth/index.js';
 import { meterPlugin } from './meter/index.js';
 import { modelsPlugin } from './models/index.js';
+import { quotaPlugin } from './quota/index.js';
 import { relayPlugin } from './relay/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin].map((factory) => [factory.name, factory]));
 }

@@ -45,7 +45,9 @@ export interface Endpoint {
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
 
-const METERED = ['auth', 'meter', 'relay'] as const;
+const METERED = ['auth', 'quota', 'meter', 'relay'] as const;
+/** Free calls (count_tokens): recorded, never charged nor refused for money. */
+const RECORDED = ['auth', 'meter', 'relay'] as const;
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
 
 /** The endpoints the gateway serves out of the box. */
@@ -58,7 +60,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/v1/messages/count_tokens',
     wire: 'anthropic-messages',
     createFormat: createAnthropicCountTokensFormat,
-    chain: METERED,
+    chain: RECORDED,
     mock: MOCK_COUNT_TOKENS,
   },
   { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES },
@@ -87,6 +89,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
 ];
 
 /**

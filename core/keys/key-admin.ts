@@ -3,6 +3,8 @@
 import type { ResolvedConfig } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
 import type { Store, StoredKey } from '../store/store.js';
+import { readAmount } from '../money/account-admin.js';
+import { formatMoney } from '../money/decimal.js';
 import { digestKey, generateKey, keyPrefix, newKeyId } from './key-material.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -16,7 +18,7 @@ export interface CreatedKey {
 export async function createKey(
   store: Store,
   config: ResolvedConfig,
-  input: { readonly name: unknown; readonly group: unknown },
+  input: { readonly name: unknown; readonly group: unknown; readonly account?: unknown; readonly max_spend?: unknown },
 ): Promise<CreatedKey> {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
@@ -28,21 +30,24 @@ export async function createKey(
   if (config.keys.some((k) => k.name === input.name) || (await store.listKeys()).some((k) => k.name === input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${input.name}" already exists.`, { param: 'name' });
   }
+  const money: { account?: string; maxSpend?: bigint } = {};
+  if (input.account !== undefined && input.account !== null) {
+    if (typeof input.account !== 'string' || (await store.ledger.getAccount(input.account)) === undefined) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'account must name an existing account (create it first).', { param: 'account' });
+    }
+    money.account = input.account;
+  }
+  if (input.max_spend !== undefined && input.max_spend !== null) money.maxSpend = readAmount(input.max_spend, 'max_spend');
   const key = generateKey();
-  const record = await store.createKey({
-    id: newKeyId(),
-    name: input.name,
-    group: input.group,
-    prefix: keyPrefix(key),
-    hash: digestKey(key),
-    createdAt: Date.now(),
-  });
+  const record = await store.createKey(
+    Object.assign({ id: newKeyId(), name: input.name, group: input.group, prefix: keyPrefix(key), hash: digestKey(key), createdAt: Date.now() }, money),
+  );
   return { key, record };
 }
 
-/** The JSON shape of a key in listings: never the hash. */
+/** The JSON shape of a key in listings: never the hash; `account` and `max_spend` when the key has them. */
 export function describeKey(k: StoredKey): Record<string, unknown> {
-  return {
+  const described: Record<string, unknown> = {
     id: k.id,
     name: k.name,
     group: k.group,
@@ -50,4 +55,8 @@ export function describeKey(k: StoredKey): Record<string, unknown> {
     created_at: new Date(k.createdAt).toISOString(),
     revoked_at: k.revokedAt === null ? null : new Date(k.revokedAt).toISOString(),
   };
+  // Present for a metered or capped key only.
+  if (k.account !== undefined) described['account'] = k.account;
+  if (k.maxSpend !== undefined) described['max_spend'] = formatMoney(k.maxSpend);
+  return described;
 }

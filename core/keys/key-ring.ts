@@ -13,6 +13,18 @@ export interface AuthedKey {
   readonly id: string;
   readonly name: string;
   readonly group: string;
+  /** The account that pays for it (metered); absent: unmetered. */
+  readonly account?: string;
+  /** Most it may spend in all, nano-units; absent: no cap. */
+  readonly maxSpend?: bigint;
+}
+
+/** The key's money fields, present only when set (so an unmetered key's object is as it always was). */
+function moneyOf(k: { readonly account?: string | undefined; readonly maxSpend?: bigint | undefined }): { account?: string; maxSpend?: bigint } {
+  const money: { account?: string; maxSpend?: bigint } = {};
+  if (k.account !== undefined) money.account = k.account;
+  if (k.maxSpend !== undefined) money.maxSpend = k.maxSpend;
+  return money;
 }
 
 export type AuthOutcome =
@@ -32,7 +44,7 @@ const REVOKED: AuthOutcome = { kind: 'revoked' };
 function outcomeOf(stored: StoredKey | undefined): AuthOutcome {
   if (stored === undefined) return UNKNOWN;
   if (stored.revokedAt !== null) return REVOKED;
-  return { kind: 'ok', key: { id: stored.id, name: stored.name, group: stored.group } };
+  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored)) };
 }
 
 function keyOf(outcome: AuthOutcome): AuthedKey {
@@ -59,7 +71,7 @@ export class KeyRing {
   ) {
     this.declared = declared.map((k) => ({
       digest: Buffer.from(digestKey(k.key), 'hex'),
-      outcome: { kind: 'ok', key: { id: `config:${k.name}`, name: k.name, group: k.group } },
+      outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k)) },
     }));
     this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000 });
   }

@@ -1,5 +1,6 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
+import type { HoldDraw } from '../store/store.js';
 import type { HttpMethod } from '../endpoints/http-method.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
@@ -45,6 +46,8 @@ export interface RequestContext {
   channel: string | null;
   upstreamModel: string | null;
   usage: Usage | null;
+  /** What the request cost and who pays (the quota plugin sets it at its finish; the usage record carries it). */
+  charge: Charge | null;
   /** The HTTP status the client received (200 for a stream that later broke). */
   status: number;
   error: GatewayError | null;
@@ -52,6 +55,19 @@ export interface RequestContext {
   firstByteAt: number | null;
   readonly stream: boolean;
   aborted: boolean;
+}
+
+/** A request's price, for its usage record (core/money). */
+export interface Charge {
+  /** Nano-units. */
+  readonly cost: bigint;
+  readonly priceVersion: string;
+  /** The account charged; absent for an unmetered key (its cost is recorded, not charged). */
+  readonly account?: string;
+  /** The holds the charge uses up (money/leases.ts). */
+  readonly draws: readonly HoldDraw[];
+  /** The output tokens were estimated from what was delivered. */
+  readonly estimated: boolean;
 }
 
 /** The request body to send upstream: the original bytes unless a plugin changed them. */

@@ -8,6 +8,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
+import type { Leases } from '../money/leases.js';
 import type { ModelCatalog } from '../routing/model-catalog.js';
 import type { Router } from '../routing/router.js';
 import type { FrameSource } from '../sse/frame-batches.js';
@@ -92,6 +93,8 @@ export interface GatewayServices {
   readonly store: Store;
   /** The models the gateway serves, globs expanded over what the upstreams list (GET /v1/models). */
   readonly catalog: ModelCatalog;
+  /** The balance this instance holds for requests in flight (money/leases.ts); shared across config loads. */
+  readonly leases: Leases;
 }
 
 /**

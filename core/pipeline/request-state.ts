@@ -15,7 +15,7 @@ import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
-import type { HeaderValue, RequestContext } from './context.js';
+import type { Charge, HeaderValue, RequestContext } from './context.js';
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;
@@ -23,6 +23,7 @@ export class RequestState implements RequestContext {
   channel: string | null = null;
   upstreamModel: string | null = null;
   usage: Usage | null = null;
+  charge: Charge | null = null;
   status = 0;
   error: GatewayError | null = null;
   firstByteAt: number | null = null;

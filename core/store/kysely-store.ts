@@ -46,6 +46,18 @@ export class KyselyStore implements Store {
     return rows.map(decodeUsageRow);
   }
 
+  async pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {
+    const rows = await this.#db
+      .selectFrom('usage_records')
+      .selectAll()
+      .where('cost', 'is not', null)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(Math.max(1, Math.floor(limit)))
+      .execute();
+    return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
+  }
+
   async countUsage(): Promise<number> {
     const row = await this.#db
       .selectFrom('usage_records')

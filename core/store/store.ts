@@ -100,6 +100,8 @@ export interface UsageStore {
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
   countUsage(): Promise<number>;
+  /** The records that carry a cost, in the order written, after row `afterId` (0: from the first); for the audit. */
+  pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
 }
 
 /**

@@ -26,7 +26,7 @@ function reportToStderr(err: unknown, pending: number): void {
 function noop(): void {}
 
 export class UsageWriter {
-  readonly #store: UsageStore;
+  readonly #store: Pick<UsageStore, 'insertUsage'>;
   readonly #maxBatch: number;
   readonly #highWaterMark: number;
   readonly #onError: (err: unknown, pending: number) => void;
@@ -42,7 +42,7 @@ export class UsageWriter {
   #failing = false;
   #closing: Promise<void> | undefined;
 
-  constructor(store: UsageStore, options: UsageWriterOptions = {}) {
+  constructor(store: Pick<UsageStore, 'insertUsage'>, options: UsageWriterOptions = {}) {
     this.#store = store;
     this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
     this.#onError = options.onError ?? reportToStderr;

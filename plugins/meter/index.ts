@@ -10,7 +10,7 @@ interface MeterState {
 }
 
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
-  const record = tokenRecord(ctx, key, end);
+  const record = withCharge(tokenRecord(ctx, key, end), ctx);
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.usage;
@@ -19,6 +19,14 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
     inputImageTokens: usage?.inputImageTokens ?? 0,
     outputImageTokens: usage?.outputImageTokens ?? 0,
   });
+}
+
+/** The record with what the request cost (the quota plugin's charge), when a price applied. */
+function withCharge(record: UsageRecord, ctx: RequestContext): UsageRecord {
+  const charge = ctx.charge;
+  if (charge === null) return record;
+  const priced = Object.assign(record, { cost: charge.cost, priceVersion: charge.priceVersion, usageEstimated: charge.estimated, draws: charge.draws });
+  return charge.account === undefined ? priced : Object.assign(priced, { account: charge.account });
 }
 
 function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {

@@ -2,6 +2,7 @@
 // left: a stream gets its format's in-band error before it closes, a waiting request a 503, and each usage
 // record says GW_ERR_SHUTTING_DOWN.
 
+import { inspect } from 'node:util';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -80,6 +81,6 @@ test('past the grace: the stream hears the shutdown in-band, the waiting request
 
   const records = await readUsageFile(join(gw.dir, 'gateway.db'));
   assert.equal(records.length, 3);
-  for (const r of records) assert.deepEqual([r.errorCode, r.aborted], ['GW_ERR_SHUTTING_DOWN', true], JSON.stringify(r));
+  for (const r of records) assert.deepEqual([r.errorCode, r.aborted], ['GW_ERR_SHUTTING_DOWN', true], inspect(r));
   assert.deepEqual(records.map((r) => r.status).sort(), [200, 200, 503]);
 });

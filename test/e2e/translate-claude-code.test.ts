@@ -3,6 +3,7 @@
 // request is translated to a chat request, the chat stream back into Anthropic's stream. A prompt, a Bash tool
 // round trip, reasoning_content followed by a tool call (DeepSeek style), and usage.
 
+import { inspect } from 'node:util';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -321,7 +322,7 @@ describe('claude -p through a chat-completions-only upstream', () => {
 
     const all = await gw.usage(); // newest first
     const mine = all.slice(0, all.length - recordsBefore);
-    assert.equal(mine.length, 1, `one usage record: ${JSON.stringify(mine)}`);
+    assert.equal(mine.length, 1, `one usage record: ${inspect(mine)}`);
     const record = mine[0];
     assert.ok(record !== undefined);
     assert.equal(record.route, '/v1/messages');

@@ -39,6 +39,7 @@ function context(key: string, model: string): RequestContext {
     firstByteAt: null,
     stream: false,
     aborted: false,
+    charge: null,
   };
 }
 

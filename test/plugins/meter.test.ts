@@ -47,6 +47,7 @@ function context(body: Record<string, unknown>): RequestContext {
     firstByteAt: null,
     stream: body['stream'] === true,
     aborted: false,
+    charge: null,
   };
 }
 

@@ -13,6 +13,8 @@ const TYPES: Record<ErrorKind, string> = {
   request_too_large: 'invalid_request_error',
   // OpenAI's own 429s say which limit was hit ("requests" or "tokens"); a gateway-level limit is about requests.
   rate_limit: 'requests',
+  // What OpenAI answers when an account has no credit left (429 there; 402 here, which no SDK retries).
+  billing: 'insufficient_quota',
   upstream: 'server_error',
   timeout: 'server_error',
   overloaded: 'server_error',
@@ -28,6 +30,8 @@ function errorBody(err: GatewayError): string {
 export function encodeError(err: GatewayError): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  // The SDKs obey x-should-retry: money does not come back by retrying.
+  if (err.kind === 'billing') headers['x-should-retry'] = 'false';
   return { status: err.status, headers, body: errorBody(err) };
 }
 

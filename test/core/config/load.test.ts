@@ -183,22 +183,23 @@ describe('defaults', () => {
 describe('routes', () => {
   it('adds the default chain for every unwritten route', () => {
     const config = parse(MINIMAL);
-    const chain = [
+    const recorded = [
       { use: 'auth', with: {}, path: ['(default)'] },
       { use: 'meter', with: {}, path: ['(default)'] },
       { use: 'relay', with: {}, path: ['(default)'] },
     ];
+    const chain = [recorded[0], { use: 'quota', with: {}, path: ['(default)'] }, recorded[1], recorded[2]];
     assert.deepEqual(config.routes, [
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },
-      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: chain },
+      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: recorded },
       { path: '/v1/responses', at: ['(default)'], plugins: chain },
       { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
       { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
       { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
       { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
-      ...['GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}'].map((path) => ({
+      ...['GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit'].map((path) => ({
         path,
         at: ['(default)'],
         plugins: [
@@ -231,7 +232,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit'],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

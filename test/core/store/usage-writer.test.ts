@@ -5,7 +5,7 @@ import { UsageWriter } from '../../../core/store/usage-writer.js';
 import { makeUsage, useTempStore } from './store-fixtures.js';
 
 /** A usage store that counts insertUsage calls, can fail the first `failures` of them, and records what was written. */
-class ObservedStore implements UsageStore {
+class ObservedStore implements Pick<UsageStore, 'insertUsage'> {
   calls = 0;
   concurrent = 0;
   maxConcurrent = 0;

@@ -1,0 +1,86 @@
+// Accounts as the CLI and the admin API handle them: create, credit, show, with input checked and amounts as decimal
+// strings. Every change of a balance goes through the ledger (LedgerStore.post), never around it.
+
+import { GatewayError } from '../errors.js';
+import type { Account, LedgerEntry, LedgerStore } from '../store/ledger-store.js';
+import { formatMoney, parseMoney } from './decimal.js';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const MAX_NOTE = 500;
+const MAX_IDEMPOTENCY_KEY = 200;
+
+function invalid(param: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', message, { param });
+}
+
+export async function createAccount(ledger: LedgerStore, input: { readonly name: unknown; readonly description?: unknown }): Promise<Account> {
+  if (typeof input.name !== 'string' || !NAME.test(input.name)) throw invalid('name', 'name must be 1-64 letters, digits, "_", "." or "-".');
+  const description = input.description ?? null;
+  if (description !== null && (typeof description !== 'string' || description.length > MAX_NOTE)) {
+    throw invalid('description', `description must be a string of at most ${MAX_NOTE} characters.`);
+  }
+  if ((await ledger.getAccount(input.name)) !== undefined) throw invalid('name', `An account named "${input.name}" already exists.`);
+  return ledger.createAccount(input.name, description, Date.now());
+}
+
+/** A positive decimal amount (a string such as "12.50", or a number) in nano-units; a 400 naming `param` otherwise. */
+export function readAmount(value: unknown, param: string): bigint {
+  let amount: bigint;
+  try {
+    if (typeof value !== 'string' && typeof value !== 'number') throw new RangeError('not a decimal');
+    amount = parseMoney(value);
+  } catch {
+    throw invalid(param, `${param} must be a decimal amount such as "12.50", with at most 9 decimal places.`);
+  }
+  if (amount <= 0n) throw invalid(param, `${param} must be more than zero.`);
+  return amount;
+}
+
+/**
+ * Credits an account: one ledger entry; a repeated idempotency key credits once (the first entry is returned,
+ * `applied` false). 404 for an unknown account.
+ */
+export async function creditAccount(
+  ledger: LedgerStore,
+  name: string,
+  input: { readonly amount: unknown; readonly note?: unknown; readonly idempotency_key: unknown },
+): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean; readonly account: Account }> {
+  const amount = readAmount(input.amount, 'amount');
+  const note = input.note ?? null;
+  if (note !== null && (typeof note !== 'string' || note.length > MAX_NOTE)) throw invalid('note', `note must be a string of at most ${MAX_NOTE} characters.`);
+  const key = input.idempotency_key;
+  if (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY) {
+    throw invalid('idempotency_key', `idempotency_key is required: a string of 1 to ${MAX_IDEMPOTENCY_KEY} characters naming this credit, so a retry credits once.`);
+  }
+  if ((await ledger.getAccount(name)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  const posted = await ledger.post({ account: name, kind: 'credit', amount, idempotencyKey: `credit:${key}`, note, ts: Date.now() });
+  if (posted.entry.account !== name || posted.entry.amount !== amount) {
+    // The key was used before for another credit: applying this one under it would lose it silently.
+    throw invalid('idempotency_key', 'This idempotency_key was already used for a different credit.');
+  }
+  const account = await ledger.getAccount(name);
+  if (account === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  return { entry: posted.entry, applied: posted.applied, account };
+}
+
+export function describeAccount(account: Account, currency: string): Record<string, unknown> {
+  return {
+    name: account.name,
+    description: account.description,
+    balance: formatMoney(account.balance),
+    currency,
+    created_at: new Date(account.createdAt).toISOString(),
+  };
+}
+
+export function describeEntry(entry: LedgerEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: formatMoney(entry.amount),
+    request_id: entry.requestId,
+    key_id: entry.keyId,
+    note: entry.note,
+    created_at: new Date(entry.ts).toISOString(),
+  };
+}

@@ -1,0 +1,66 @@
+// `gateway accounts audit`: the books checked from their sources. Every balance against the sum of its ledger; every
+// charge against its usage record's cost (the store's SQL, LedgerStore.auditLedger); and every priced record's cost
+// computed again from its tokens at the prices of its version (what the store kept of each Pricing). Any mismatch
+// is a problem; none means nothing was lost or invented.
+
+import type { Usage } from '../ir/usage.js';
+import type { Store, UsageRecord } from '../store/store.js';
+import { costOf } from './price.js';
+import { pricingFromDocument, type Pricing } from './pricing.js';
+
+const PAGE = 1000;
+
+export interface AuditReport {
+  readonly accounts: number;
+  readonly pricedRecords: number;
+  readonly problems: readonly string[];
+}
+
+function usageOf(record: UsageRecord): Usage {
+  const usage: Usage = {
+    promptTokens: record.promptTokens,
+    completionTokens: record.completionTokens,
+    cachedTokens: record.cachedTokens,
+    cacheWriteTokens: record.cacheWriteTokens,
+    reasoningTokens: record.reasoningTokens,
+  };
+  if (record.images === undefined) return usage;
+  return Object.assign(usage, { images: record.images, inputImageTokens: record.inputImageTokens ?? 0, outputImageTokens: record.outputImageTokens ?? 0 });
+}
+
+/** What `record` should cost at its version's prices: null when its model had no price then (it costs 0). */
+function expectedCost(record: UsageRecord, pricing: Pricing): bigint {
+  // A request no upstream served costs nothing, whatever usage it reported.
+  if (record.status >= 400) return 0n;
+  const price = pricing.priceOf(record.model);
+  return price === null ? 0n : costOf(usageOf(record), price, pricing.multiplierOf(record.group));
+}
+
+export async function auditBooks(store: Store): Promise<AuditReport> {
+  const problems = (await store.ledger.auditLedger()).map((p) => p.what);
+  const documents = await store.ledger.priceVersions();
+  const versions = new Map<string, Pricing>();
+  let pricedRecords = 0;
+  for (let after = 0; ; ) {
+    const page = await store.pricedUsage(after, PAGE);
+    if (page.length === 0) break;
+    for (const { id, record } of page) {
+      after = id;
+      pricedRecords++;
+      const version = record.priceVersion;
+      const document = version === undefined ? undefined : documents.get(version);
+      if (version === undefined || document === undefined) {
+        problems.push(`request ${record.requestId}: price version ${version ?? '(none)'} is not in the store`);
+        continue;
+      }
+      let pricing = versions.get(version);
+      if (pricing === undefined) {
+        pricing = pricingFromDocument(document);
+        versions.set(version, pricing);
+      }
+      const expected = expectedCost(record, pricing);
+      if (record.cost !== expected) problems.push(`request ${record.requestId}: cost ${record.cost} but its usage at version ${version} costs ${expected} (nano-units)`);
+    }
+  }
+  return { accounts: (await store.ledger.listAccounts()).length, pricedRecords, problems };
+}

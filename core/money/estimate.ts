@@ -1,0 +1,34 @@
+// The most a request may cost, reserved before it is sent: its input estimated from the body's size, its output
+// at its own cap (max_tokens, max_completion_tokens, max_output_tokens) or pricing.default_output_reserve, images
+// at `n` each. The reservation is released at the end for the actual cost; a request that runs over its
+// reservation (an estimate too low) is still charged in full.
+
+import type { ParsedRequest } from '../formats/format.js';
+import type { Usage } from '../ir/usage.js';
+import type { Ratio } from './decimal.js';
+import { costOf, type ModelPrice } from './price.js';
+
+/** The output caps of the three chat APIs, first found wins. */
+const OUTPUT_CAPS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'] as const;
+
+/** Roughly the fewest bytes of JSON a token takes; bytes / 4 over-estimates most bodies, as a reservation should. */
+const BYTES_PER_TOKEN = 4;
+
+function outputCap(request: ParsedRequest, fallback: number): number {
+  const head = request.head;
+  for (const name of OUTPUT_CAPS) {
+    const value = head[name];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  }
+  return fallback;
+}
+
+/** The usage a request could have at most, priced as its cost would be. */
+export function maxCost(request: ParsedRequest, price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
+  const images = request.images;
+  // A multipart form's bytes are mostly files (an edit's images), not prompt text.
+  const input = request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
+  const output = outputCap(request, defaultOutputReserve) * (images ?? 1);
+  const usage: Usage = { promptTokens: input, completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  return costOf(images === undefined ? usage : Object.assign(usage, { images }), price, multiplier);
+}

@@ -1,0 +1,222 @@
+// Balance an instance holds, so a request far from zero is admitted without a database round trip. The instance
+// takes holds from the store (LedgerStore.acquireHold: money set aside for it under a row lock, a quarter of what is
+// left, in steps of the request), and admits requests against them in memory. Near zero the store grants one
+// request's worth per hold, so every admission is decided by the store itself, across instances. A charge draws on
+// the hold it was admitted against (the usage record carries the draw, applied in the record's own transaction);
+// what a hold has left unused for a while is given back, and every hold is renewed while the instance lives, so the
+// holds of an instance that was killed expire (pricing.reservation_timeout_ms) and their money is free again.
+
+import { randomUUID } from 'node:crypto';
+import type { Budget, LedgerStore } from '../store/ledger-store.js';
+import type { HoldDraw } from '../store/store.js';
+
+/** A hold covers up to this many requests like the one that asked for it (less as the budget nears zero). */
+const LEASE_REQUESTS = 32n;
+/** A hold nobody has reserved from for this long gives its unused money back. */
+const IDLE_MS = 2000;
+/** How often holds are renewed, idle ones returned and expired ones (of dead instances) dropped, at most. */
+const TICK_MS = 1000;
+
+interface LocalHold {
+  readonly id: string;
+  readonly budget: string;
+  /** What this instance may still spend from it: granted, less what was charged or given back. */
+  held: bigint;
+  /** Reserved by requests in flight. */
+  reserved: bigint;
+  lastUsed: number;
+}
+
+interface BudgetState {
+  readonly holds: LocalHold[];
+  /** The acquisition under way, which others wanting this budget wait for instead of starting their own. */
+  acquiring: Promise<boolean> | null;
+}
+
+/** A request's admission: what it set aside, on which hold of each budget. */
+export interface Reservation {
+  readonly amount: bigint;
+  readonly parts: readonly LocalHold[];
+}
+
+/** Thrown by reserve(): the budget that does not cover the request. */
+export class BudgetRefused extends Error {
+  constructor(
+    readonly budget: Budget,
+    readonly available: bigint,
+  ) {
+    super(budget.kind === 'account' ? `account "${budget.account}" cannot cover the request` : `the key's max_spend cannot cover the request`);
+  }
+}
+
+export interface LeasesOptions {
+  /** How long a hold outlives its last renewal (the time a killed instance's money stays held). */
+  readonly holdTtlMs: number;
+  readonly now?: () => number;
+  /** Failures of the background renewals (the store unreachable): reported, retried on the next tick. */
+  readonly onError?: (err: unknown) => void;
+}
+
+const budgetKey = (budget: Budget): string => (budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`);
+
+export class Leases {
+  /** This process: the owner of its holds. */
+  readonly owner = `gw-${randomUUID()}`;
+  readonly #ledger: LedgerStore;
+  readonly #budgets = new Map<string, BudgetState>();
+  readonly #now: () => number;
+  readonly #onError: (err: unknown) => void;
+  #ttlMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #ticking = false;
+  #closed = false;
+
+  constructor(ledger: LedgerStore, options: LeasesOptions) {
+    this.#ledger = ledger;
+    this.#ttlMs = options.holdTtlMs;
+    this.#now = options.now ?? Date.now;
+    this.#onError = options.onError ?? (() => undefined);
+  }
+
+  /** A reload may change pricing.reservation_timeout_ms: holds renewed from now on use it. */
+  set holdTtlMs(ms: number) {
+    this.#ttlMs = ms;
+  }
+
+  /**
+   * Sets `amount` aside on every budget, or throws BudgetRefused naming the first that cannot cover it. At once
+   * when this instance's holds cover it; otherwise after asking the store for more.
+   */
+  reserve(budgets: readonly Budget[], amount: bigint): Reservation | Promise<Reservation> {
+    const parts: LocalHold[] = [];
+    for (let i = 0; i < budgets.length; i++) {
+      const hold = this.#takeLocal(budgetKey(budgets[i] as Budget), amount);
+      if (hold === null) return this.#reserveSlow(budgets, amount, parts, i);
+      parts.push(hold);
+    }
+    return { amount, parts };
+  }
+
+  /**
+   * The request ended having cost `cost`: its reservation is released, and the draws its usage record carries
+   * (each hold gives up what was charged to it, at most what the request had reserved on it).
+   */
+  settle(reservation: Reservation, cost: bigint): HoldDraw[] {
+    const now = this.#now();
+    const draws: HoldDraw[] = [];
+    for (const hold of reservation.parts) {
+      hold.reserved -= reservation.amount;
+      const drawn = cost < reservation.amount ? cost : reservation.amount;
+      if (drawn > 0n) {
+        hold.held -= drawn;
+        draws.push({ holdId: hold.id, amount: drawn });
+      }
+      hold.lastUsed = now;
+    }
+    return draws;
+  }
+
+  /** Renews, returns and drops in the background from now on. */
+  start(): void {
+    if (this.#timer !== null || this.#closed) return;
+    this.#timer = setInterval(() => void this.tick(), Math.min(TICK_MS, Math.max(100, Math.floor(this.#ttlMs / 3))));
+    this.#timer.unref();
+  }
+
+  /** One round of upkeep (exported for tests; the timer calls it). */
+  async tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      const now = this.#now();
+      for (const state of this.#budgets.values()) {
+        for (let i = state.holds.length - 1; i >= 0; i--) {
+          const hold = state.holds[i] as LocalHold;
+          if (hold.reserved > 0n || now - hold.lastUsed < IDLE_MS) continue;
+          // Unused for a while: what is left goes back (what was charged leaves with its record's draws).
+          state.holds.splice(i, 1);
+          const left = hold.held;
+          hold.held = 0n;
+          if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
+        }
+      }
+      await this.#ledger.renewHolds(this.owner, now + this.#ttlMs);
+      await this.#ledger.dropExpiredHolds(now);
+    } catch (err) {
+      this.#onError(err);
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  /** Stops the upkeep and deletes every hold of this instance: call once its usage records are written. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#budgets.clear();
+    await this.#ledger.releaseHolds(this.owner);
+  }
+
+  #takeLocal(key: string, amount: bigint): LocalHold | null {
+    const state = this.#budgets.get(key);
+    if (state === undefined) return null;
+    for (const hold of state.holds) {
+      if (hold.held - hold.reserved >= amount) {
+        hold.reserved += amount;
+        return hold;
+      }
+    }
+    return null;
+  }
+
+  async #reserveSlow(budgets: readonly Budget[], amount: bigint, parts: LocalHold[], from: number): Promise<Reservation> {
+    try {
+      for (let i = from; i < budgets.length; i++) {
+        const budget = budgets[i] as Budget;
+        const key = budgetKey(budget);
+        for (;;) {
+          const hold = this.#takeLocal(key, amount);
+          if (hold !== null) {
+            parts.push(hold);
+            break;
+          }
+          await this.#acquire(budget, key, amount);
+        }
+      }
+      return { amount, parts };
+    } catch (err) {
+      // What was taken on the other budgets goes back.
+      for (const hold of parts) hold.reserved -= amount;
+      throw err;
+    }
+  }
+
+  /** Asks the store for a hold on `budget`; resolves once one was added, or throws BudgetRefused. */
+  async #acquire(budget: Budget, key: string, amount: bigint): Promise<void> {
+    let state = this.#budgets.get(key);
+    if (state === undefined) {
+      state = { holds: [], acquiring: null };
+      this.#budgets.set(key, state);
+    }
+    // One acquisition per budget at a time: the others wait for it and then look again.
+    if (state.acquiring !== null) {
+      await state.acquiring.catch(() => false);
+      return;
+    }
+    const now = this.#now();
+    const acquiring = this.#ledger
+      .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
+      .then((result) => {
+        if (!result.granted) throw new BudgetRefused(budget, result.available);
+        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now });
+        return true;
+      });
+    state.acquiring = acquiring;
+    try {
+      await acquiring;
+    } finally {
+      state.acquiring = null;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// quota: the money side of a request. Before the upstream call a metered key (one with an account, or a
+// max_spend) reserves the request's maximum cost, or is refused with 402 in the caller's shape; at the end the
+// reservation is settled to the actual cost of the request's usage, which the usage record then carries (and the
+// store charges, once, with the record). Unmetered keys are never refused for money; their cost is still
+// computed and recorded. Requests no upstream served (our 4xx, every channel failing, an upstream's 4xx) cost
+// nothing; a failover pays only for the attempt that served.
+
+import {
+  BudgetRefused,
+  costOf,
+  GatewayError,
+  maxCost,
+  type AuthedKey,
+  type Budget,
+  type ModelPrice,
+  type Plugin,
+  type PluginFactory,
+  type RequestContext,
+  type Reservation,
+} from '../../core/index.js';
+import type { QuotaOptions } from './options.gen.js';
+
+interface Admission {
+  /** null: the model has no price (pricing.unpriced: free, or an unmetered key): it costs nothing. */
+  readonly price: ModelPrice | null;
+  readonly reservation: Reservation | null;
+}
+
+function budgetsOf(key: AuthedKey): Budget[] {
+  const budgets: Budget[] = [];
+  if (key.maxSpend !== undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
+  if (key.account !== undefined) budgets.push({ kind: 'account', account: key.account });
+  return budgets;
+}
+
+function refusal(err: unknown): GatewayError {
+  if (err instanceof BudgetRefused) {
+    return err.budget.kind === 'account'
+      ? new GatewayError('GW_ERR_INSUFFICIENT_BALANCE', `The balance of account "${err.budget.account}" does not cover this request. Add credit to continue.`)
+      : new GatewayError('GW_ERR_MAX_SPEND_REACHED', "This API key has reached its spending limit (max_spend). Ask for a higher limit or use another key.");
+  }
+  // The store could not be asked: refuse (and say when to retry) rather than serve what cannot be billed.
+  return new GatewayError('GW_ERR_BILLING_UNAVAILABLE', 'The gateway cannot check the balance right now; retry shortly.', { cause: err, retryAfter: 1 });
+}
+
+export const quotaPlugin: PluginFactory<QuotaOptions> = {
+  name: 'quota',
+  create(_options, services): Plugin {
+    const { pricing } = services.config;
+    const { leases } = services;
+    const admitted = new WeakMap<RequestContext, Admission>();
+    return {
+      name: 'quota',
+      request(ctx) {
+        const key = ctx.key;
+        const model = ctx.request.model;
+        // '' is an endpoint about no one model (the model list): nothing to price.
+        if (key === null || model === '') return undefined;
+        const price = pricing.priceOf(model);
+        if (price === null && key.account !== undefined && pricing.unpriced === 'refuse') {
+          throw new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
+        }
+        const budgets = price === null ? [] : budgetsOf(key);
+        if (price === null || budgets.length === 0) {
+          admitted.set(ctx, { price, reservation: null });
+          return undefined;
+        }
+        const amount = maxCost(ctx.request, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        let reservation: Reservation | Promise<Reservation>;
+        try {
+          reservation = leases.reserve(budgets, amount);
+        } catch (err) {
+          throw refusal(err);
+        }
+        if (reservation instanceof Promise) {
+          return reservation.then(
+            (r) => void admitted.set(ctx, { price, reservation: r }),
+            (err: unknown) => {
+              throw refusal(err);
+            },
+          );
+        }
+        admitted.set(ctx, { price, reservation });
+        return undefined;
+      },
+      finish(ctx) {
+        const admission = admitted.get(ctx);
+        const key = ctx.key;
+        if (admission === undefined || key === null) return;
+        // Served: the client got a success status (a stream cut later still got one); only then does usage count.
+        const usage = ctx.status < 400 ? ctx.usage : null;
+        const cost = admission.price === null || usage === null ? 0n : costOf(usage, admission.price, pricing.multiplierOf(key.group));
+        const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);
+        ctx.charge =
+          key.account === undefined
+            ? { cost, priceVersion: pricing.version, draws, estimated: false }
+            : { cost, priceVersion: pricing.version, account: key.account, draws, estimated: false };
+      },
+    };
+  },
+};
+
+export default quotaPlugin;

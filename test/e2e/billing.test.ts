@@ -1,0 +1,177 @@
+// Money over real HTTP on one instance (SQLite): a metered key pays the exact price of its usage times its group's
+// multiplier, from its account's balance, through the ledger; without balance it gets 402 in its caller's shape and
+// nothing reaches the upstream; max_spend refuses while the account still has money; unmetered keys pay nothing
+// but their cost is recorded; failed requests cost nothing and a failover is charged once; the audit holds.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { auditBooks } from '../../core/money/audit.js';
+import { parseMoney } from '../../core/money/decimal.js';
+import { postChat } from '../helpers/chat-requests.js';
+import { runCli, cliEnv } from '../helpers/cli-process.js';
+import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
+import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+
+const ADMIN = 'test-admin-token-0123456789';
+const METERED = 'sk-metered-0123456789abcdef';
+const CAPPED = 'sk-capped-0123456789abcdefg';
+
+// gpt-4o: 2.50 in, 10.00 out, 1.25 cache reads, per 1M tokens. The fake reports 31 prompt tokens (12 cached) and 7
+// completion tokens: 19 x 2.5 + 12 x 1.25 + 7 x 10 = 132.5 per 1M = 132,500 nano-units.
+const COST = 132_500n;
+
+function config(primary: string, backup: string): string {
+  return `server:
+  port: 0
+  host: 127.0.0.1
+  admin_token: ${ADMIN}
+store:
+  url: sqlite:./gateway.db
+pricing:
+  models:
+    "gpt-4o": { input: 2.50, output: 10.00, cache_read: 1.25 }
+groups:
+  pro: { models: ["*"] }
+  half: { models: ["*"], price_multiplier: 0.5 }
+accounts:
+  - name: acme
+keys:
+  - { name: metered, key: ${METERED}, group: pro, account: acme }
+  - { name: capped, key: ${CAPPED}, group: half, account: acme, max_spend: "0.0001" }
+  - { name: free, key: ${TEST_KEY}, group: pro }
+channels:
+  - { name: primary, type: openai, base_url: "${primary}", keys: [sk-up-1], models: ["gpt-*"], priority: 10, cooldown_ms: 0 }
+  - { name: backup, type: openai, base_url: "${backup}", keys: [sk-up-2], models: ["gpt-*"], cooldown_ms: 0 }
+`;
+}
+
+describe('billing on one instance', () => {
+  const primary = new FakeOpenAI('primary');
+  const backup = new FakeOpenAI('backup');
+  let gw: GatewayUnderTest;
+  const admin = (path: string, body?: unknown): Promise<Response> =>
+    fetch(`${gw.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  /** The balance once every usage record (and so every charge) so far is written. */
+  const balance = async (): Promise<string> => {
+    await gw.usage();
+    return ((await (await admin('/admin/accounts/acme')).json()) as { balance: string }).balance;
+  };
+  const chat = (key: string, extra: Record<string, unknown> = {}): Promise<Response> =>
+    postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, ...extra }, { key });
+  const calls = (): number => primary.requests.length + backup.requests.length;
+
+  before(async () => {
+    await primary.start();
+    await backup.start();
+    gw = await startGatewayUnderTest(config(primary.url, backup.url));
+  });
+  after(async () => {
+    await gw.stop();
+    await primary.close();
+    await backup.close();
+  });
+
+  it('refuses a metered key without balance with 402 in its caller\'s shape, and calls no upstream', async () => {
+    assert.equal(await balance(), '0');
+    const openai = await chat(METERED);
+    assert.equal(openai.status, 402);
+    assert.equal(openai.headers.get('x-should-retry'), 'false');
+    const body = (await openai.json()) as { error: { type: string; code: string; message: string } };
+    assert.equal(body.error.type, 'insufficient_quota');
+    assert.equal(body.error.code, 'insufficient_balance');
+    assert.match(body.error.message, /account "acme"/);
+    const anthropic = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': METERED, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(anthropic.status, 402);
+    assert.equal(anthropic.headers.get('x-should-retry'), 'false');
+    assert.deepEqual(((await anthropic.json()) as { type: string; error: { type: string } }).error.type, 'billing_error');
+    assert.equal(calls(), 0);
+  });
+
+  it('credits through the admin API once per idempotency key', async () => {
+    const first = await admin('/admin/accounts/acme/credit', { amount: '1.00', note: 'top-up', idempotency_key: 'invoice-1' });
+    assert.equal(first.status, 201);
+    const again = await admin('/admin/accounts/acme/credit', { amount: '1.00', note: 'top-up', idempotency_key: 'invoice-1' });
+    assert.equal(again.status, 200);
+    assert.equal(((await again.json()) as { applied: boolean }).applied, false);
+    assert.equal(await balance(), '1');
+    const bad = await admin('/admin/accounts/acme/credit', { amount: '0.0000000001', idempotency_key: 'x' });
+    assert.equal(bad.status, 400);
+    assert.equal((await admin('/admin/accounts/nobody/credit', { amount: '1', idempotency_key: 'y' })).status, 404);
+  });
+
+  it('charges a metered key exactly its usage at its prices, streamed or not, and records the cost', async () => {
+    const before = parseMoney(await balance());
+    assert.equal((await chat(METERED)).status, 200);
+    const stream = await chat(METERED, { stream: true });
+    assert.equal(stream.status, 200);
+    await stream.text();
+    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.status === 200);
+    assert.equal(records.length, 2);
+    for (const r of records) {
+      assert.equal(r.promptTokens, DEFAULT_USAGE.prompt);
+      assert.equal(r.cost, COST);
+      assert.equal(r.account, 'acme');
+      assert.match(r.priceVersion ?? '', /^[0-9a-f]{16}$/);
+    }
+    assert.equal(parseMoney(await balance()), before - 2n * COST);
+  });
+
+  it('records an unmetered key\'s cost without charging anyone', async () => {
+    const before = await balance();
+    assert.equal((await chat(TEST_KEY)).status, 200);
+    const [record] = (await gw.usage()).filter((r) => r.keyName === 'free');
+    assert.equal(record?.cost, COST);
+    assert.equal(record?.account, undefined);
+    assert.equal(await balance(), before);
+  });
+
+  it('refuses max_spend with 402 while the account still has money, at the group\'s multiplier', async () => {
+    // Half price: 66,250 per request; the cap of 100,000 takes one, and the next reservation does not fit.
+    assert.equal((await chat(CAPPED)).status, 200);
+    const refused = await chat(CAPPED);
+    assert.equal(refused.status, 402);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'max_spend_reached');
+    const [record] = (await gw.usage()).filter((r) => r.keyName === 'capped' && r.status === 200);
+    assert.equal(record?.cost, COST / 2n);
+    assert.ok(parseMoney(await balance()) > 0n);
+  });
+
+  it('charges nothing for an upstream 4xx, and once for a request that failed over from a 500', async () => {
+    const before = parseMoney(await balance());
+    primary.reply = () => ({ kind: 'status', status: 400, body: { error: { message: 'bad', type: 'invalid_request_error', param: null, code: null } } });
+    assert.equal((await chat(METERED)).status, 400);
+    primary.reply = () => ({ kind: 'status', status: 500 });
+    const backupBefore = backup.requests.length;
+    assert.equal((await chat(METERED)).status, 200);
+    assert.equal(backup.requests.length, backupBefore + 1, 'served by the backup');
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    const failed = (await gw.usage()).find((r) => r.keyName === 'metered' && r.status === 400);
+    assert.equal(parseMoney(await balance()), before - COST, 'one charge, for the attempt that served');
+    assert.equal(failed?.cost, 0n);
+  });
+
+  it('refuses a metered key a model without a price (403 model_not_priced); an unmetered key may use it', async () => {
+    const refused = await chat(METERED, { model: 'gpt-4o-mini' });
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'model_not_priced');
+    assert.equal((await chat(TEST_KEY, { model: 'gpt-4o-mini' })).status, 200);
+  });
+
+  it('keeps the books: every balance from its ledger, every charge from its record (audit and the CLI)', async () => {
+    await gw.usage();
+    const report = await auditBooks(gw.gateway.runtime.deps.store);
+    assert.deepEqual(report.problems, []);
+    assert.ok(report.pricedRecords >= 6);
+    const cli = await runCli(['accounts', 'audit', '--config', gw.configPath], cliEnv());
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /^ok: 1 accounts, \d+ priced usage records, 0 problems/);
+  });
+});
