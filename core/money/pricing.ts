@@ -48,6 +48,11 @@ export class Pricing {
     this.version = createHash('sha256').update(this.document).digest('hex').slice(0, 16);
   }
 
+  /** Whether any model has a price (without, no request costs anything and nothing need be settled). */
+  get pricesModels(): boolean {
+    return this.#models.length > 0;
+  }
+
   /** The prices of `model` (the first pattern it matches), or null when none does. */
   priceOf(model: string): ModelPrice | null {
     for (const m of this.#models) if (m.matches(model)) return m.price;

@@ -47,6 +47,17 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
   name: 'quota',
   create(_options, services): Plugin {
     const { pricing } = services.config;
+    // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
+    // key is refused (every model is unpriced), unless unpriced models are free.
+    if (!pricing.pricesModels) {
+      return {
+        name: 'quota',
+        request(ctx) {
+          const key = ctx.key;
+          if (key !== null && key.account !== undefined && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw notPriced(ctx.request.model);
+        },
+      };
+    }
     const { leases } = services;
     const admitted = new WeakMap<RequestContext, Admission>();
     return {
@@ -57,11 +68,15 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         // '' is an endpoint about no one model (the model list): nothing to price.
         if (key === null || model === '') return undefined;
         const price = pricing.priceOf(model);
-        if (price === null && key.account !== undefined && pricing.unpriced === 'refuse') {
-          throw new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
+        if (price === null) {
+          if (key.account === undefined) return undefined;
+          if (pricing.unpriced === 'refuse') throw notPriced(model);
+          // Served free, and recorded so (a cost of 0 to the account).
+          admitted.set(ctx, { price, reservation: null });
+          return undefined;
         }
-        const budgets = price === null ? [] : budgetsOf(key);
-        if (price === null || budgets.length === 0) {
+        const budgets = budgetsOf(key);
+        if (budgets.length === 0) {
           admitted.set(ctx, { price, reservation: null });
           return undefined;
         }
@@ -99,5 +114,9 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
     };
   },
 };
+
+function notPriced(model: string): GatewayError {
+  return new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
+}
 
 export default quotaPlugin;
