@@ -8,7 +8,8 @@
 //
 // A revision is anything `git worktree add` takes (HEAD~1, a commit, a branch) or `.` for the work tree as
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
-// kind: small (default; chat-small's body), stream (20-chunk streams), burst (200-chunk streams), paced
+// kind: small (default; chat-small's body), billed (the same body for the priced model, with the metered key: both
+// builds from issue 23 on), stream (20-chunk streams), burst (200-chunk streams), paced
 // (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
 // (chat-large's body), large-stream (the same streaming, 20 chunks, without stream_options: the gateway adds
 // include_usage, an edit of the body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
@@ -24,18 +25,21 @@ import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
 import { ProcessSet } from './lib/procs.js';
-import { API_PATH, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, smallMessagesBody, type Api } from './scenarios.js';
-import { anthropicClientHeaders, GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
+import { API_PATH, BILLED_MODEL, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, smallMessagesBody, type Api } from './scenarios.js';
+import { anthropicClientHeaders, BILLED_KEY, GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
 interface Kind {
   readonly api: Api;
   readonly body: Buffer;
   readonly connections: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** Sent with the metered key of the billed config (both builds must know pricing: issue 23 on). */
+  readonly billed?: true;
 }
 
 const KINDS: Readonly<Record<string, () => Kind>> = {
   small: () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {} }),
+  billed: () => ({ api: 'chat', body: smallChatBody(false, BILLED_MODEL), connections: 64, headers: {}, billed: true }),
   stream: () => ({ api: 'chat', body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
   burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
   paced: () => ({ api: 'chat', body: smallChatBody(true), connections: 400, headers: { 'x-fake-chunks': '20', 'x-fake-chunk-delay-ms': '20' } }),
@@ -55,7 +59,8 @@ if (revA === undefined || revB === undefined || makeKind === undefined) {
 const rounds = Number(process.env['BENCH_AB_ROUNDS'] ?? 6);
 const seconds = Number(process.env['BENCH_AB_SECONDS'] ?? 4);
 const kind = makeKind();
-const authHeaders = kind.api === 'chat' ? { authorization: `Bearer ${GATEWAY_KEY}` } : anthropicClientHeaders(GATEWAY_KEY);
+const key = kind.billed === true ? BILLED_KEY : GATEWAY_KEY;
+const authHeaders = kind.api === 'chat' ? { authorization: `Bearer ${key}` } : anthropicClientHeaders(key);
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-ab-'));
 const procs = new ProcessSet(tmp, tmp);
@@ -77,7 +82,7 @@ function build(rev: string, label: string): string {
 async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
   const home = join(tmp, `run-${label}`);
   mkdirSync(home);
-  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`);
+  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, { billed: kind.billed === true });
   return { url: target.baseUrl, pid: target.child.pid };
 }
 

@@ -224,7 +224,7 @@ async function startTargets(notes: string[]): Promise<Running> {
   const targets: Target[] = [];
   if (wantedTargets.includes('direct')) targets.push(upstream);
   if (wantedTargets.includes('gateway')) {
-    const gateway = await startGateway(procs, upstream.baseUrl, tmpDir);
+    const gateway = await startGateway(procs, upstream.baseUrl, tmpDir, undefined, undefined, undefined, { billed: true });
     log(`gateway on ${gateway.baseUrl} (pid ${gateway.child.pid})`);
     targets.push(gateway);
   }

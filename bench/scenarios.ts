@@ -9,6 +9,8 @@ import type { TargetName } from './targets.js';
 
 /** The gateway's openai (chat) channel serves `bench-*`; its anthropic channel `claude-bench-*`. */
 export const MODEL = 'bench-model';
+/** The one priced model of the bench's config: a metered key calls it (chat-small-billed, bench:ab billed). */
+export const BILLED_MODEL = 'bench-billed';
 export const CLAUDE_MODEL = 'claude-bench-sonnet';
 
 /** The client API a leg speaks: Chat Completions or Anthropic Messages. */
@@ -32,6 +34,8 @@ export interface Leg {
   readonly body: Buffer;
   /** Set for streaming requests (the body says `"stream": true`). */
   readonly stream?: FakeStream;
+  /** Sent with the gateway's metered key (an account's balance pays for it) instead of the unmetered one. */
+  readonly billed?: true;
 }
 
 interface LoadScenario {
@@ -101,11 +105,11 @@ export interface UsageWriterScenario {
 export type DrivenScenario = RateScenario | StreamClosedScenario | StreamOpenScenario | StreamHoldScenario;
 export type Scenario = ClosedScenario | DrivenScenario | UsageWriterScenario;
 
-/** A ~300-byte chat request, like a short chat turn. */
-export function smallChatBody(stream = false): Buffer {
+/** A ~300-byte chat request, like a short chat turn (for `model`: BILLED_MODEL is priced, billed to an account). */
+export function smallChatBody(stream = false, model = MODEL): Buffer {
   return Buffer.from(
     JSON.stringify({
-      model: MODEL,
+      model,
       ...(stream ? { stream: true } : {}),
       messages: [
         { role: 'system', content: 'You are a helpful assistant. Answer briefly.' },
@@ -372,6 +376,19 @@ export function scenarios(): Scenario[] {
       description: `chat completions, ${small.length} B body, non-stream, closed loop`,
       legs: sameRequest('chat', small),
       baseline: 'direct',
+      connections: 64,
+      durationS: durationOf(10),
+      warmupS: 2,
+    },
+    {
+      kind: 'closed',
+      name: 'chat-small-billed',
+      description: `chat completions, ${small.length} B body, non-stream, closed loop: a metered key (its account's balance reserved, charged with its record) against an unmetered one`,
+      legs: [
+        { name: 'unmetered', target: 'gateway', api: 'chat', body: small },
+        { name: 'billed', target: 'gateway', api: 'chat', body: smallChatBody(false, BILLED_MODEL), billed: true },
+      ],
+      baseline: 'unmetered',
       connections: 64,
       durationS: durationOf(10),
       warmupS: 2,

@@ -3,7 +3,7 @@
 
 import { GatewayError } from '../errors.js';
 import type { Account, LedgerEntry, LedgerStore } from '../store/ledger-store.js';
-import { formatMoney, parseMoney } from './decimal.js';
+import { formatMoney, MAX_AMOUNT, parseMoney } from './decimal.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_NOTE = 500;
@@ -33,6 +33,7 @@ export function readAmount(value: unknown, param: string): bigint {
     throw invalid(param, `${param} must be a decimal amount such as "12.50", with at most 9 decimal places.`);
   }
   if (amount <= 0n) throw invalid(param, `${param} must be more than zero.`);
+  if (amount > MAX_AMOUNT) throw invalid(param, `${param} must be at most ${formatMoney(MAX_AMOUNT)}.`);
   return amount;
 }
 

@@ -6,7 +6,13 @@
 export const NANOS_PER_UNIT = 1_000_000_000n;
 const SCALE = 9;
 
-const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+const DECIMAL = /^([+-]?)(\d{1,30})(?:\.(\d{1,30}))?(?:[eE]([+-]?\d{1,2}))?$/;
+
+/**
+ * The largest amount taken from people (a credit, a max_spend): 10^9 units. A balance is a signed 64-bit count of
+ * nano-units in the store (at most ~9.2 x 10^9 units), so no single amount may come near it.
+ */
+export const MAX_AMOUNT = 1_000_000_000n * 1_000_000_000n;
 
 /**
  * A decimal (a string such as "12.50" or "-0.000000001", or a number as YAML gives it) in nano-units; throws
@@ -16,6 +22,7 @@ export function parseMoney(value: string | number): bigint {
   // A number is read through its shortest round-trip text (0.1 -> "0.1", 1e-7 -> "1e-7"), never multiplied as a float.
   const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
   const match = DECIMAL.exec(text);
+  // Bounded digits and exponent: a decimal of an amount of money, not a number of any size.
   if (match === null) throw new RangeError(`"${String(value)}" is not a decimal amount`);
   const [, sign, whole = '0', fraction = '', exponentText] = match;
   const exponent = exponentText === undefined ? 0 : Number(exponentText);

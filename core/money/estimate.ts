@@ -28,7 +28,10 @@ export function maxCost(request: ParsedRequest, price: ModelPrice, multiplier: R
   const images = request.images;
   // A multipart form's bytes are mostly files (an edit's images), not prompt text.
   const input = request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
-  const output = outputCap(request, defaultOutputReserve) * (images ?? 1);
+  // Chat's `n` asks for that many choices, each up to the cap.
+  const choices = request.head['n'];
+  const n = typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
+  const output = outputCap(request, defaultOutputReserve) * (images ?? n);
   const usage: Usage = { promptTokens: input, completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   return costOf(images === undefined ? usage : Object.assign(usage, { images }), price, multiplier);
 }

@@ -11,7 +11,7 @@ import type { Budget, LedgerStore } from '../store/ledger-store.js';
 import type { HoldDraw } from '../store/store.js';
 
 /** A hold covers up to this many requests like the one that asked for it (less as the budget nears zero). */
-const LEASE_REQUESTS = 32n;
+const LEASE_REQUESTS = 1024n;
 /** A hold nobody has reserved from for this long gives its unused money back. */
 const IDLE_MS = 2000;
 /** How often holds are renewed, idle ones returned and expired ones (of dead instances) dropped, at most. */
@@ -133,11 +133,18 @@ export class Leases {
         for (let i = state.holds.length - 1; i >= 0; i--) {
           const hold = state.holds[i] as LocalHold;
           if (hold.reserved > 0n || now - hold.lastUsed < IDLE_MS) continue;
-          // Unused for a while: what is left goes back (what was charged leaves with its record's draws).
-          state.holds.splice(i, 1);
+          // Unused for a while: what is left goes back (what was charged leaves with its record's draws). Forgotten
+          // only once the store took it back: a failed return is tried again at the next tick.
           const left = hold.held;
+          // Nothing is admitted on it while the store is asked.
           hold.held = 0n;
-          if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
+          try {
+            if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
+          } catch (err) {
+            hold.held = left;
+            throw err;
+          }
+          state.holds.splice(state.holds.indexOf(hold), 1);
         }
       }
       await this.#ledger.renewHolds(this.owner, now + this.#ttlMs);

@@ -57,6 +57,9 @@ export function buildChains(
         issues.push(`${where}: plugin "${use.use}" appears twice in this route`);
         continue;
       }
+      // A plugin that must run before another (its finish hands that one what it needs) must be written first.
+      const late = (factory.before ?? []).filter((other) => seen.has(other));
+      if (late.length > 0) issues.push(`${where}: plugin "${use.use}" must come before ${late.map((o) => `"${o}"`).join(', ')} in a route`);
       seen.add(use.use);
       const options = structuredClone(use.with) as Record<string, unknown>;
       const validate = validatorFor(use.use);

@@ -106,5 +106,10 @@ export interface GatewayServices {
 export interface PluginFactory<Options = Readonly<Record<string, unknown>>> {
   /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
   readonly name: string;
+  /**
+   * Plugins this one must come before when a route has both (its hooks run first in config order: quota's finish
+   * puts the charge on the context before meter's writes the record). A route written the other way is refused.
+   */
+  readonly before?: readonly string[];
   create(options: Readonly<Options>, services: GatewayServices): Plugin;
 }

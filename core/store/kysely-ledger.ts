@@ -20,9 +20,16 @@ import type {
 } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
+import { planCharges } from './charge-plan.js';
 import { writeTransaction } from './write-transaction.js';
 
 type Db = Kysely<Database>;
+
+/** Within a signed 64-bit count of nano-units, with room for the charges of requests in flight. */
+const MAX_BALANCE = 9_000_000_000_000_000_000n;
+
+/** Rows per INSERT: 500 x 31 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
+const INSERT_CHUNK = 500;
 
 export function budgetName(budget: Budget): string {
   return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`;
@@ -101,11 +108,26 @@ export class KyselyLedger implements LedgerStore {
     return rows.map(decodeEntry);
   }
 
-  post(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {
+  async post(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {
+    try {
+      return await this.postOnce(entry);
+    } catch (err) {
+      // Posted meanwhile by another instance with the same key: its entry stands, this one is not applied.
+      if (!isUniqueViolation(err)) throw err;
+      const existing = await this.db.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirstOrThrow();
+      return { entry: decodeEntry(existing), applied: false };
+    }
+  }
+
+  private postOnce(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {
     return writeTransaction(this.db, this.dialect, async (trx) => {
       const existing = await trx.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirst();
       if (existing !== undefined) return { entry: decodeEntry(existing), applied: false };
-      if ((await this.lockAccount(trx, entry.account)) === undefined) throw new Error(`unknown account "${entry.account}"`);
+      const account = await this.lockAccount(trx, entry.account);
+      if (account === undefined) throw new Error(`unknown account "${entry.account}"`);
+      // A signed 64-bit column: SQLite would turn an overflow into a float, PostgreSQL refuse it; refused here alike.
+      const after = account.balance + entry.amount;
+      if (after > MAX_BALANCE || after < -MAX_BALANCE) throw new Error(`account "${entry.account}" would pass the largest balance the store holds`);
       await trx
         .insertInto('ledger')
         .values({ account: entry.account, kind: entry.kind, amount: entry.amount, idempotency_key: entry.idempotencyKey, request_id: null, key_id: null, note: entry.note ?? null, ts: entry.ts })
@@ -189,67 +211,77 @@ export class KyselyLedger implements LedgerStore {
       const total = decodeMoney(row.total ?? 0);
       if (balance !== total) problems.push({ what: `account "${row.name}": balance ${balance} but its ledger sums to ${total} (nano-units)` });
     }
-    // Every charge is its record's cost, and every charged record has its charge.
-    const charges = await this.db
+    // An account's charges are the costs of the usage records billed to it (each charge sums a batch of them).
+    const charged = await this.db
       .selectFrom('ledger')
-      .leftJoin('usage_records', 'usage_records.request_id', 'ledger.request_id')
-      .select(['ledger.request_id as request_id', 'ledger.amount as amount', 'ledger.account as account', 'usage_records.cost as cost', 'usage_records.account as record_account'])
-      .where('ledger.kind', '=', 'charge')
+      .select((eb) => ['account', eb.fn.sum<number | string | bigint | null>('amount').as('total')])
+      .where('kind', '=', 'charge')
+      .groupBy('account')
       .execute();
-    for (const c of charges) {
-      const cost = c.cost === null ? null : decodeMoney(c.cost);
-      if (cost === null || -decodeMoney(c.amount) !== cost || c.record_account !== c.account) {
-        problems.push({ what: `charge for request ${c.request_id ?? '?'}: ${-decodeMoney(c.amount)} to "${c.account}", but its usage record says ${cost ?? 'nothing'} to "${c.record_account ?? 'nobody'}"` });
-      }
-    }
-    const uncharged = await this.db
+    const costs = await this.db
       .selectFrom('usage_records')
-      .leftJoin('ledger', (join) => join.onRef('ledger.request_id', '=', 'usage_records.request_id').on('ledger.kind', '=', 'charge'))
-      .select(['usage_records.request_id as request_id', 'usage_records.cost as cost'])
-      .where('usage_records.account', 'is not', null)
-      .where('usage_records.cost', '>', 0n)
-      .where('ledger.id', 'is', null)
+      .select((eb) => ['account', eb.fn.sum<number | string | bigint | null>('cost').as('total')])
+      .where('account', 'is not', null)
+      .groupBy('account')
       .execute();
-    for (const u of uncharged) problems.push({ what: `request ${u.request_id} cost ${decodeMoney(u.cost ?? 0)} but was never charged` });
+    const chargedBy = new Map(charged.map((c) => [c.account, -decodeMoney(c.total ?? 0)]));
+    const costBy = new Map(costs.map((c) => [c.account ?? '', decodeMoney(c.total ?? 0)]));
+    for (const account of new Set([...chargedBy.keys(), ...costBy.keys()])) {
+      const charges = chargedBy.get(account) ?? 0n;
+      const recorded = costBy.get(account) ?? 0n;
+      if (charges !== recorded) problems.push({ what: `account "${account}": charged ${charges} but its usage records cost ${recorded} (nano-units)` });
+    }
     return problems;
   }
 
   /**
-   * Writes the priced records (those with a cost) one by one, each with its charge, inside the usage insert's
-   * transaction: the record itself (left out when a record of that request was written before, by an earlier
-   * attempt of the same batch), then for a charged one its ledger entry and the account's balance, its key's
-   * spend, and the holds it draws on. Returns the records without a cost, for the caller to insert in bulk.
+   * Writes the priced records (those with a cost) with their charges, inside the usage insert's transaction: the
+   * records, INSERT_CHUNK at a time (a request recorded before, by an earlier attempt of the same batch, is left
+   * out by the partial unique index, with its charge); then the plan of what those inserted now change
+   * (charge-plan.ts): their ledger entries, and one statement per account, key and hold. Returns the records
+   * without a cost, for the caller to insert in bulk.
    */
   async writePriced(trx: Kysely<Database>, records: readonly UsageRecord[]): Promise<UsageRecord[]> {
+    const priced: UsageRecord[] = [];
     const unpriced: UsageRecord[] = [];
-    for (const record of records) {
-      const cost = record.cost;
-      if (cost === undefined) {
-        unpriced.push(record);
-        continue;
-      }
+    for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
+    if (priced.length === 0) return unpriced;
+    const written = new Set<string>();
+    for (let at = 0; at < priced.length; at += INSERT_CHUNK) {
       const inserted = await trx
         .insertInto('usage_records')
-        .values(encodeUsageRow(record))
+        .values(priced.slice(at, at + INSERT_CHUNK).map(encodeUsageRow))
         .onConflict((oc) => oc.column('request_id').where(sql.ref('cost'), 'is not', null).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted === undefined || cost <= 0n) continue;
-      if (record.account !== undefined) {
-        await trx
-          .insertInto('ledger')
-          .values({ account: record.account, kind: 'charge', amount: -cost, idempotency_key: chargeKey(record.requestId), request_id: record.requestId, key_id: record.keyId, note: null, ts: record.ts })
-          .execute();
-        await this.moveBalance(trx, record.account, -cost);
-      }
-      await this.addKeySpend(trx, record.keyId, cost);
-      for (const draw of record.draws ?? []) {
-        await trx
-          .updateTable('holds')
-          .set({ amount: sql<bigint>`case when amount > ${draw.amount} then amount - ${draw.amount} else 0 end` })
-          .where('id', '=', draw.holdId)
-          .execute();
-      }
+        .returning('request_id')
+        .execute();
+      for (const row of inserted) written.add(row.request_id);
+    }
+    const plan = planCharges(priced, written);
+    for (let at = 0; at < plan.entries.length; at += INSERT_CHUNK) {
+      await trx
+        .insertInto('ledger')
+        .values(
+          plan.entries.slice(at, at + INSERT_CHUNK).map((e) => ({
+            account: e.account,
+            kind: 'charge',
+            amount: e.amount,
+            idempotency_key: chargeKey(e.firstRequestId),
+            request_id: null,
+            key_id: null,
+            note: `${e.requests} requests`,
+            ts: e.ts,
+          })),
+        )
+        .execute();
+    }
+    for (const [account, amount] of plan.balances) await this.moveBalance(trx, account, amount);
+    for (const [keyId, amount] of plan.spends) await this.addKeySpend(trx, keyId, amount);
+    for (const [holdId, amount] of plan.draws) {
+      await trx
+        .updateTable('holds')
+        .set({ amount: sql<bigint>`case when amount > ${amount} then amount - ${amount} else 0 end` })
+        .where('id', '=', holdId)
+        .execute();
     }
     return unpriced;
   }

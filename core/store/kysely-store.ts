@@ -28,6 +28,14 @@ export class KyselyStore implements Store {
     return migrateToLatest(this.#db, this.#dialect);
   }
 
+  /**
+   * Runs `work` while holding the store's connection as Kysely's own queries do: with one SQLite connection, a
+   * transaction of theirs (begin ... several awaits ... commit) must not have another's statements run inside it.
+   */
+  protected exclusive<T>(work: () => T): Promise<T> {
+    return this.#db.connection().execute(async () => work());
+  }
+
   async insertUsage(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
     await writeTransaction(this.#db, this.#dialect, async (trx) => {

@@ -91,8 +91,8 @@ export interface LedgerStore {
   savePriceVersion(version: string, document: string, at: number): Promise<void>;
   priceVersions(): Promise<Map<string, string>>;
   /**
-   * Every balance against the sum of its ledger, and every charge against its usage record's cost; the
-   * problems found (none: the books hold).
+   * Every balance against the sum of its ledger, and every account's charges against the costs of the usage records
+   * billed to it; the problems found (none: the books hold).
    */
   auditLedger(): Promise<AuditProblem[]>;
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { planCharges } from './charge-plan.js';
 import { chargeKey } from './kysely-ledger.js';
 import { KyselyStore } from './kysely-store.js';
 import { encodeUsageRow } from './row-codec.js';
@@ -56,7 +57,15 @@ class SqliteStore extends KyselyStore {
     if (records.length === 0) return;
     // The columns are the codec's: every encoded row has all of them, in the same order.
     this.#insertBatch ??= this.#prepareInsert(Object.keys(encodeUsageRow(records[0] as UsageRecord)));
-    this.#insertBatch(records);
+    const insertBatch = this.#insertBatch;
+    const database = this.#database;
+    // On the one connection Kysely's transactions use (acquireHold, post, ...), and never inside one of them: a batch
+    // run inside another's begin ... commit would charge money that transaction already counted as there, and go
+    // with it if it rolled back.
+    await this.exclusive(() => {
+      if (database.inTransaction) throw new Error('a usage batch would run inside another transaction');
+      insertBatch(records);
+    });
   }
 
   #prepareInsert(columns: readonly string[]): (records: readonly UsageRecord[]) => void {
@@ -84,24 +93,29 @@ class SqliteStore extends KyselyStore {
 
 /**
  * KyselyLedger.writePriced in prepared statements, run inside the usage batch's own transaction (better-sqlite3 is
- * synchronous): each priced record inserted alone (ignored when its request was recorded before), then its
- * charge, its key's spend and the holds it draws on.
+ * synchronous): the priced records inserted 50 to a statement, those inserted now (a request recorded before is
+ * left out by the partial unique index) planned into charges (charge-plan.ts), the ledger entries 50 to a
+ * statement, and one statement per account, key and hold the batch touches.
  */
 class SqliteCharges {
-  readonly #record: BetterSqlite3.Statement;
   readonly #columns: readonly string[];
-  readonly #ledger: BetterSqlite3.Statement;
+  readonly #records: Multi;
+  readonly #ledger: Multi;
   readonly #balance: BetterSqlite3.Statement;
   readonly #spend: BetterSqlite3.Statement;
   readonly #draw: BetterSqlite3.Statement;
 
   constructor(database: BetterSqlite3.Database, columns: readonly string[]) {
     this.#columns = columns;
-    this.#record = database.prepare(
-      `INSERT INTO usage_records (${columns.join(',')}) VALUES (${columns.map(() => '?').join(',')}) ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING`,
+    const recordTuple = `(${columns.map(() => '?').join(',')})`;
+    this.#records = new Multi(
+      database,
+      (n) =>
+        `INSERT INTO usage_records (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => recordTuple).join(',')} ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING RETURNING request_id`,
     );
-    this.#ledger = database.prepare(
-      "INSERT INTO ledger (account, kind, amount, idempotency_key, request_id, key_id, note, ts) VALUES (?, 'charge', ?, ?, ?, ?, NULL, ?)",
+    this.#ledger = new Multi(
+      database,
+      (n) => `INSERT INTO ledger (account, kind, amount, idempotency_key, request_id, key_id, note, ts) VALUES ${Array.from({ length: n }, () => "(?, 'charge', ?, ?, NULL, NULL, ?, ?)").join(',')}`,
     );
     this.#balance = database.prepare('UPDATE accounts SET balance = balance + ? WHERE name = ?');
     this.#spend = database.prepare('INSERT INTO key_spend (key_id, spent) VALUES (?, ?) ON CONFLICT(key_id) DO UPDATE SET spent = key_spend.spent + excluded.spent');
@@ -110,27 +124,45 @@ class SqliteCharges {
 
   /** Writes the priced records with their charges; returns the others, for the bulk insert. */
   writePriced(records: readonly UsageRecord[]): readonly UsageRecord[] {
-    let unpriced: UsageRecord[] | null = null;
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i] as UsageRecord;
-      if (record.cost === undefined) {
-        unpriced?.push(record);
-        continue;
-      }
-      unpriced ??= records.slice(0, i);
-      this.#writeOne(record, record.cost);
-    }
-    return unpriced ?? records;
+    const priced: UsageRecord[] = [];
+    const unpriced: UsageRecord[] = [];
+    for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
+    if (priced.length === 0) return records;
+    const columns = this.#columns;
+    const written = new Set<string>();
+    const rows = priced.map((r) => encodeUsageRow(r) as Readonly<Record<string, unknown>>);
+    this.#records.run(rows, (row) => columns.map((c) => row[c]), (inserted) => {
+      for (const r of inserted as { request_id: string }[]) written.add(r.request_id);
+    });
+    const plan = planCharges(priced, written);
+    this.#ledger.run(plan.entries, (e) => [e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts]);
+    for (const [account, amount] of plan.balances) this.#balance.run(amount, account);
+    for (const [keyId, amount] of plan.spends) this.#spend.run(keyId, amount);
+    for (const [holdId, amount] of plan.draws) this.#draw.run(amount, amount, holdId);
+    return unpriced;
+  }
+}
+
+/** One INSERT of many rows, prepared for 50 rows and for 1: rows go 50 to a statement, the rest one by one. */
+class Multi {
+  readonly #many: BetterSqlite3.Statement;
+  readonly #one: BetterSqlite3.Statement;
+
+  constructor(database: BetterSqlite3.Database, sql: (rows: number) => string) {
+    this.#many = database.prepare(sql(ROWS_PER_STATEMENT));
+    this.#one = database.prepare(sql(1));
   }
 
-  #writeOne(record: UsageRecord, cost: bigint): void {
-    const row = encodeUsageRow(record) as Readonly<Record<string, unknown>>;
-    if (this.#record.run(this.#columns.map((c) => row[c])).changes === 0 || cost <= 0n) return;
-    if (record.account !== undefined) {
-      this.#ledger.run(record.account, -cost, chargeKey(record.requestId), record.requestId, record.keyId, record.ts);
-      this.#balance.run(-cost, record.account);
-    }
-    this.#spend.run(record.keyId, cost);
-    for (const draw of record.draws ?? []) this.#draw.run(draw.amount, draw.amount, draw.holdId);
+  /** Runs the statements for `items`; `returned` gets what a RETURNING statement gave back. */
+  run<T>(items: readonly T[], values: (item: T) => unknown[], returned?: (rows: unknown[]) => void): void {
+    const exec = (statement: BetterSqlite3.Statement, from: number, to: number): void => {
+      const params: unknown[] = [];
+      for (let i = from; i < to; i++) for (const v of values(items[i] as T)) params.push(v);
+      if (returned === undefined) statement.run(params);
+      else returned(statement.all(params));
+    };
+    let i = 0;
+    for (; i + ROWS_PER_STATEMENT <= items.length; i += ROWS_PER_STATEMENT) exec(this.#many, i, i + ROWS_PER_STATEMENT);
+    for (; i < items.length; i++) exec(this.#one, i, i + 1);
   }
 }

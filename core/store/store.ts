@@ -92,9 +92,10 @@ export interface KeyStore {
 
 export interface UsageStore {
   /**
-   * Inserts all records in one transaction, all or none. A record with an account and a cost is charged in the
-   * same transaction: a ledger entry keyed by its request id (so a record written twice is charged once), the
-   * account's balance, its key's spend, and the holds it draws on.
+   * Inserts all records in one transaction, all or none. A record with a cost is unique by request id (written
+   * again, it is left out: a request is recorded and charged once); one with an account is charged in the same
+   * transaction: one ledger charge per account for the batch's records, the balance, the key's spend, and the
+   * holds the records draw on.
    */
   insertUsage(records: readonly UsageRecord[]): Promise<void>;
   /** Newest first. */

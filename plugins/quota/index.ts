@@ -45,6 +45,8 @@ function refusal(err: unknown): GatewayError {
 
 export const quotaPlugin: PluginFactory<QuotaOptions> = {
   name: 'quota',
+  // Its finish sets the charge the meter's finish writes into the record.
+  before: ['meter'],
   create(_options, services): Plugin {
     const { pricing } = services.config;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
@@ -81,6 +83,11 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
           return undefined;
         }
         const amount = maxCost(ctx.request, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        if (amount === 0n) {
+          // A free model (or a multiplier of 0): nothing to set aside, still recorded.
+          admitted.set(ctx, { price, reservation: null });
+          return undefined;
+        }
         let reservation: Reservation | Promise<Reservation>;
         try {
           reservation = leases.reserve(budgets, amount);

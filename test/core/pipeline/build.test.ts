@@ -49,7 +49,7 @@ test('without routes:, /v1/chat/completions gets the default chain auth, quota, 
   assert.equal(chain?.relay.name, 'relay');
   assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'quota', 'meter']);
   assert.deepEqual(chain?.frame.map((p) => p.name), ['meter'], 'frame hooks in reverse order');
-  assert.deepEqual(chain?.finish.map((p) => p.name), ['quota', 'meter'], 'quota settles before meter writes the record');
+  assert.deepEqual(chain?.finish.map((p) => p.name), ['meter'], 'without prices quota has nothing to settle');
 });
 
 test('a written route keeps its own chain', () => {
@@ -112,4 +112,18 @@ test('two relays in one route are refused', () => {
     new Map([...builtinPlugins(), ['relay2', second]]),
   );
   assert.deepEqual(issues, ['routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 2']);
+});
+
+test('a route that puts meter before quota is refused: the record would be written before its charge', () => {
+  assert.deepEqual(
+    issuesOf(`${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: auth
+      - use: meter
+      - use: quota
+      - use: relay
+`),
+    ['routes[0].plugins[2] (gw.yaml:10): plugin "quota" must come before "meter" in a route'],
+  );
 });

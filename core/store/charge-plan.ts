@@ -1,0 +1,62 @@
+// What writing a batch of priced usage records changes besides the records themselves, summed per row it touches:
+// one ledger charge per account (the sum of the batch's records billed to it: each record carries its own cost,
+// and is unique by request id, so the request is charged once), one spend change per key and one draw per hold. Both stores (sqlite-store.ts's prepared statements, kysely-ledger.ts's
+// queries) carry out the same plan, so a batch costs a few statements, not five per record.
+
+import type { UsageRecord } from './store.js';
+
+/** One account's charge for the batch. */
+export interface ChargeEntry {
+  readonly account: string;
+  /** Signed: minus the sum of the costs. */
+  readonly amount: bigint;
+  /** The first record's request id: written now for the first time, so it names this charge uniquely. */
+  readonly firstRequestId: string;
+  readonly requests: number;
+  /** The latest record's time. */
+  readonly ts: number;
+}
+
+export interface ChargePlan {
+  readonly entries: readonly ChargeEntry[];
+  /** Signed nano-units to add to each account's balance. */
+  readonly balances: ReadonlyMap<string, bigint>;
+  /** Nano-units to add to each key's spend. */
+  readonly spends: ReadonlyMap<string, bigint>;
+  /** Nano-units each hold gives up. */
+  readonly draws: ReadonlyMap<string, bigint>;
+}
+
+function add(map: Map<string, bigint>, key: string, amount: bigint): void {
+  map.set(key, (map.get(key) ?? 0n) + amount);
+}
+
+/**
+ * The plan for `records` (priced ones) of which `written` were inserted now (emptied as they are planned): a record
+ * whose request id was recorded before (an earlier attempt of its batch) changes nothing again.
+ */
+export function planCharges(records: readonly UsageRecord[], written: Set<string>): ChargePlan {
+  const entries = new Map<string, { account: string; amount: bigint; firstRequestId: string; requests: number; ts: number }>();
+  const balances = new Map<string, bigint>();
+  const spends = new Map<string, bigint>();
+  const draws = new Map<string, bigint>();
+  for (const record of records) {
+    const cost = record.cost;
+    if (cost === undefined || cost <= 0n || !written.has(record.requestId)) continue;
+    // Planned once, even if the batch holds its request id twice (only one of them was written).
+    written.delete(record.requestId);
+    if (record.account !== undefined) {
+      const entry = entries.get(record.account);
+      if (entry === undefined) entries.set(record.account, { account: record.account, amount: -cost, firstRequestId: record.requestId, requests: 1, ts: record.ts });
+      else {
+        entry.amount -= cost;
+        entry.requests++;
+        if (record.ts > entry.ts) entry.ts = record.ts;
+      }
+      add(balances, record.account, -cost);
+    }
+    add(spends, record.keyId, cost);
+    for (const draw of record.draws ?? []) add(draws, draw.holdId, draw.amount);
+  }
+  return { entries: [...entries.values()], balances, spends, draws };
+}
