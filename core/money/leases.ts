@@ -25,6 +25,13 @@ interface LocalHold {
   /** Reserved by requests in flight. */
   reserved: bigint;
   lastUsed: number;
+  readonly grantedAt: number;
+  /**
+   * Nothing is admitted on it after this (ms, this process's clock): a third of the timeout before the store could
+   * count it as expired, measured from its grant or last renewal. An instance whose renewals stall (the store out of
+   * reach, the event loop blocked) stops spending money another instance may by then have taken.
+   */
+  validUntil: number;
 }
 
 interface BudgetState {
@@ -123,37 +130,56 @@ export class Leases {
     this.#timer.unref();
   }
 
-  /** One round of upkeep (exported for tests; the timer calls it). */
+  /** One round of upkeep (exported for tests; the timer calls it): renew, then give back what is idle, then drop the dead's. */
   async tick(): Promise<void> {
     if (this.#ticking) return;
     this.#ticking = true;
     try {
       const now = this.#now();
+      const renewed = await this.#ledger.renewHolds(this.owner, now, now + this.#ttlMs);
+      this.#confirm(renewed, now);
       for (const state of this.#budgets.values()) {
-        for (let i = state.holds.length - 1; i >= 0; i--) {
-          const hold = state.holds[i] as LocalHold;
-          if (hold.reserved > 0n || now - hold.lastUsed < IDLE_MS) continue;
-          // Unused for a while: what is left goes back (what was charged leaves with its record's draws). Forgotten
-          // only once the store took it back: a failed return is tried again at the next tick.
-          const left = hold.held;
-          // Nothing is admitted on it while the store is asked.
-          hold.held = 0n;
-          try {
-            if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
-          } catch (err) {
-            hold.held = left;
-            throw err;
-          }
-          state.holds.splice(state.holds.indexOf(hold), 1);
-        }
+        for (const hold of [...state.holds]) if (hold.reserved === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(state, hold);
       }
-      await this.#ledger.renewHolds(this.owner, now + this.#ttlMs);
       await this.#ledger.dropExpiredHolds(now);
     } catch (err) {
       this.#onError(err);
     } finally {
       this.#ticking = false;
     }
+  }
+
+  /** After a renewal at `now`: the holds renewed stay admissible; one the store no longer has admits nothing more. */
+  #confirm(renewed: ReadonlySet<string>, now: number): void {
+    const validUntil = now + this.#validFor();
+    for (const state of this.#budgets.values()) {
+      for (let i = state.holds.length - 1; i >= 0; i--) {
+        const hold = state.holds[i] as LocalHold;
+        // Granted while the renewal ran: not in its answer, and new anyway.
+        if (hold.grantedAt >= now) continue;
+        if (renewed.has(hold.id)) hold.validUntil = validUntil;
+        // Gone from the store (expired): requests admitted on it still settle, nothing more is admitted.
+        else if (hold.reserved === 0n) state.holds.splice(i, 1);
+        else hold.validUntil = 0;
+      }
+    }
+  }
+
+  /**
+   * What an idle hold has left goes back (what was charged leaves with its records' draws); it is forgotten only once
+   * the store took it back, and admits nothing meanwhile. A failed return is tried again at the next tick.
+   */
+  async #giveBack(state: BudgetState, hold: LocalHold): Promise<void> {
+    const left = hold.held;
+    hold.held = 0n;
+    try {
+      if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
+    } catch (err) {
+      hold.held = left;
+      throw err;
+    }
+    const at = state.holds.indexOf(hold);
+    if (at !== -1) state.holds.splice(at, 1);
   }
 
   /** Stops the upkeep and deletes every hold of this instance: call once its usage records are written. */
@@ -165,11 +191,17 @@ export class Leases {
     await this.#ledger.releaseHolds(this.owner);
   }
 
+  /** How long after a grant or renewal a hold may be admitted on: two thirds of the timeout. */
+  #validFor(): number {
+    return Math.floor((this.#ttlMs * 2) / 3);
+  }
+
   #takeLocal(key: string, amount: bigint): LocalHold | null {
     const state = this.#budgets.get(key);
     if (state === undefined) return null;
+    const now = this.#now();
     for (const hold of state.holds) {
-      if (hold.held - hold.reserved >= amount) {
+      if (hold.held - hold.reserved >= amount && hold.validUntil > now) {
         hold.reserved += amount;
         return hold;
       }
@@ -216,7 +248,7 @@ export class Leases {
       .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
       .then((result) => {
         if (!result.granted) throw new BudgetRefused(budget, result.available);
-        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now });
+        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now, grantedAt: now, validUntil: now + this.#validFor() });
         return true;
       });
     state.acquiring = acquiring;

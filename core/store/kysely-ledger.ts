@@ -170,9 +170,17 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
-  async renewHolds(owner: string, expiresAt: number): Promise<void> {
+  async renewHolds(owner: string, now: number, expiresAt: number): Promise<Set<string>> {
     await this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n).execute();
-    await this.db.updateTable('holds').set({ expires_at: expiresAt }).where('owner', '=', owner).execute();
+    // Only holds not yet expired: one that expired may already be counted as free by another instance.
+    const renewed = await this.db
+      .updateTable('holds')
+      .set({ expires_at: expiresAt })
+      .where('owner', '=', owner)
+      .where('expires_at', '>', now)
+      .returning('id')
+      .execute();
+    return new Set(renewed.map((r) => r.id));
   }
 
   async releaseHolds(owner: string): Promise<void> {

@@ -79,8 +79,11 @@ export interface LedgerStore {
   acquireHold(request: HoldRequest): Promise<HoldResult>;
   /** Gives back `amount` of a hold (never below zero). */
   shrinkHold(holdId: string, amount: bigint): Promise<void>;
-  /** Keeps every hold of `owner` alive until `expiresAt`; deletes its holds that are empty. */
-  renewHolds(owner: string, expiresAt: number): Promise<void>;
+  /**
+   * Keeps every live hold of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids renewed: a
+   * hold missing from them is gone (expired, and dropped by another instance), and nothing may be admitted on it.
+   */
+  renewHolds(owner: string, now: number, expiresAt: number): Promise<Set<string>>;
   /** Deletes every hold of `owner` (a clean stop, once its charges are written). */
   releaseHolds(owner: string): Promise<void>;
   /** Deletes holds expired before `now` (their instance stopped renewing them). */

@@ -1,0 +1,97 @@
+// Leases against a real store (SQLite): admissions in memory while a hold covers them, one store round trip for many
+// concurrent requests, refusals that take nothing, settlements that draw at most what was reserved, idle money given
+// back, and no admission on a hold that its instance could no longer be sure of (expired, or not renewed in time).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BudgetRefused, Leases } from '../../../core/money/leases.js';
+import type { Budget, HoldRequest, LedgerStore } from '../../../core/store/ledger-store.js';
+import { useTempStore } from '../store/store-fixtures.js';
+
+const acme: Budget = { kind: 'account', account: 'acme' };
+const TTL = 30_000;
+
+/** The store's ledger, counting acquisitions. */
+function counting(ledger: LedgerStore): { ledger: LedgerStore; acquisitions: () => number } {
+  let n = 0;
+  const proxy = Object.create(ledger) as LedgerStore & { acquireHold(r: HoldRequest): ReturnType<LedgerStore['acquireHold']> };
+  proxy.acquireHold = (request) => {
+    n++;
+    return ledger.acquireHold(request);
+  };
+  return { ledger: proxy, acquisitions: () => n };
+}
+
+describe('Leases', () => {
+  const temp = useTempStore('leases.db');
+  let clock = 1_800_000_000_000;
+  const now = (): number => clock;
+
+  async function funded(amount: bigint): Promise<void> {
+    await temp.get().ledger.ensureAccounts([{ name: 'acme', description: null }], clock);
+    await temp.get().ledger.post({ account: 'acme', kind: 'credit', amount, idempotencyKey: `c${amount}`, ts: clock });
+  }
+
+  it('admits in memory once a hold covers the request, after one round trip for many concurrent requests', async () => {
+    await funded(10_000_000n);
+    const { ledger, acquisitions } = counting(temp.get().ledger);
+    const leases = new Leases(ledger, { holdTtlMs: TTL, now });
+    const all = await Promise.all(Array.from({ length: 100 }, () => leases.reserve([acme], 100n)));
+    assert.equal(acquisitions(), 1, 'the others waited for the first acquisition');
+    assert.equal(all.length, 100);
+    const next = leases.reserve([acme], 100n);
+    assert.ok(!(next instanceof Promise), 'admitted at once');
+  });
+
+  it('refuses what the store cannot cover, taking nothing from the other budget', async () => {
+    await funded(1000n);
+    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const key: Budget = { kind: 'key', keyId: 'k1', maxSpend: 10_000n };
+    const kept = await leases.reserve([key, acme], 1000n);
+    await assert.rejects(Promise.resolve(leases.reserve([key, acme], 1000n)), (err: unknown) => err instanceof BudgetRefused && err.budget.kind === 'account');
+    // The key's hold gave back what the refused request had taken: another 1000 of it is still free locally.
+    leases.settle(kept, 0n);
+    const again = leases.reserve([key], 1000n);
+    assert.ok(!(again instanceof Promise));
+  });
+
+  it('draws at most what a request reserved, and gives idle money back to the store', async () => {
+    await funded(4000n);
+    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const r = await leases.reserve([acme], 1000n);
+    assert.deepEqual(
+      leases.settle(r, 5000n).map((d) => d.amount),
+      [1000n],
+      'an overrun is charged in full, but draws only what was held for it',
+    );
+    // The hold (a quarter of 4000 = 1000) is used up; another instance can still take what is left.
+    clock += 3000;
+    await leases.tick();
+    const other = await temp.get().ledger.acquireHold({ budget: acme, min: 3000n, want: 3000n, owner: 'other', now: clock, expiresAt: clock + TTL });
+    assert.equal(other.granted, true, 'everything not charged is free for others');
+  });
+
+  it('admits nothing on a hold it could not renew in time, and forgets one the store dropped', async () => {
+    await funded(1_000_000n);
+    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    await leases.reserve([acme], 100n);
+    const { ledger, acquisitions } = counting(temp.get().ledger);
+    const watched = new Leases(ledger, { holdTtlMs: TTL, now });
+    await watched.reserve([acme], 100n);
+    assert.equal(acquisitions(), 1);
+    // No renewal for longer than two thirds of the timeout: the next request goes to the store.
+    clock += 21_000;
+    const late = watched.reserve([acme], 100n);
+    assert.ok(late instanceof Promise, 'not admitted on an unconfirmed hold');
+    await late;
+    assert.equal(acquisitions(), 2);
+    // Past the timeout another instance drops it; the next renewal finds it gone.
+    clock += 40_000;
+    await temp.get().ledger.dropExpiredHolds(clock);
+    await watched.tick();
+    const after = watched.reserve([acme], 100n);
+    assert.ok(after instanceof Promise, 'the dropped hold admits nothing');
+    await after;
+    assert.equal(acquisitions(), 3);
+  });
+});
