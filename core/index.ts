@@ -31,5 +31,6 @@ export { costOf } from './money/price.js';
 export { maxCost } from './money/estimate.js';
 export { BudgetRefused, type Reservation } from './money/leases.js';
 export { createAccount, creditAccount, describeAccount, describeEntry } from './money/account-admin.js';
+export { formatMoney } from './money/decimal.js';
 export { carriesToken } from './keys/operator-token.js';
 export { createKey, describeKey } from './keys/key-admin.js';

@@ -3,11 +3,12 @@
 import type { PluginFactory } from '../core/index.js';
 import { adminPlugin } from './admin/index.js';
 import { authPlugin } from './auth/index.js';
+import { billingPlugin } from './billing/index.js';
 import { meterPlugin } from './meter/index.js';
 import { modelsPlugin } from './models/index.js';
 import { quotaPlugin } from './quota/index.js';
 import { relayPlugin } from './relay/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin].map((factory) => [factory.name, factory]));
 }

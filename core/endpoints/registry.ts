@@ -85,6 +85,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
   { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
   { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },
+  // A key's own money: its balance and spend, and the legacy OpenAI billing routes chat front-ends read.
+  { method: 'GET', path: '/v1/me', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
+  { method: 'GET', path: '/v1/dashboard/billing/subscription', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
+  { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
   // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
   { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },

@@ -2,7 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
-import { decodeInteger, decodeKeyRow, decodeUsageRow, encodeKeyRow, encodeUsageRow } from './row-codec.js';
+import { decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
@@ -52,6 +52,17 @@ export class KyselyStore implements Store {
     if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
     const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(decodeUsageRow);
+  }
+
+  async costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint> {
+    let q = this.#db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.sum<number | string | bigint | null>('cost').as('total'))
+      .where('ts', '>=', from)
+      .where('ts', '<', to);
+    q = 'keyId' in who ? q.where('key_id', '=', who.keyId) : q.where('account', '=', who.account);
+    const row = await q.executeTakeFirst();
+    return decodeMoney(row?.total ?? 0);
   }
 
   async pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {

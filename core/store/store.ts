@@ -101,6 +101,8 @@ export interface UsageStore {
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
   countUsage(): Promise<number>;
+  /** What the records of a key, or of an account, cost from `from` (inclusive) to `to` (exclusive), epoch ms. */
+  costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint>;
   /** The records that carry a cost, in the order written, after row `afterId` (0: from the first); for the audit. */
   pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { auditBooks } from '../../core/money/audit.js';
-import { parseMoney } from '../../core/money/decimal.js';
+import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { runCli, cliEnv } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
@@ -163,6 +163,46 @@ describe('billing on one instance', () => {
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'model_not_priced');
     assert.equal((await chat(TEST_KEY, { model: 'gpt-4o-mini' })).status, 200);
+  });
+
+  it('tells a key its own money: /v1/me, and the legacy billing routes front-ends read', async () => {
+    await gw.usage();
+    const get = async (key: string, path: string): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(res.status, 200, path);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const balanceNow = await balance();
+    const records = await gw.usage();
+    const spent = (name: string): bigint => records.filter((r) => r.keyName === name).reduce((sum, r) => sum + (r.cost ?? 0n), 0n);
+    const metered = await get(METERED, '/v1/me');
+    assert.deepEqual(metered, {
+      object: 'me',
+      key: { name: 'metered', group: 'pro' },
+      account: 'acme',
+      currency: 'USD',
+      balance: balanceNow,
+      spend: formatMoney(spent('metered')),
+      max_spend: null,
+      max_spend_left: null,
+    });
+    const capped = await get(CAPPED, '/v1/me');
+    assert.equal(capped['max_spend'], '0.0001');
+    assert.equal(capped['max_spend_left'], formatMoney(100_000n - spent('capped')));
+    const free = await get(TEST_KEY, '/v1/me');
+    assert.deepEqual([free['account'], free['balance'], free['spend']], [null, null, formatMoney(spent('free'))]);
+
+    const sub = await get(METERED, '/v1/dashboard/billing/subscription');
+    const accountSpent = records.filter((r) => r.account === 'acme').reduce((sum, r) => sum + (r.cost ?? 0n), 0n);
+    assert.equal(sub['object'], 'billing_subscription');
+    assert.equal(sub['hard_limit_usd'], Number(parseMoney(balanceNow) + accountSpent) / 1e9, 'the balance plus all that was spent');
+    const usage = await get(METERED, '/v1/dashboard/billing/usage?start_date=2000-01-01&end_date=2999-01-01');
+    assert.equal(usage['total_usage'], (Number(accountSpent) / 1e9) * 100, 'cents');
+    const none = await get(METERED, '/v1/dashboard/billing/usage?start_date=2000-01-01&end_date=2000-01-02');
+    assert.equal(none['total_usage'], 0);
+    const bad = await fetch(`${gw.url}/v1/dashboard/billing/usage?start_date=yesterday`, { headers: { authorization: `Bearer ${METERED}` } });
+    assert.equal(bad.status, 400);
+    assert.equal((await fetch(`${gw.url}/v1/me`)).status, 401);
   });
 
   it('keeps the books: every balance from its ledger, every charge from its record (audit and the CLI)', async () => {

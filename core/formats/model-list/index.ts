@@ -1,5 +1,6 @@
-// GET /v1/models and /v1/models/{id}: a request that is its path and query alone, answered (errors included) in
-// the caller's API, OpenAI's or Anthropic's, chosen from its headers (caller-api.ts).
+// GET /v1/models and /v1/models/{id} (and the other GETs of a key: /v1/me, the billing routes): a request that is
+// its path and query alone, answered (errors included) in the caller's API, OpenAI's or Anthropic's, chosen from its
+// headers (caller-api.ts).
 
 import { encodeError as encodeAnthropicError, encodeStreamError as encodeAnthropicStreamError } from '../anthropic-messages/errors.js';
 import type { BodyBytes } from '../body-bytes.js';

@@ -199,6 +199,11 @@ describe('routes', () => {
       { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
       { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
+      ...['GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
+        path,
+        at: ['(default)'],
+        plugins: [chain[0], { use: 'billing', with: {}, path: ['(default)'] }],
+      })),
       ...['GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit'].map((path) => ({
         path,
         at: ['(default)'],
@@ -232,7 +237,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit'],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');
