@@ -5,12 +5,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { auditBooks } from '../../core/money/audit.js';
 import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { runCli, cliEnv } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { series } from '../helpers/metric-series.js';
 
 const ADMIN = 'test-admin-token-0123456789';
 const METERED = 'sk-metered-0123456789abcdef';
@@ -92,6 +95,31 @@ describe('billing on one instance', () => {
     assert.equal(anthropic.status, 402);
     assert.equal(anthropic.headers.get('x-should-retry'), 'false');
     assert.deepEqual(((await anthropic.json()) as { type: string; error: { type: string } }).error.type, 'billing_error');
+    assert.equal(calls(), 0);
+  });
+
+  it('the official SDKs surface a 402 without retrying it, and nothing reaches the upstream', async () => {
+    const refusals = async (): Promise<number> => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      return Object.entries(series(text, 'gateway_requests_total'))
+        .filter(([labels]) => labels.includes('status="402"'))
+        .reduce((sum, [, n]) => sum + n, 0);
+    };
+    const before = await refusals();
+    const openai = new OpenAI({ apiKey: METERED, baseURL: `${gw.url}/v1`, maxRetries: 3 });
+    await assert.rejects(openai.chat.completions.create({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.APIError);
+      assert.equal(err.status, 402);
+      assert.equal(err.code, 'insufficient_balance');
+      return true;
+    });
+    const anthropic = new Anthropic({ apiKey: METERED, baseURL: gw.url, maxRetries: 3 });
+    await assert.rejects(anthropic.messages.create({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
+      assert.ok(err instanceof Anthropic.APIError);
+      assert.equal(err.status, 402);
+      return true;
+    });
+    assert.equal((await refusals()) - before, 2, 'one request each: no retry');
     assert.equal(calls(), 0);
   });
 
