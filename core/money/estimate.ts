@@ -23,11 +23,37 @@ function outputCap(request: ParsedRequest, fallback: number): number {
   return fallback;
 }
 
+/** A request's input tokens as estimated before it is sent (its body's bytes / 4; a form's files are not prompt text). */
+export function inputEstimate(request: ParsedRequest): number {
+  return request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
+}
+
+/**
+ * The usage of a stream cut before its end (the client left, the upstream broke): the input as reported, else as
+ * estimated; the output as reported, or, when more was delivered than reported, one token per stream frame the
+ * client was sent (a stream's deltas carry about a token each; its few framing events make it a slight over-count).
+ * `estimated` says whether anything was not the upstream's own count.
+ */
+export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, framesSent: number): { readonly usage: Usage; readonly estimated: boolean } {
+  const output = reported === null || framesSent > reported.completionTokens ? framesSent : reported.completionTokens;
+  if (reported !== null && output === reported.completionTokens) return { usage: reported, estimated: false };
+  const base: Usage = reported ?? { promptTokens: inputEstimate(request), completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  return {
+    usage: {
+      promptTokens: base.promptTokens,
+      completionTokens: output,
+      cachedTokens: base.cachedTokens,
+      cacheWriteTokens: base.cacheWriteTokens,
+      reasoningTokens: base.reasoningTokens,
+    },
+    estimated: true,
+  };
+}
+
 /** The usage a request could have at most, priced as its cost would be. */
 export function maxCost(request: ParsedRequest, price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
   const images = request.images;
-  // A multipart form's bytes are mostly files (an edit's images), not prompt text.
-  const input = request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
+  const input = inputEstimate(request);
   // Chat's `n` asks for that many choices, each up to the cap.
   const choices = request.head['n'];
   const n = typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;

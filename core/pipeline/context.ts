@@ -53,6 +53,8 @@ export interface RequestContext {
   error: GatewayError | null;
   /** performance.now() when the first body byte was written to the client. */
   firstByteAt: number | null;
+  /** Stream frames written to the client (what a cut stream's output is estimated from: money/estimate.ts). */
+  framesSent: number;
   readonly stream: boolean;
   aborted: boolean;
 }

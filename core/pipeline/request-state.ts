@@ -24,6 +24,7 @@ export class RequestState implements RequestContext {
   upstreamModel: string | null = null;
   usage: Usage | null = null;
   charge: Charge | null = null;
+  framesSent = 0;
   status = 0;
   error: GatewayError | null = null;
   firstByteAt: number | null = null;

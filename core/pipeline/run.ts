@@ -182,6 +182,7 @@ function writeBatch(
         if (frame === null) break;
       }
       if (frame === null) continue;
+      ctx.framesSent++;
       if (ctx.firstByteAt === null) ctx.firstByteAt = performance.now();
       const raw = frame.raw;
       if (span !== null && raw.buffer === span.buffer && raw.byteOffset === spanEnd) {

@@ -8,6 +8,7 @@
 import {
   BudgetRefused,
   costOf,
+  cutStreamUsage,
   GatewayError,
   maxCost,
   type AuthedKey,
@@ -110,13 +111,22 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         const key = ctx.key;
         if (admission === undefined || key === null) return;
         // Served: the client got a success status (a stream cut later still got one); only then does usage count.
-        const usage = ctx.status < 400 ? ctx.usage : null;
+        let usage = ctx.status < 400 ? ctx.usage : null;
+        let estimated = false;
+        if (ctx.stream && ctx.status < 400 && (ctx.aborted || ctx.error !== null)) {
+          // Cut before its end: the upstream may not have reported the output the client got. The estimate becomes
+          // the request's usage, so that the record shows (and the audit computes) what was charged.
+          const cut = cutStreamUsage(ctx.request, usage, ctx.framesSent);
+          usage = cut.usage;
+          estimated = cut.estimated;
+          if (estimated) ctx.usage = usage;
+        }
         const cost = admission.price === null || usage === null ? 0n : costOf(usage, admission.price, pricing.multiplierOf(key.group));
         const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);
         ctx.charge =
           key.account === undefined
-            ? { cost, priceVersion: pricing.version, draws, estimated: false }
-            : { cost, priceVersion: pricing.version, account: key.account, draws, estimated: false };
+            ? { cost, priceVersion: pricing.version, draws, estimated }
+            : { cost, priceVersion: pricing.version, account: key.account, draws, estimated };
       },
     };
   },

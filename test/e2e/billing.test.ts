@@ -14,6 +14,7 @@ import { runCli, cliEnv } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { series } from '../helpers/metric-series.js';
+import { until } from '../helpers/poll.js';
 
 const ADMIN = 'test-admin-token-0123456789';
 const METERED = 'sk-metered-0123456789abcdef';
@@ -184,6 +185,34 @@ describe('billing on one instance', () => {
     const failed = (await gw.usage()).find((r) => r.keyName === 'metered' && r.status === 400);
     assert.equal(parseMoney(await balance()), before - COST, 'one charge, for the attempt that served');
     assert.equal(failed?.cost, 0n);
+  });
+
+  it('bills a stream cut before its usage by what was delivered: the upstream breaking, or the client leaving', async () => {
+    const pieces = Array.from({ length: 40 }, (_, i) => `w${i} `);
+    primary.reply = () => ({ kind: 'stream', pieces, breakAfter: 10 });
+    const broken = await chat(METERED, { stream: true });
+    assert.equal(broken.status, 200);
+    await broken.text();
+    primary.reply = () => ({ kind: 'stream', pieces, delayMs: 30 });
+    const abort = new AbortController();
+    const left = await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, stream: true }, { key: METERED, signal: abort.signal });
+    const reader = (left.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while ((text.match(/^data: /gm) ?? []).length < 5) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    await until('the aborted record', async () => ((await gw.usage()).some((r) => r.keyName === 'metered' && r.aborted) ? true : undefined), { timeoutMs: 5000, intervalMs: 20 });
+    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.usageEstimated === true);
+    assert.equal(records.length, 2, 'both cut streams are billed by estimate');
+    for (const r of records) {
+      // The upstream never reported usage: the input is estimated from the body, the output from the frames sent.
+      assert.ok(r.promptTokens > 0);
+      assert.ok(r.completionTokens >= 5 && r.completionTokens < 40, `output ${r.completionTokens} tokens for a cut stream`);
+      assert.equal(r.cost, (BigInt(r.promptTokens) * 2_500_000_000n + BigInt(r.completionTokens) * 10_000_000_000n + 999_999n) / 1_000_000n);
+      assert.equal(r.account, 'acme');
+    }
+    assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, [], 'the charge is the record\'s cost');
   });
 
   it('refuses a metered key a model without a price (403 model_not_priced); an unmetered key may use it', async () => {

@@ -40,6 +40,7 @@ function context(key: string, model: string): RequestContext {
     stream: false,
     aborted: false,
     charge: null,
+    framesSent: 0,
   };
 }
 

@@ -48,6 +48,7 @@ function context(body: Record<string, unknown>): RequestContext {
     stream: body['stream'] === true,
     aborted: false,
     charge: null,
+    framesSent: 0,
   };
 }
 
