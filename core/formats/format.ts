@@ -62,6 +62,8 @@ export interface FrameUsage {
   readonly usage: Usage | null;
   /** The frame carries nothing but usage (the include_usage chunk) and may be dropped. */
   readonly usageOnly: boolean;
+  /** The usage is the stream's last word (Chat's usage chunk, Anthropic's message_delta, Responses' terminal event). */
+  readonly final?: true;
 }
 
 export interface ClientFormat {

@@ -25,7 +25,6 @@ interface LocalHold {
   /** Reserved by requests in flight. */
   reserved: bigint;
   lastUsed: number;
-  readonly grantedAt: number;
   /**
    * Nothing is admitted on it after this (ms, this process's clock): a third of the timeout before the store could
    * count it as expired, measured from its grant or last renewal. An instance whose renewals stall (the store out of
@@ -136,10 +135,12 @@ export class Leases {
     this.#ticking = true;
     try {
       const now = this.#now();
-      const renewed = await this.#ledger.renewHolds(this.owner, now, now + this.#ttlMs);
-      this.#confirm(renewed, now);
+      // The holds this instance tracks now: one granted while the renewal runs is not among them, nor judged by it.
+      const tracked = [...this.#budgets.values()].flatMap((state) => state.holds);
+      const renewed = await this.#ledger.renewHolds(this.owner, tracked.map((h) => h.id), now, now + this.#ttlMs);
+      this.#confirm(tracked, renewed, now);
       for (const state of this.#budgets.values()) {
-        for (const hold of [...state.holds]) if (hold.reserved === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(state, hold);
+        for (const hold of [...state.holds]) if (hold.reserved === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(hold);
       }
       await this.#ledger.dropExpiredHolds(now);
     } catch (err) {
@@ -149,37 +150,34 @@ export class Leases {
     }
   }
 
-  /** After a renewal at `now`: the holds renewed stay admissible; one the store no longer has admits nothing more. */
-  #confirm(renewed: ReadonlySet<string>, now: number): void {
+  /** After a renewal at `now` of `tracked`: those renewed stay admissible; one the store no longer has admits nothing more. */
+  #confirm(tracked: readonly LocalHold[], renewed: ReadonlySet<string>, now: number): void {
     const validUntil = now + this.#validFor();
-    for (const state of this.#budgets.values()) {
-      for (let i = state.holds.length - 1; i >= 0; i--) {
-        const hold = state.holds[i] as LocalHold;
-        // Granted while the renewal ran: not in its answer, and new anyway.
-        if (hold.grantedAt >= now) continue;
-        if (renewed.has(hold.id)) hold.validUntil = validUntil;
-        // Gone from the store (expired): requests admitted on it still settle, nothing more is admitted.
-        else if (hold.reserved === 0n) state.holds.splice(i, 1);
-        else hold.validUntil = 0;
+    for (const hold of tracked) {
+      if (renewed.has(hold.id)) {
+        hold.validUntil = validUntil;
+        continue;
       }
+      // Gone from the store (expired): requests admitted on it still settle, nothing more is admitted.
+      hold.validUntil = 0;
+      if (hold.reserved === 0n) this.#forget(hold);
     }
   }
 
-  /**
-   * What an idle hold has left goes back (what was charged leaves with its records' draws); it is forgotten only once
-   * the store took it back, and admits nothing meanwhile. A failed return is tried again at the next tick.
-   */
-  async #giveBack(state: BudgetState, hold: LocalHold): Promise<void> {
+  #forget(hold: LocalHold): void {
+    const holds = this.#budgets.get(hold.budget)?.holds;
+    const at = holds?.indexOf(hold) ?? -1;
+    if (holds !== undefined && at !== -1) holds.splice(at, 1);
+  }
+
+  /** What an idle hold has left goes back (what was charged leaves with its records' draws). */
+  async #giveBack(hold: LocalHold): Promise<void> {
     const left = hold.held;
     hold.held = 0n;
-    try {
-      if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
-    } catch (err) {
-      hold.held = left;
-      throw err;
-    }
-    const at = state.holds.indexOf(hold);
-    if (at !== -1) state.holds.splice(at, 1);
+    // Forgotten first, whatever the store answers: a give-back whose answer was lost may have happened, so nothing
+    // more is admitted on the hold either way. Not renewed any more, its row (with whatever it still holds) expires.
+    this.#forget(hold);
+    if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
   }
 
   /** Stops the upkeep and deletes every hold of this instance: call once its usage records are written. */
@@ -248,7 +246,7 @@ export class Leases {
       .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
       .then((result) => {
         if (!result.granted) throw new BudgetRefused(budget, result.available);
-        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now, grantedAt: now, validUntil: now + this.#validFor() });
+        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now, validUntil: now + this.#validFor() });
         return true;
       });
     state.acquiring = acquiring;

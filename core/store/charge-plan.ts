@@ -27,6 +27,14 @@ export interface ChargePlan {
   readonly draws: ReadonlyMap<string, bigint>;
 }
 
+/**
+ * A map's entries in key order: every instance updates the rows a batch touches in the same order, so two batches
+ * touching the same accounts never lock them in opposite orders (a deadlock on PostgreSQL).
+ */
+export function sorted(map: ReadonlyMap<string, bigint>): [string, bigint][] {
+  return [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 function add(map: Map<string, bigint>, key: string, amount: bigint): void {
   map.set(key, (map.get(key) ?? 0n) + amount);
 }

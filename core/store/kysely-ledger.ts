@@ -20,7 +20,7 @@ import type {
 } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
-import { planCharges } from './charge-plan.js';
+import { planCharges, sorted } from './charge-plan.js';
 import { writeTransaction } from './write-transaction.js';
 
 type Db = Kysely<Database>;
@@ -170,13 +170,15 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
-  async renewHolds(owner: string, now: number, expiresAt: number): Promise<Set<string>> {
+  async renewHolds(owner: string, ids: readonly string[], now: number, expiresAt: number): Promise<Set<string>> {
     await this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n).execute();
+    if (ids.length === 0) return new Set();
     // Only holds not yet expired: one that expired may already be counted as free by another instance.
     const renewed = await this.db
       .updateTable('holds')
       .set({ expires_at: expiresAt })
       .where('owner', '=', owner)
+      .where('id', 'in', ids)
       .where('expires_at', '>', now)
       .returning('id')
       .execute();
@@ -190,6 +192,16 @@ export class KyselyLedger implements LedgerStore {
   async dropExpiredHolds(now: number): Promise<number> {
     const result = await this.db.deleteFrom('holds').where('expires_at', '<=', now).executeTakeFirst();
     return decodeInteger(result.numDeletedRows);
+  }
+
+  async chargedTotal(account: string): Promise<bigint> {
+    const row = await this.db
+      .selectFrom('ledger')
+      .select((eb) => eb.fn.sum<number | string | bigint | null>('amount').as('total'))
+      .where('account', '=', account)
+      .where('kind', '=', 'charge')
+      .executeTakeFirst();
+    return -decodeMoney(row?.total ?? 0);
   }
 
   async keySpend(keyId: string): Promise<bigint> {
@@ -282,9 +294,9 @@ export class KyselyLedger implements LedgerStore {
         )
         .execute();
     }
-    for (const [account, amount] of plan.balances) await this.moveBalance(trx, account, amount);
-    for (const [keyId, amount] of plan.spends) await this.addKeySpend(trx, keyId, amount);
-    for (const [holdId, amount] of plan.draws) {
+    for (const [account, amount] of sorted(plan.balances)) await this.moveBalance(trx, account, amount);
+    for (const [keyId, amount] of sorted(plan.spends)) await this.addKeySpend(trx, keyId, amount);
+    for (const [holdId, amount] of sorted(plan.draws)) {
       await trx
         .updateTable('holds')
         .set({ amount: sql<bigint>`case when amount > ${amount} then amount - ${amount} else 0 end` })

@@ -80,14 +80,17 @@ export interface LedgerStore {
   /** Gives back `amount` of a hold (never below zero). */
   shrinkHold(holdId: string, amount: bigint): Promise<void>;
   /**
-   * Keeps every live hold of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids renewed: a
-   * hold missing from them is gone (expired, and dropped by another instance), and nothing may be admitted on it.
+   * Keeps the live holds `ids` of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids
+   * renewed: a hold missing from them is gone (expired, and dropped by another instance), and nothing may be
+   * admitted on it. A hold of `owner` not named (one its instance forgot) is left to expire.
    */
-  renewHolds(owner: string, now: number, expiresAt: number): Promise<Set<string>>;
+  renewHolds(owner: string, ids: readonly string[], now: number, expiresAt: number): Promise<Set<string>>;
   /** Deletes every hold of `owner` (a clean stop, once its charges are written). */
   releaseHolds(owner: string): Promise<void>;
   /** Deletes holds expired before `now` (their instance stopped renewing them). */
   dropExpiredHolds(now: number): Promise<number>;
+  /** Nano-units an account has been charged in all (the sum of its ledger's charges). */
+  chargedTotal(account: string): Promise<bigint>;
   /** Nano-units a key has been charged in all. */
   keySpend(keyId: string): Promise<bigint>;
   /** Keeps a Pricing version's document (once per version). */

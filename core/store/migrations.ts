@@ -123,6 +123,8 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.alterTable('usage_records').addColumn('price_version', 'text').execute();
         await db.schema.alterTable('usage_records').addColumn('account', 'text').execute();
         await db.schema.alterTable('usage_records').addColumn('usage_estimated', 'integer').execute();
+        // What a key's account spent over some days (GET /v1/dashboard/billing/usage) reads those days' records only.
+        await db.schema.createIndex('usage_records_account_ts_idx').on('usage_records').columns(['account', 'ts']).execute();
         // A priced request is recorded (and charged) once, however often its batch is written: a batch whose
         // commit was lost on the way back is retried, and its records are then found here. Records without a cost
         // (those before this migration among them) need not be unique.

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { planCharges } from './charge-plan.js';
+import { planCharges, sorted } from './charge-plan.js';
 import { chargeKey } from './kysely-ledger.js';
 import { KyselyStore } from './kysely-store.js';
 import { encodeUsageRow } from './row-codec.js';
@@ -136,9 +136,9 @@ class SqliteCharges {
     });
     const plan = planCharges(priced, written);
     this.#ledger.run(plan.entries, (e) => [e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts]);
-    for (const [account, amount] of plan.balances) this.#balance.run(amount, account);
-    for (const [keyId, amount] of plan.spends) this.#spend.run(keyId, amount);
-    for (const [holdId, amount] of plan.draws) this.#draw.run(amount, amount, holdId);
+    for (const [account, amount] of sorted(plan.balances)) this.#balance.run(amount, account);
+    for (const [keyId, amount] of sorted(plan.spends)) this.#spend.run(keyId, amount);
+    for (const [holdId, amount] of sorted(plan.draws)) this.#draw.run(amount, amount, holdId);
     return unpriced;
   }
 }

@@ -10,6 +10,8 @@ import type { BillingOptions } from './options.gen.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** The widest range /usage sums, as OpenAI's did. */
+const MAX_DAYS = 100;
 
 export const billingPlugin: PluginFactory<BillingOptions> = {
   name: 'billing',
@@ -49,9 +51,11 @@ async function subscription(key: AuthedKey, services: GatewayServices): Promise<
   const { ledger } = services.store;
   let limit: bigint;
   if (key.account !== undefined) {
+    // From the ledger (its charges, indexed by account), never a scan of the usage records.
     const account = await ledger.getAccount(key.account);
-    const spent = await services.store.costBetween({ account: key.account }, 0, Number.MAX_SAFE_INTEGER);
-    limit = (account?.balance ?? 0n) + spent;
+    limit = (account?.balance ?? 0n) + (await ledger.chargedTotal(key.account));
+    // A capped key sees the smaller of its account's and its own limits.
+    if (key.maxSpend !== undefined && key.maxSpend < limit) limit = key.maxSpend;
   } else {
     // An unmetered key: its own cap, if it has one; else what it spent (nothing left to show).
     limit = key.maxSpend ?? (await ledger.keySpend(key.id));
@@ -62,18 +66,23 @@ async function subscription(key: AuthedKey, services: GatewayServices): Promise<
 
 async function usage(key: AuthedKey, services: GatewayServices, query: string): Promise<Record<string, unknown>> {
   const params = new URLSearchParams(query.startsWith('?') ? query.slice(1) : query);
-  const from = day(params.get('start_date'), 'start_date') ?? 0;
-  // end_date is exclusive, as OpenAI's was; absent: up to now.
-  const to = day(params.get('end_date'), 'end_date') ?? Date.now() + DAY_MS;
+  // Both dates, as OpenAI asked for them, at most MAX_DAYS apart: the sum reads the records of those days only.
+  const from = day(params.get('start_date'), 'start_date');
+  const to = day(params.get('end_date'), 'end_date');
+  if (to <= from || to - from > MAX_DAYS * DAY_MS) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `end_date must be after start_date, at most ${MAX_DAYS} days later.`, { param: 'end_date' });
+  }
   const who = key.account === undefined ? { keyId: key.id } : { account: key.account };
   const cost = await services.store.costBetween(who, from, to);
   return { object: 'list', total_usage: units(cost) * 100 };
 }
 
-function day(value: string | null, param: string): number | null {
-  if (value === null || value === '') return null;
-  const at = DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(at)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param} must be a date as YYYY-MM-DD.`, { param });
+function day(value: string | null, param: string): number {
+  const at = value !== null && DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  // 2024-02-31 parses (as March 2nd): a date must read back as written.
+  if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== value) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param} is required, a date as YYYY-MM-DD.`, { param });
+  }
   return at;
 }
 

@@ -87,6 +87,7 @@ export const meterPlugin: PluginFactory<MeterOptions> = {
         const found = ctx.format.decodeFrameUsage(frame, ctx.usage);
         if (found.usage === null) return frame;
         ctx.usage = found.usage;
+        if (found.final === true) ctx.usageFinal = true;
         return found.usageOnly && metered.get(ctx)?.dropUsageChunk === true ? null : frame;
       },
       finish(ctx) {

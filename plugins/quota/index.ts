@@ -57,7 +57,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         name: 'quota',
         request(ctx) {
           const key = ctx.key;
-          if (key !== null && key.account !== undefined && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw notPriced(ctx.request.model);
+          if (key !== null && budgetsOf(key).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw notPriced(ctx.request.model);
         },
       };
     }
@@ -72,7 +72,8 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         if (key === null || model === '') return undefined;
         const price = pricing.priceOf(model);
         if (price === null) {
-          if (key.account === undefined) return undefined;
+          // Unmetered (no account, no cap): served, unpriced.
+          if (budgetsOf(key).length === 0) return undefined;
           if (pricing.unpriced === 'refuse') throw notPriced(model);
           // Served free, and recorded so (a cost of 0 to the account).
           admitted.set(ctx, { price, reservation: null });
@@ -113,7 +114,8 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         // Served: the client got a success status (a stream cut later still got one); only then does usage count.
         let usage = ctx.status < 400 ? ctx.usage : null;
         let estimated = false;
-        if (ctx.stream && ctx.status < 400 && (ctx.aborted || ctx.error !== null)) {
+        // (An image stream's frames are whole images, not tokens: it is billed by what it reported.)
+        if (ctx.stream && ctx.status < 400 && (ctx.aborted || ctx.error !== null) && !ctx.usageFinal && ctx.request.images === undefined) {
           // Cut before its end: the upstream may not have reported the output the client got. The estimate becomes
           // the request's usage, so that the record shows (and the audit computes) what was charged.
           const cut = cutStreamUsage(ctx.request, usage, ctx.framesSent);

@@ -253,12 +253,15 @@ describe('billing on one instance', () => {
     const accountSpent = records.filter((r) => r.account === 'acme').reduce((sum, r) => sum + (r.cost ?? 0n), 0n);
     assert.equal(sub['object'], 'billing_subscription');
     assert.equal(sub['hard_limit_usd'], Number(parseMoney(balanceNow) + accountSpent) / 1e9, 'the balance plus all that was spent');
-    const usage = await get(METERED, '/v1/dashboard/billing/usage?start_date=2000-01-01&end_date=2999-01-01');
+    const dayText = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const usage = await get(METERED, `/v1/dashboard/billing/usage?start_date=${dayText(-30)}&end_date=${dayText(1)}`);
     assert.equal(usage['total_usage'], (Number(accountSpent) / 1e9) * 100, 'cents');
     const none = await get(METERED, '/v1/dashboard/billing/usage?start_date=2000-01-01&end_date=2000-01-02');
     assert.equal(none['total_usage'], 0);
-    const bad = await fetch(`${gw.url}/v1/dashboard/billing/usage?start_date=yesterday`, { headers: { authorization: `Bearer ${METERED}` } });
-    assert.equal(bad.status, 400);
+    for (const query of ['start_date=yesterday&end_date=2000-01-02', 'start_date=2024-02-31&end_date=2024-03-05', 'start_date=2000-01-01&end_date=2001-01-01', 'end_date=2000-01-02']) {
+      const bad = await fetch(`${gw.url}/v1/dashboard/billing/usage?${query}`, { headers: { authorization: `Bearer ${METERED}` } });
+      assert.equal(bad.status, 400, query);
+    }
     assert.equal((await fetch(`${gw.url}/v1/me`)).status, 401);
   });
 

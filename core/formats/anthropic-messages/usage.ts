@@ -65,7 +65,9 @@ export function decodeFrameUsage(frame: SseFrame, previous: Usage | null): Frame
   }
   const usage = frame.event === 'message_start' ? field(field(event, 'message'), 'usage') : field(event, 'usage');
   const merged = readUsage(usage, previous);
-  return merged === null ? NO_USAGE : { usage: merged, usageOnly: false };
+  if (merged === null) return NO_USAGE;
+  // message_start's output count is a placeholder; message_delta's is the final, cumulative one.
+  return frame.event === 'message_delta' ? { usage: merged, usageOnly: false, final: true } : { usage: merged, usageOnly: false };
 }
 
 /** Anthropic streams always carry usage; nothing to ask for. */

@@ -45,7 +45,9 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   }
   const usage = readUsage(field(chunk, 'usage'));
   const choices = field(chunk, 'choices');
-  return { usage, usageOnly: usage !== null && Array.isArray(choices) && choices.length === 0 };
+  // Chat reports usage once, at the end of the stream.
+  if (usage === null) return { usage, usageOnly: false };
+  return { usage, usageOnly: Array.isArray(choices) && choices.length === 0, final: true };
 }
 
 /** Spread last in the edited stream_options, so that include_usage is true whatever the client sent. */

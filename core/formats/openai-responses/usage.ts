@@ -40,7 +40,7 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   if (frame.event !== null ? !TERMINAL.has(frame.event) : !TERMINAL_DATA.test(data)) return NO_USAGE;
   try {
     const usage = readUsage(field(field(JSON.parse(data), 'response'), 'usage'));
-    return usage === null ? NO_USAGE : { usage, usageOnly: false };
+    return usage === null ? NO_USAGE : { usage, usageOnly: false, final: true };
   } catch {
     return NO_USAGE;
   }

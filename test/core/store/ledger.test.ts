@@ -112,9 +112,11 @@ for (const backend of storeBackends()) {
       await credit('0.000001');
       const mine = await ledger().acquireHold({ budget: acme, min: 1000n, want: 1000n, owner: 'a', now: NOW, expiresAt: NOW + 1000 });
       assert.equal(mine.granted, true);
-      assert.deepEqual(await ledger().renewHolds('a', NOW, NOW + 60_000), new Set([mine.granted ? mine.holdId : '']));
-      assert.deepEqual(await ledger().renewHolds('a', NOW + 61_000, NOW + 90_000), new Set(), 'an expired hold is not renewed');
-      await ledger().renewHolds('a', NOW, NOW + 60_000);
+      const id = mine.granted ? mine.holdId : '';
+      assert.deepEqual(await ledger().renewHolds('a', [id], NOW, NOW + 60_000), new Set([id]));
+      assert.deepEqual(await ledger().renewHolds('a', [id], NOW + 61_000, NOW + 90_000), new Set(), 'an expired hold is not renewed');
+      assert.deepEqual(await ledger().renewHolds('a', [], NOW, NOW + 60_000), new Set(), 'a hold not named is left to expire');
+      await ledger().renewHolds('a', [id], NOW, NOW + 60_000);
       assert.equal((await ledger().acquireHold({ budget: acme, min: 1n, want: 1n, owner: 'b', now: NOW + 5000, expiresAt: NOW + 6000 })).granted, false);
       await ledger().releaseHolds('a');
       assert.equal((await ledger().acquireHold({ budget: acme, min: 1000n, want: 1000n, owner: 'b', now: NOW + 5000, expiresAt: NOW + 6000 })).granted, true);

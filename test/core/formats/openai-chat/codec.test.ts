@@ -604,7 +604,7 @@ describe('openai-chat stream encoder', () => {
     assert.equal(data.length, 6);
     // The meter reads the usage chunk back and may drop it for clients that did not ask.
     const metered = decodeFrameUsage(encodeFrame(frames[4]?.data ?? ''));
-    assert.deepEqual(metered, { usage: USAGE, usageOnly: true });
+    assert.deepEqual(metered, { usage: USAGE, usageOnly: true, final: true });
   });
 
   it('numbers two parallel tool calls 0 and 1, routing late fragments by block index', () => {
