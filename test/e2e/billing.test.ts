@@ -215,6 +215,20 @@ describe('billing on one instance', () => {
     assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, [], 'the charge is the record\'s cost');
   });
 
+  it('bills a stream cut after its final usage as the upstream reported it, not by estimate', async () => {
+    // 20 pieces: the role chunk, 20 deltas, the finish chunk, the usage chunk (index 22), then [DONE], which the
+    // upstream never sends: it breaks after the usage. 22 frames reach the client, more than the 7 tokens reported.
+    primary.reply = () => ({ kind: 'stream', pieces: Array.from({ length: 20 }, (_, i) => `p${i} `), breakAfter: 23 });
+    const res = await chat(METERED, { stream: true, user: 'cut-after-usage' });
+    assert.equal(res.status, 200);
+    await res.text();
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    const record = (await gw.usage()).find((r) => r.keyName === 'metered' && r.errorCode === 'GW_ERR_UPSTREAM_STREAM_BROKEN' && r.usageEstimated === false);
+    assert.ok(record !== undefined, 'a broken stream billed as reported');
+    assert.equal(record.completionTokens, DEFAULT_USAGE.completion);
+    assert.equal(record.cost, COST);
+  });
+
   it('refuses a metered key a model without a price (403 model_not_priced); an unmetered key may use it', async () => {
     const refused = await chat(METERED, { model: 'gpt-4o-mini' });
     assert.equal(refused.status, 403);
