@@ -93,7 +93,8 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string, options: Gate
     '  port: 8080 # overridden by PORT',
     '  shutdown_grace_ms: 3000',
     'store:',
-    `  url: "sqlite:${join(tmpDir, 'gateway.db')}"`,
+    // BENCH_STORE_URL: another store (a PostgreSQL database of the run's own) instead of SQLite in the temp dir.
+    `  url: "${process.env['BENCH_STORE_URL'] ?? `sqlite:${join(tmpDir, 'gateway.db')}`}"`,
     'channels:',
     '  - name: fake',
     '    type: openai',
