@@ -289,3 +289,30 @@ describe('billing on one instance', () => {
     assert.match(cli.stdout, /^ok: 1 accounts, \d+ priced usage records, 0 problems/);
   });
 });
+
+describe('billing with pricing.unpriced: free', () => {
+  const upstream = new FakeOpenAI('free');
+  let gw: GatewayUnderTest;
+  before(async () => {
+    await upstream.start();
+    gw = await startGatewayUnderTest(
+      config(upstream.url, upstream.url).replace('pricing:\n', 'pricing:\n  unpriced: free\n'),
+    );
+  });
+  after(async () => {
+    await gw.stop();
+    await upstream.close();
+  });
+
+  it('serves a metered key a model without a price, free, even without balance, and records a cost of 0', async () => {
+    const res = await postChat(gw.url, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { key: METERED });
+    assert.equal(res.status, 200);
+    await res.text();
+    const [record] = await gw.usage();
+    assert.equal(record?.cost, 0n);
+    assert.equal(record?.account, 'acme');
+    assert.equal((await gw.gateway.runtime.deps.store.ledger.getAccount('acme'))?.balance, 0n);
+    // A priced model still needs balance.
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { key: METERED })).status, 402);
+  });
+});
