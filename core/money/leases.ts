@@ -7,7 +7,7 @@
 // holds of an instance that was killed expire (pricing.reservation_timeout_ms) and their money is free again.
 
 import { randomUUID } from 'node:crypto';
-import type { Budget, LedgerStore } from '../store/ledger-store.js';
+import { budgetName, type Budget, type LedgerStore } from '../store/ledger-store.js';
 import type { HoldDraw } from '../store/store.js';
 
 /** A hold covers up to this many requests like the one that asked for it (less as the budget nears zero). */
@@ -63,7 +63,6 @@ export interface LeasesOptions {
   readonly onError?: (err: unknown) => void;
 }
 
-const budgetKey = (budget: Budget): string => (budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`);
 
 export class Leases {
   /** This process: the owner of its holds. */
@@ -96,7 +95,7 @@ export class Leases {
   reserve(budgets: readonly Budget[], amount: bigint): Reservation | Promise<Reservation> {
     const parts: LocalHold[] = [];
     for (let i = 0; i < budgets.length; i++) {
-      const hold = this.#takeLocal(budgetKey(budgets[i] as Budget), amount);
+      const hold = this.#takeLocal(budgetName(budgets[i] as Budget), amount);
       if (hold === null) return this.#reserveSlow(budgets, amount, parts, i);
       parts.push(hold);
     }
@@ -211,7 +210,7 @@ export class Leases {
     try {
       for (let i = from; i < budgets.length; i++) {
         const budget = budgets[i] as Budget;
-        const key = budgetKey(budget);
+        const key = budgetName(budget);
         for (;;) {
           const hold = this.#takeLocal(key, amount);
           if (hold !== null) {

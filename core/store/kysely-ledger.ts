@@ -18,6 +18,7 @@ import type {
   LedgerStore,
   NewLedgerEntry,
 } from './ledger-store.js';
+import { budgetName } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { planCharges, sorted } from './charge-plan.js';
@@ -30,10 +31,6 @@ const MAX_BALANCE = 9_000_000_000_000_000_000n;
 
 /** Rows per INSERT: 500 x 31 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
 const INSERT_CHUNK = 500;
-
-export function budgetName(budget: Budget): string {
-  return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`;
-}
 
 /** The idempotency key of a request's charge: one per request id, whoever writes it and however often. */
 export function chargeKey(requestId: string): string {

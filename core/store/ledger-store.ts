@@ -42,6 +42,11 @@ export type Budget =
   | { readonly kind: 'account'; readonly account: string }
   | { readonly kind: 'key'; readonly keyId: string; readonly maxSpend: bigint };
 
+/** A budget's name in the store's `holds.budget` and in an instance's leases: `account:<name>` or `key:<id>`. */
+export function budgetName(budget: Budget): string {
+  return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`;
+}
+
 export interface HoldRequest {
   readonly budget: Budget;
   /** Refused when less than this is available. */

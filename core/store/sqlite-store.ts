@@ -69,24 +69,14 @@ class SqliteStore extends KyselyStore {
   }
 
   #prepareInsert(columns: readonly string[]): (records: readonly UsageRecord[]) => void {
-    const tuple = `(${columns.map(() => '?').join(',')})`;
-    const sql = (n: number): string => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => tuple).join(',')}`;
-    const many = this.#database.prepare(sql(ROWS_PER_STATEMENT));
-    const one = this.#database.prepare(sql(1));
-    const values = (rows: readonly Readonly<Record<string, unknown>>[], from: number, to: number): unknown[] => {
-      const out: unknown[] = [];
-      for (let i = from; i < to; i++) for (const column of columns) out.push((rows[i] as Readonly<Record<string, unknown>>)[column]);
-      return out;
-    };
+    const inserts = new Multi(this.#database, (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)}`);
+    const pushRow = rowPusher(columns);
     this.#charges ??= new SqliteCharges(this.#database, columns);
     const charges = this.#charges;
     // All or nothing, as the Kysely path: a failed batch is retried whole by the usage writer. The charges are
     // written in the same transaction; a record already charged (an earlier attempt) is left out with its charge.
     return this.#database.transaction((records: readonly UsageRecord[]) => {
-      const rows: Readonly<Record<string, unknown>>[] = charges.writePriced(records).map(encodeUsageRow);
-      let i = 0;
-      for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) many.run(values(rows, i, i + ROWS_PER_STATEMENT));
-      for (; i < rows.length; i++) one.run(values(rows, i, i + 1));
+      inserts.run(charges.writePriced(records).map(encodeUsageRow), pushRow);
     });
   }
 }
@@ -98,7 +88,7 @@ class SqliteStore extends KyselyStore {
  * statement, and one statement per account, key and hold the batch touches.
  */
 class SqliteCharges {
-  readonly #columns: readonly string[];
+  readonly #pushRow: (row: Readonly<Record<string, unknown>>, params: unknown[]) => void;
   readonly #records: Multi;
   readonly #ledger: Multi;
   readonly #balance: BetterSqlite3.Statement;
@@ -106,12 +96,10 @@ class SqliteCharges {
   readonly #draw: BetterSqlite3.Statement;
 
   constructor(database: BetterSqlite3.Database, columns: readonly string[]) {
-    this.#columns = columns;
-    const recordTuple = `(${columns.map(() => '?').join(',')})`;
+    this.#pushRow = rowPusher(columns);
     this.#records = new Multi(
       database,
-      (n) =>
-        `INSERT INTO usage_records (${columns.join(',')}) VALUES ${Array.from({ length: n }, () => recordTuple).join(',')} ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING RETURNING request_id`,
+      (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING RETURNING request_id`,
     );
     this.#ledger = new Multi(
       database,
@@ -128,14 +116,12 @@ class SqliteCharges {
     const unpriced: UsageRecord[] = [];
     for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
     if (priced.length === 0) return records;
-    const columns = this.#columns;
     const written = new Set<string>();
-    const rows = priced.map((r) => encodeUsageRow(r) as Readonly<Record<string, unknown>>);
-    this.#records.run(rows, (row) => columns.map((c) => row[c]), (inserted) => {
+    this.#records.run(priced.map(encodeUsageRow), this.#pushRow, (inserted) => {
       for (const r of inserted as { request_id: string }[]) written.add(r.request_id);
     });
     const plan = planCharges(priced, written);
-    this.#ledger.run(plan.entries, (e) => [e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts]);
+    this.#ledger.run(plan.entries, (e, params) => params.push(e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts));
     for (const [account, amount] of sorted(plan.balances)) this.#balance.run(amount, account);
     for (const [keyId, amount] of sorted(plan.spends)) this.#spend.run(keyId, amount);
     for (const [holdId, amount] of sorted(plan.draws)) this.#draw.run(amount, amount, holdId);
@@ -153,11 +139,11 @@ class Multi {
     this.#one = database.prepare(sql(1));
   }
 
-  /** Runs the statements for `items`; `returned` gets what a RETURNING statement gave back. */
-  run<T>(items: readonly T[], values: (item: T) => unknown[], returned?: (rows: unknown[]) => void): void {
+  /** Runs the statements for `items`, each pushing its values onto the statement's; `returned` gets what a RETURNING statement gave back. */
+  run<T>(items: readonly T[], push: (item: T, params: unknown[]) => void, returned?: (rows: unknown[]) => void): void {
     const exec = (statement: BetterSqlite3.Statement, from: number, to: number): void => {
       const params: unknown[] = [];
-      for (let i = from; i < to; i++) for (const v of values(items[i] as T)) params.push(v);
+      for (let i = from; i < to; i++) push(items[i] as T, params);
       if (returned === undefined) statement.run(params);
       else returned(statement.all(params));
     };
@@ -165,4 +151,17 @@ class Multi {
     for (; i + ROWS_PER_STATEMENT <= items.length; i += ROWS_PER_STATEMENT) exec(this.#many, i, i + ROWS_PER_STATEMENT);
     for (; i < items.length; i++) exec(this.#one, i, i + 1);
   }
+}
+
+/** `n` tuples of `width` placeholders: `(?,?),(?,?)`. */
+function tuples(width: number, n: number): string {
+  const tuple = `(${Array.from({ length: width }, () => '?').join(',')})`;
+  return Array.from({ length: n }, () => tuple).join(',');
+}
+
+/** Pushes an encoded row's values in `columns` order (no array per row). */
+function rowPusher(columns: readonly string[]): (row: Readonly<Record<string, unknown>>, params: unknown[]) => void {
+  return (row, params) => {
+    for (const column of columns) params.push(row[column]);
+  };
 }
