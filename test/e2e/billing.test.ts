@@ -279,6 +279,34 @@ describe('billing on one instance', () => {
     assert.equal((await fetch(`${gw.url}/v1/me`)).status, 401);
   });
 
+  it('a key reaches no account by name: the admin money routes refuse keys, /v1/me ignores what the request names', async () => {
+    const before = await balance();
+    for (const [method, path, body] of [
+      ['GET', '/admin/accounts', undefined],
+      ['GET', '/admin/accounts/acme', undefined],
+      ['POST', '/admin/accounts', { name: 'mine' }],
+      ['POST', '/admin/accounts/acme/credit', { amount: '100', idempotency_key: 'steal' }],
+    ] as const) {
+      for (const key of [METERED, TEST_KEY, 'sk-unknown-0123456789abcdef']) {
+        const res = await fetch(`${gw.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        assert.equal(res.status, 401, `${method} ${path} with a key`);
+        assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'invalid_admin_token');
+      }
+    }
+    assert.equal(await balance(), before, 'nothing credited');
+    assert.equal((await admin('/admin/accounts/mine')).status, 404, 'nothing created');
+    // The free key asks about acme by every name a request could carry: it still sees only itself.
+    const res = await fetch(`${gw.url}/v1/me?account=acme&key=metered`, { headers: { authorization: `Bearer ${TEST_KEY}`, 'x-account': 'acme' } });
+    const me = (await res.json()) as Record<string, unknown>;
+    assert.deepEqual([me['account'], me['balance'], (me['key'] as { name: string }).name], [null, null, 'free']);
+    const usage = await fetch(`${gw.url}/v1/dashboard/billing/usage?start_date=2000-01-01&end_date=2000-02-01&account=acme`, { headers: { authorization: 'Bearer sk-unknown-0123456789abcdef' } });
+    assert.equal(usage.status, 401);
+  });
+
   it('keeps the books: every balance from its ledger, every charge from its record (audit and the CLI)', async () => {
     await gw.usage();
     const report = await auditBooks(gw.gateway.runtime.deps.store);
