@@ -254,7 +254,7 @@ export class KyselyLedger implements LedgerStore {
   /**
    * Writes the priced records (those with a cost) with their charges, inside the usage insert's transaction: the
    * records, INSERT_CHUNK at a time (a request recorded before, by an earlier attempt of the same batch, is left
-   * out by the partial unique index, with its charge); then the plan of what those inserted now change
+   * out by the unique index on request_id, with its charge); then the plan of what those inserted now change
    * (charge-plan.ts): their ledger entries, and one statement per account, key and hold. Returns the records
    * without a cost, for the caller to insert in bulk.
    */
@@ -268,7 +268,7 @@ export class KyselyLedger implements LedgerStore {
       const inserted = await trx
         .insertInto('usage_records')
         .values(priced.slice(at, at + INSERT_CHUNK).map(encodeUsageRow))
-        .onConflict((oc) => oc.column('request_id').where(sql.ref('cost'), 'is not', null).doNothing())
+        .onConflict((oc) => oc.column('request_id').doNothing())
         .returning('request_id')
         .execute();
       for (const row of inserted) written.add(row.request_id);

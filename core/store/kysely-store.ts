@@ -41,7 +41,7 @@ export class KyselyStore implements Store {
     await writeTransaction(this.#db, this.#dialect, async (trx) => {
       const rows = (await this.ledger.writePriced(trx, records)).map(encodeUsageRow);
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-        await trx.insertInto('usage_records').values(rows.slice(start, start + INSERT_CHUNK_ROWS)).execute();
+        await trx.insertInto('usage_records').values(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict((oc) => oc.column('request_id').doNothing()).execute();
       }
     });
   }

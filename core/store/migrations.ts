@@ -139,6 +139,18 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.alterTable('api_keys').addColumn('max_spend', 'bigint').execute();
       },
     },
+    '0005_one_record_per_request': {
+      // Every request has one usage record: one unique index on request_id replaces the plain one and the priced
+      // records' partial one, so a retried batch (its commit lost on the way back) writes no record twice, priced
+      // or not, and a priced record pays for one index on request_id instead of two. A record already written
+      // twice (by such a retry, before this migration) is a double count: the later copies go.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await sql`delete from usage_records where id not in (select min(id) from usage_records group by request_id)`.execute(db);
+        await db.schema.dropIndex('usage_records_priced_request_idx').execute();
+        await db.schema.dropIndex('usage_records_request_id_idx').execute();
+        await db.schema.createIndex('usage_records_request_id_key').unique().on('usage_records').column('request_id').execute();
+      },
+    },
   };
 }
 

@@ -69,7 +69,7 @@ class SqliteStore extends KyselyStore {
   }
 
   #prepareInsert(columns: readonly string[]): (records: readonly UsageRecord[]) => void {
-    const inserts = new Multi(this.#database, (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)}`);
+    const inserts = new Multi(this.#database, (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) DO NOTHING`);
     const pushRow = rowPusher(columns);
     this.#charges ??= new SqliteCharges(this.#database, columns);
     const charges = this.#charges;
@@ -84,7 +84,7 @@ class SqliteStore extends KyselyStore {
 /**
  * KyselyLedger.writePriced in prepared statements, run inside the usage batch's own transaction (better-sqlite3 is
  * synchronous): the priced records inserted 50 to a statement, those inserted now (a request recorded before is
- * left out by the partial unique index) planned into charges (charge-plan.ts), the ledger entries 50 to a
+ * left out by the unique index on request_id) planned into charges (charge-plan.ts), the ledger entries 50 to a
  * statement, and one statement per account, key and hold the batch touches.
  */
 class SqliteCharges {
@@ -99,7 +99,7 @@ class SqliteCharges {
     this.#pushRow = rowPusher(columns);
     this.#records = new Multi(
       database,
-      (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) WHERE cost IS NOT NULL DO NOTHING RETURNING request_id`,
+      (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) DO NOTHING RETURNING request_id`,
     );
     this.#ledger = new Multi(
       database,

@@ -67,15 +67,30 @@ for (const backend of storeBackends()) describe(`store usage (${backend.name})`,
     await store.insertUsage([
       makeUsage({ requestId: 'x', ts: 1 }),
       makeUsage({ requestId: 'y', ts: 2 }),
-      makeUsage({ requestId: 'x', ts: 3 }),
+      makeUsage({ requestId: 'z', ts: 3 }),
     ]);
-    const xs = await store.listUsage({ requestId: 'x' });
+    const ys = await store.listUsage({ requestId: 'y' });
     assert.deepEqual(
-      xs.map((r) => r.ts),
-      [3, 1],
+      ys.map((r) => r.ts),
+      [2],
     );
     assert.equal((await store.listUsage({ limit: 2 })).length, 2);
     assert.deepEqual(await store.listUsage({ requestId: 'none' }), []);
+  });
+
+  it('keeps one record per request: a batch written again (its commit lost on the way back) adds nothing', async () => {
+    // 57 records: a 50-row statement and single rows on SQLite, so both kinds of statement skip what is there.
+    const batch: UsageRecord[] = Array.from({ length: 57 }, (_, i) => makeUsage({ requestId: `once-${i}`, ts: 10 + i }));
+    await store.insertUsage(batch);
+    // The retry, with one new record among the old ones and a later copy of the first that differs.
+    await store.insertUsage([...batch, makeUsage({ requestId: 'new', ts: 99 }), makeUsage({ requestId: 'once-0', ts: 500, status: 500 })]);
+    assert.equal(await store.countUsage(), 58);
+    const first = await store.listUsage({ requestId: 'once-0' });
+    assert.deepEqual(
+      first.map((r) => [r.ts, r.status]),
+      [[10, 200]],
+      'the record written first stays',
+    );
   });
 
   it('defaults to 100 records and counts them all', async () => {

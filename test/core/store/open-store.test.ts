@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../../../core/store/open-store.js';
-import { makeTempDir } from './store-fixtures.js';
+import { makeTempDir, makeUsage } from './store-fixtures.js';
 
 describe('openStore', () => {
   let dir: string;
@@ -27,7 +27,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       const names = raw.prepare('select name from kysely_migration order by name').pluck().all();
-      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money']);
+      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request']);
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
       const tables = raw
         .prepare("select name from sqlite_master where type = 'table' and name in ('api_keys', 'usage_records')")
@@ -36,6 +36,36 @@ describe('openStore', () => {
       assert.deepEqual([...tables].sort(), ['api_keys', 'usage_records']);
     } finally {
       raw.close();
+    }
+  });
+
+  it('migration 0005 keeps the first of a request\'s records written twice before it, then refuses a second', async () => {
+    const file = join(dir, 'before-0005.db');
+    const store = await openStore(`sqlite:${file}`);
+    await store.insertUsage([makeUsage({ requestId: 'twice', ts: 1 }), makeUsage({ requestId: 'once', ts: 2 })]);
+    await store.close();
+    // The schema as 0004 left it: a plain index on request_id (and a partial unique one for priced records), so
+    // an unpriced record retried by the usage writer could be there twice.
+    const raw = new BetterSqlite3(file);
+    raw.exec(`drop index usage_records_request_id_key;
+      create index usage_records_request_id_idx on usage_records (request_id);
+      create unique index usage_records_priced_request_idx on usage_records (request_id) where cost is not null;
+      delete from kysely_migration where name = '0005_one_record_per_request';`);
+    raw.prepare('insert into usage_records (request_id, ts, key_id, key_name, group_name, route, model, status, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted) select request_id, 3, key_id, key_name, group_name, route, model, 500, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted from usage_records where request_id = ?').run('twice');
+    assert.equal(raw.prepare('select count(*) from usage_records').pluck().get(), 3, 'written twice before the migration');
+    raw.close();
+
+    const migrated = await openStore(`sqlite:${file}`);
+    try {
+      assert.equal(await migrated.countUsage(), 2);
+      assert.deepEqual(
+        (await migrated.listUsage({ requestId: 'twice' })).map((r) => [r.ts, r.status]),
+        [[1, 200]],
+      );
+      await migrated.insertUsage([makeUsage({ requestId: 'twice', ts: 4 })]);
+      assert.equal(await migrated.countUsage(), 2);
+    } finally {
+      await migrated.close();
     }
   });
 
