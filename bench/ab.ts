@@ -9,7 +9,8 @@
 // A revision is anything `git worktree add` takes (HEAD~1, a commit, a branch) or `.` for the work tree as
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
 // kind: small (default; chat-small's body), billed (the same body for the priced model, with the metered key: both
-// builds from issue 23 on), stream (20-chunk streams), burst (200-chunk streams), paced
+// builds from issue 23 on), billed-vs-unmetered (one build given twice: a is chat-small's unmetered load, b the
+// billed one, the gateways swapping loads every round: what billing costs, free of which gateway is favoured), stream (20-chunk streams), burst (200-chunk streams), paced
 // (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
 // (chat-large's body), large-stream (the same streaming, 20 chunks, without stream_options: the gateway adds
 // include_usage, an edit of the body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
@@ -35,11 +36,18 @@ interface Kind {
   readonly headers: Readonly<Record<string, string>>;
   /** Sent with the metered key of the billed config (both builds must know pricing: issue 23 on). */
   readonly billed?: true;
+  /**
+   * The cost of billing in one build: each round one gateway gets this body with the metered key and the other the
+   * kind's body with the unmetered key, swapped every round (so whatever favours one gateway cancels out); the
+   * ratio is billed over unmetered.
+   */
+  readonly againstBilled?: Buffer;
 }
 
 const KINDS: Readonly<Record<string, () => Kind>> = {
   small: () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {} }),
   billed: () => ({ api: 'chat', body: smallChatBody(false, BILLED_MODEL), connections: 64, headers: {}, billed: true }),
+  'billed-vs-unmetered': () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {}, billed: true, againstBilled: smallChatBody(false, BILLED_MODEL) }),
   stream: () => ({ api: 'chat', body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
   burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
   paced: () => ({ api: 'chat', body: smallChatBody(true), connections: 400, headers: { 'x-fake-chunks': '20', 'x-fake-chunk-delay-ms': '20' } }),
@@ -59,8 +67,18 @@ if (revA === undefined || revB === undefined || makeKind === undefined) {
 const rounds = Number(process.env['BENCH_AB_ROUNDS'] ?? 6);
 const seconds = Number(process.env['BENCH_AB_SECONDS'] ?? 4);
 const kind = makeKind();
-const key = kind.billed === true ? BILLED_KEY : GATEWAY_KEY;
-const authHeaders = kind.api === 'chat' ? { authorization: `Bearer ${key}` } : anthropicClientHeaders(key);
+const authHeaders = (key: string): Record<string, string> => (kind.api === 'chat' ? { authorization: `Bearer ${key}` } : anthropicClientHeaders(key));
+/** What one gateway is sent: the kind's load, or (billed-vs-unmetered) the metered one. */
+interface Load {
+  readonly body: Buffer;
+  readonly key: string;
+}
+const plainLoad: Load = { body: kind.body, key: kind.billed === true && kind.againstBilled === undefined ? BILLED_KEY : GATEWAY_KEY };
+const billedLoad: Load | undefined = kind.againstBilled === undefined ? undefined : { body: kind.againstBilled, key: BILLED_KEY };
+if (billedLoad !== undefined && revA !== revB) {
+  console.error(`${kindName} measures one build: give the same revision twice (npm run bench:ab -- HEAD HEAD ${kindName})`);
+  process.exit(2);
+}
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-ab-'));
 const procs = new ProcessSet(tmp, tmp);
@@ -86,12 +104,12 @@ async function startBuild(dir: string, label: string, upstreamUrl: string): Prom
   return { url: target.baseUrl, pid: target.child.pid };
 }
 
-function load(url: string, connections: number, durationS: number): Promise<LoadResult> {
+function load(url: string, connections: number, durationS: number, what: Load = plainLoad): Promise<LoadResult> {
   return runLoad({
     url: `${url}${API_PATH[kind.api]}`,
     method: 'POST',
-    headers: { ...authHeaders, 'content-type': 'application/json', ...kind.headers },
-    body: kind.body,
+    headers: { ...authHeaders(what.key), 'content-type': 'application/json', ...kind.headers },
+    body: what.body,
     connections,
     durationS,
     timeoutS: 10,
@@ -105,17 +123,21 @@ try {
   const fake = await startFakeUpstream(procs);
   const targets = [await startBuild(dirs[0] as string, 'a', fake.baseUrl), await startBuild(dirs[1] as string, 'b', fake.baseUrl)];
   // Warm-up: JIT, pools, the SQLite file.
-  await Promise.all(targets.map((t) => load(t.url, kind.connections / 2, 3)));
+  await Promise.all(targets.map((t, i) => load(t.url, kind.connections / 2, 3, i === 1 ? billedLoad : undefined)));
   const ratios: number[] = [];
   const cpu: [number[], number[]] = [[], []];
   for (let round = 0; round < rounds; round++) {
     const before = targets.map((t) => cpuMicros(t.pid));
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
-    const started = new Map(order.map((i) => [i, load((targets[i] as { url: string }).url, kind.connections / 2, seconds)]));
+    // billed-vs-unmetered: gateway 1 takes the metered load in even rounds, gateway 0 in odd ones.
+    const loads: Load[] = billedLoad === undefined ? [plainLoad, plainLoad] : round % 2 === 0 ? [plainLoad, billedLoad] : [billedLoad, plainLoad];
+    const started = new Map(order.map((i) => [i, load((targets[i] as { url: string }).url, kind.connections / 2, seconds, loads[i])]));
     const results = await Promise.all([started.get(0), started.get(1)] as Promise<LoadResult>[]);
     // Work that trails the responses (the usage writer's flush) is counted too.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const perRequest = targets.map((t, i) => (cpuMicros(t.pid) - (before[i] as number)) / Math.max(1, (results[i] as LoadResult).ok));
+    const measured = targets.map((t, i) => (cpuMicros(t.pid) - (before[i] as number)) / Math.max(1, (results[i] as LoadResult).ok));
+    // Reported as a (the kind's load) and b (its metered load, or the other build).
+    const perRequest = billedLoad !== undefined && round % 2 === 1 ? [measured[1], measured[0]] : measured;
     const failed = results.map((r) => r.non2xx + r.errors + r.timeouts);
     cpu[0].push(perRequest[0] as number);
     cpu[1].push(perRequest[1] as number);
@@ -125,7 +147,7 @@ try {
         (failed.some((n) => n > 0) ? `, failures a ${failed[0]} b ${failed[1]}` : ''),
     );
   }
-  console.log(`${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s`);
+  console.log(billedLoad === undefined ? `${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s` : `${kindName}: ${revA}, a = unmetered, b = billed (the two gateways swap loads every round), ${rounds} rounds of ${seconds} s`);
   console.log(`CPU per request, median: a ${median(cpu[0]).toFixed(1)} µs, b ${median(cpu[1]).toFixed(1)} µs`);
   console.log(`b/a per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(' ')})`);
 } finally {
