@@ -94,3 +94,42 @@ test('a model name over 256 characters is a 400 naming the field on every route;
   assert.equal((await chat(`demo-${'y'.repeat(251)}`)).status, 200, '256 characters are a model name');
   assert.equal((await chat(`demo-${'y'.repeat(252)}`)).status, 400, '257 are not');
 });
+
+test('a model name with a control character (NUL, a newline, DEL) is a 400 naming the field on every route, nothing recorded', async () => {
+  const recordsBefore = (await gw.usage()).length;
+  for (const model of ['demo-\u0000x', 'demo-\nx', 'demo-\u007fx']) {
+    const bodies: [string, Record<string, unknown>][] = [
+      ['/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] }],
+      ['/v1/responses', { model, input: 'hi' }],
+      ['/v1/responses/compact', { model, input: 'hi' }],
+      ['/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }],
+      ['/v1/messages/count_tokens', { model, messages: [{ role: 'user', content: 'hi' }] }],
+      ['/v1/images/generations', { model, prompt: 'a cat' }],
+    ];
+    for (const [path, body] of bodies) {
+      const anthropic = path.startsWith('/v1/messages');
+      const res = await request(`${gw.url}${path}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: Object.assign(
+          { 'content-type': 'application/json' },
+          anthropic ? { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${TEST_KEY}` },
+        ),
+        body: JSON.stringify(body),
+      });
+      const answer = (await res.body.json()) as Record<string, Record<string, unknown>>;
+      assert.equal(res.statusCode, 400, `${path} ${JSON.stringify(model)}`);
+      if (anthropic) assert.match(String(answer['error']?.['message']), /model/, path);
+      else assert.equal(answer['error']?.['param'], 'model', path);
+    }
+    const form = new FormData();
+    form.set('model', model);
+    form.set('prompt', 'a cat');
+    form.set('image', new Blob([Buffer.from('not really a png')], { type: 'image/png' }), 'cat.png');
+    const edit = await fetch(`${gw.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: form });
+    const answer = (await edit.json()) as Record<string, Record<string, unknown>>;
+    assert.equal(edit.status, 400, `/v1/images/edits ${JSON.stringify(model)}`);
+    assert.equal(answer['error']?.['param'], 'model');
+  }
+  assert.equal((await gw.usage()).length, recordsBefore, 'a request refused before the upstream writes no usage record');
+});

@@ -16,6 +16,8 @@ const ROUTE = '/v1/images/edits';
 const READ_ONCE = ['model', 'prompt', 'n', 'stream', 'size', 'response_format'] as const;
 /** The model name's bound on every route (a longer one is no model any channel serves). */
 const MAX_MODEL_LENGTH = 256;
+/** As the JSON routes' schemas say of `model`: no control characters (PostgreSQL's text refuses NUL, and a log line breaks on a newline). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export function decodeImageEdit(raw: BodyBytes, contentType?: string): ParsedRequest {
   if (!isMultipartForm(contentType)) {
@@ -49,7 +51,9 @@ export function decodeImageEdit(raw: BodyBytes, contentType?: string): ParsedReq
   const prompt = fields.get('prompt');
   if (prompt === undefined || prompt === '') throw missingField('prompt');
   const model = fields.get('model') ?? defaultImageModel((field) => fields.has(field));
-  if (model === '' || model.length > MAX_MODEL_LENGTH) throw invalidField('model', `expected a model name of 1 to ${MAX_MODEL_LENGTH} characters`);
+  if (model === '' || model.length > MAX_MODEL_LENGTH || CONTROL_CHARACTER.test(model)) {
+    throw invalidField('model', `expected a model name of 1 to ${MAX_MODEL_LENGTH} characters, none of them control characters`);
+  }
   const n = countOf(fields.get('n'));
   const head = Object.fromEntries(fields) as Record<string, unknown>;
   return new LazyRequest(raw, head, { whole: () => head }, model, streamOf(fields.get('stream')), null, n, contentType);
