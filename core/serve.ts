@@ -58,16 +58,18 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
   const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
-  const writer = new UsageWriter(store, {
-    flushIntervalMs: options.usageFlushMs ?? 200,
-    onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
-  });
-  const metrics = new GatewayMetrics();
-  const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const leases = new Leases(store.ledger, {
     holdTtlMs: config.pricing.reservationTimeoutMs,
     onError: (err) => logger.warn({ err }, 'renewing the balance held failed; retrying'),
   });
+  const writer = new UsageWriter(store, {
+    flushIntervalMs: options.usageFlushMs ?? 200,
+    onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
+    // A hold is kept (and renewed) until the charges drawn on it are written.
+    onWritten: (records) => leases.written(records),
+  });
+  const metrics = new GatewayMetrics();
+  const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
   await recordMoneyConfig(store, config);
   leases.start();
   const runtime = new Runtime(

@@ -24,6 +24,12 @@ interface LocalHold {
   held: bigint;
   /** Reserved by requests in flight. */
   reserved: bigint;
+  /**
+   * Charged on it by requests whose usage records (which carry the draws to the store) are not written yet. Until
+   * they are, the store's hold still counts that money: the hold is kept and renewed, never given back or left to
+   * expire, or the money would be free to spend again before its charge is written.
+   */
+  unwritten: bigint;
   lastUsed: number;
   /**
    * Nothing is admitted on it after this (ms, this process's clock): a third of the timeout before the store could
@@ -69,6 +75,8 @@ export class Leases {
   readonly owner = `gw-${randomUUID()}`;
   readonly #ledger: LedgerStore;
   readonly #budgets = new Map<string, BudgetState>();
+  /** Every hold tracked, by id: where written() finds the hold a record's draw was on. */
+  readonly #byId = new Map<string, LocalHold>();
   readonly #now: () => number;
   readonly #onError: (err: unknown) => void;
   #ttlMs: number;
@@ -85,7 +93,14 @@ export class Leases {
 
   /** A reload may change pricing.reservation_timeout_ms: holds renewed from now on use it. */
   set holdTtlMs(ms: number) {
+    if (ms === this.#ttlMs) return;
     this.#ttlMs = ms;
+    // The renewals' pace follows the timeout: a shorter one must not let holds expire between two renewals.
+    if (this.#timer !== null) {
+      clearInterval(this.#timer);
+      this.#timer = null;
+      this.start();
+    }
   }
 
   /**
@@ -114,11 +129,23 @@ export class Leases {
       const drawn = cost < reservation.amount ? cost : reservation.amount;
       if (drawn > 0n) {
         hold.held -= drawn;
+        hold.unwritten += drawn;
         draws.push({ holdId: hold.id, amount: drawn });
       }
       hold.lastUsed = now;
     }
     return draws;
+  }
+
+  /** These usage records are written, with their draws: the holds they drew on may be given back once idle. */
+  written(records: readonly { readonly draws?: readonly HoldDraw[] | undefined }[]): void {
+    for (const record of records) {
+      if (record.draws === undefined) continue;
+      for (const draw of record.draws) {
+        const hold = this.#byId.get(draw.holdId);
+        if (hold !== undefined) hold.unwritten -= draw.amount;
+      }
+    }
   }
 
   /** Renews, returns and drops in the background from now on. */
@@ -139,7 +166,7 @@ export class Leases {
       const renewed = await this.#ledger.renewHolds(this.owner, tracked.map((h) => h.id), now, now + this.#ttlMs);
       this.#confirm(tracked, renewed, now);
       for (const state of this.#budgets.values()) {
-        for (const hold of [...state.holds]) if (hold.reserved === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(hold);
+        for (const hold of [...state.holds]) if (hold.reserved === 0n && hold.unwritten === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(hold);
       }
       await this.#ledger.dropExpiredHolds(now);
     } catch (err) {
@@ -159,11 +186,12 @@ export class Leases {
       }
       // Gone from the store (expired): requests admitted on it still settle, nothing more is admitted.
       hold.validUntil = 0;
-      if (hold.reserved === 0n) this.#forget(hold);
+      if (hold.reserved === 0n && hold.unwritten === 0n) this.#forget(hold);
     }
   }
 
   #forget(hold: LocalHold): void {
+    this.#byId.delete(hold.id);
     const holds = this.#budgets.get(hold.budget)?.holds;
     const at = holds?.indexOf(hold) ?? -1;
     if (holds !== undefined && at !== -1) holds.splice(at, 1);
@@ -185,6 +213,7 @@ export class Leases {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#budgets.clear();
+    this.#byId.clear();
     await this.#ledger.releaseHolds(this.owner);
   }
 
@@ -245,7 +274,9 @@ export class Leases {
       .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
       .then((result) => {
         if (!result.granted) throw new BudgetRefused(budget, result.available);
-        (state as BudgetState).holds.push({ id: result.holdId, budget: key, held: result.amount, reserved: 0n, lastUsed: now, validUntil: now + this.#validFor() });
+        const hold: LocalHold = { id: result.holdId, budget: key, held: result.amount, reserved: 0n, unwritten: 0n, lastUsed: now, validUntil: now + this.#validFor() };
+        (state as BudgetState).holds.push(hold);
+        this.#byId.set(hold.id, hold);
         return true;
       });
     state.acquiring = acquiring;

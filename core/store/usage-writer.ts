@@ -10,6 +10,8 @@ export interface UsageWriterOptions {
   readonly highWaterMark?: number | undefined;
   /** Called after each failed write, once the batch is back in the queue; `pending` counts what awaits writing. */
   readonly onError?: ((err: unknown, pending: number) => void) | undefined;
+  /** Called with each batch once it is written (the leases learn which charges the store now has). */
+  readonly onWritten?: ((records: readonly UsageRecord[]) => void) | undefined;
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 200;
@@ -30,6 +32,7 @@ export class UsageWriter {
   readonly #maxBatch: number;
   readonly #highWaterMark: number;
   readonly #onError: (err: unknown, pending: number) => void;
+  readonly #onWritten: (records: readonly UsageRecord[]) => void;
   readonly #timer: NodeJS.Timeout;
   #queue: UsageRecord[] = [];
   /** Records taken from the queue and being written now. */
@@ -46,6 +49,7 @@ export class UsageWriter {
     this.#store = store;
     this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? DEFAULT_MAX_BATCH));
     this.#onError = options.onError ?? reportToStderr;
+    this.#onWritten = options.onWritten ?? noop;
     this.#highWaterMark = Math.max(1, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     const interval = Math.max(1, options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
     this.#timer = setInterval(() => this.#flushInBackground(), interval);
@@ -141,6 +145,7 @@ export class UsageWriter {
         this.#inFlight = 0;
       }
       this.#failing = false;
+      this.#onWritten(batch);
     }
   }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BudgetRefused, Leases } from '../../../core/money/leases.js';
 import type { Budget, HoldRequest, LedgerStore } from '../../../core/store/ledger-store.js';
-import { useTempStore } from '../store/store-fixtures.js';
+import { makeUsage, useTempStore } from '../store/store-fixtures.js';
 
 const acme: Budget = { kind: 'account', account: 'acme' };
 const TTL = 30_000;
@@ -69,6 +69,30 @@ describe('Leases', () => {
     await leases.tick();
     const other = await temp.get().ledger.acquireHold({ budget: acme, min: 3000n, want: 3000n, owner: 'other', now: clock, expiresAt: clock + TTL });
     assert.equal(other.granted, true, 'everything not charged is free for others');
+  });
+
+  it('keeps and renews a hold whose charges are not written yet, so their money is not free twice; gives it back once they are', async () => {
+    await funded(4000n);
+    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const r = await leases.reserve([acme], 1000n);
+    const draws = leases.settle(r, 400n);
+    const probe = (min: bigint) => temp.get().ledger.acquireHold({ budget: acme, min, want: min, owner: 'other', now: clock, expiresAt: clock + TTL });
+    // The usage writer is failing: the record with the 400 charge waits. Idle, then past the timeout, with another
+    // instance dropping what expired: the hold is still there, renewed, with all 1000 of it.
+    for (let t = 0; t < 4; t++) {
+      clock += 10_000;
+      await leases.tick();
+    }
+    await temp.get().ledger.dropExpiredHolds(clock);
+    assert.equal((await probe(3001n)).granted, false, 'the 400 charged and not yet written is not free again');
+    // The record is written (its draw with it) and the leases are told: the rest goes back once idle.
+    const record = makeUsage({ requestId: 'r-kept', cost: 400n, account: 'acme', priceVersion: 'v1', draws });
+    await temp.get().insertUsage([record]);
+    leases.written([record]);
+    clock += 3000;
+    await leases.tick();
+    assert.equal((await probe(3600n)).granted, true, 'balance 3600, nothing held');
+    assert.deepEqual(await temp.get().ledger.auditLedger(), []);
   });
 
   it('admits nothing on a hold it could not renew in time, and forgets one the store dropped', async () => {

@@ -112,6 +112,21 @@ describe('UsageWriter', () => {
     await writer.close();
   });
 
+  it('tells onWritten each batch once it is written, never one that failed', async () => {
+    const store = new ObservedStore(temp.get(), 1);
+    const told: string[][] = [];
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, maxBatch: 3, onError: () => {}, onWritten: (batch) => told.push(batch.map((r) => r.requestId)) });
+    for (const r of records(5)) writer.add(r);
+    await assert.rejects(writer.flush(), /disk on fire/);
+    assert.deepEqual(told, [], 'the failed batch is not written');
+    await writer.flush();
+    assert.deepEqual(told, [
+      ['r0', 'r1', 'r2'],
+      ['r3', 'r4'],
+    ]);
+    await writer.close();
+  });
+
   it('rejects an explicit flush that fails, keeping the records', async () => {
     const store = new ObservedStore(temp.get(), 1);
     const writer = new UsageWriter(store, { flushIntervalMs: NEVER, onError: () => {} });
