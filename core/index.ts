@@ -2,6 +2,7 @@
 
 export { GatewayError, type ErrorCode } from './errors.js';
 export type { Usage } from './ir/usage.js';
+export { boundedUsage, MAX_USAGE_COUNT } from './ir/usage.js';
 export type { ClientFormat, ParsedRequest } from './formats/format.js';
 export type { WireCodec } from './formats/codec.js';
 export { codecFor } from './formats/codecs.js';
@@ -28,7 +29,7 @@ export type { AuthedKey } from './keys/key-ring.js';
 export type { Budget } from './store/ledger-store.js';
 export type { ModelPrice } from './money/price.js';
 export { costOf } from './money/price.js';
-export { cutStreamUsage, maxCost } from './money/estimate.js';
+export { cutStreamUsage, maxCost, maxUsage } from './money/estimate.js';
 export { BudgetRefused, type Reservation } from './money/leases.js';
 export { createAccount, creditAccount, describeAccount, describeEntry } from './money/account-admin.js';
 export { formatMoney } from './money/decimal.js';

@@ -19,3 +19,42 @@ export interface Usage {
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+
+/**
+ * The most of any one count a request's usage may hold. No request comes near it (a context window is a few million
+ * tokens); an upstream reporting more is wrong, and a count past it would not fit the store's INTEGER columns
+ * (PostgreSQL's are 32-bit), fail its usage batch, and hold back every record behind it.
+ */
+export const MAX_USAGE_COUNT = 100_000_000;
+
+/** `usage` with every count at most MAX_USAGE_COUNT: the same object when none is over. */
+export function boundedUsage(usage: Usage | null): Usage | null {
+  if (usage === null) return null;
+  const over = (n: number | undefined): boolean => n !== undefined && n > MAX_USAGE_COUNT;
+  if (
+    !over(usage.promptTokens) &&
+    !over(usage.completionTokens) &&
+    !over(usage.cachedTokens) &&
+    !over(usage.cacheWriteTokens) &&
+    !over(usage.reasoningTokens) &&
+    !over(usage.images) &&
+    !over(usage.inputImageTokens) &&
+    !over(usage.outputImageTokens)
+  ) {
+    return usage;
+  }
+  const bound = (n: number): number => Math.min(n, MAX_USAGE_COUNT);
+  const bounded: Usage = {
+    promptTokens: bound(usage.promptTokens),
+    completionTokens: bound(usage.completionTokens),
+    cachedTokens: bound(usage.cachedTokens),
+    cacheWriteTokens: bound(usage.cacheWriteTokens),
+    reasoningTokens: bound(usage.reasoningTokens),
+  };
+  return Object.assign(
+    bounded,
+    usage.images === undefined ? {} : { images: bound(usage.images) },
+    usage.inputImageTokens === undefined ? {} : { inputImageTokens: bound(usage.inputImageTokens) },
+    usage.outputImageTokens === undefined ? {} : { outputImageTokens: bound(usage.outputImageTokens) },
+  );
+}

@@ -14,13 +14,21 @@ const OUTPUT_CAPS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens']
 /** Roughly the fewest bytes of JSON a token takes; bytes / 4 over-estimates most bodies, as a reservation should. */
 const BYTES_PER_TOKEN = 4;
 
-function outputCap(request: ParsedRequest, fallback: number): number {
+/** The output cap the request names (max_tokens and its kin), if any. */
+function namedOutputCap(request: ParsedRequest): number | null {
   const head = request.head;
   for (const name of OUTPUT_CAPS) {
     const value = head[name];
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   }
-  return fallback;
+  return null;
+}
+
+/** Chat's `n` asks for that many choices, each up to the cap; an image request for `images` images. */
+function outputsOf(request: ParsedRequest): number {
+  if (request.images !== undefined) return request.images;
+  const choices = request.head['n'];
+  return typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
 }
 
 /** A request's input tokens as estimated before it is sent (its body's bytes / 4; a form's files are not prompt text). */
@@ -35,7 +43,10 @@ export function inputEstimate(request: ParsedRequest): number {
  * `estimated` says whether anything was not the upstream's own count.
  */
 export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, framesSent: number): { readonly usage: Usage; readonly estimated: boolean } {
-  const output = reported === null || framesSent > reported.completionTokens ? framesSent : reported.completionTokens;
+  // Never more than the request let the model write (framing frames would otherwise count past a small max_tokens).
+  const cap = namedOutputCap(request);
+  const delivered = cap === null ? framesSent : Math.min(framesSent, cap * outputsOf(request));
+  const output = reported === null || delivered > reported.completionTokens ? delivered : reported.completionTokens;
   if (reported !== null && output === reported.completionTokens) return { usage: reported, estimated: false };
   const base: Usage = reported ?? { promptTokens: inputEstimate(request), completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   return {
@@ -50,14 +61,18 @@ export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, f
   };
 }
 
+/**
+ * The usage a request could have at most: its input estimated, its output at its cap (or `defaultOutputReserve`)
+ * for each choice or image. What is reserved; also what an answer whose upstream reported no usage is charged.
+ */
+export function maxUsage(request: ParsedRequest, defaultOutputReserve: number): Usage {
+  const images = request.images;
+  const output = (namedOutputCap(request) ?? defaultOutputReserve) * outputsOf(request);
+  const usage: Usage = { promptTokens: inputEstimate(request), completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  return images === undefined ? usage : Object.assign(usage, { images });
+}
+
 /** The usage a request could have at most, priced as its cost would be. */
 export function maxCost(request: ParsedRequest, price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
-  const images = request.images;
-  const input = inputEstimate(request);
-  // Chat's `n` asks for that many choices, each up to the cap.
-  const choices = request.head['n'];
-  const n = typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
-  const output = outputCap(request, defaultOutputReserve) * (images ?? n);
-  const usage: Usage = { promptTokens: input, completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-  return costOf(images === undefined ? usage : Object.assign(usage, { images }), price, multiplier);
+  return costOf(maxUsage(request, defaultOutputReserve), price, multiplier);
 }

@@ -2,7 +2,7 @@
 // once (never per kind of token, so the sum of parts is not rounded several times).
 
 import type { Usage } from '../ir/usage.js';
-import { divCeil, type Ratio } from './decimal.js';
+import { divCeil, MAX_AMOUNT, type Ratio } from './decimal.js';
 
 const PER_MILLION = 1_000_000n;
 
@@ -22,7 +22,7 @@ export interface ModelPrice {
 }
 
 /**
- * The cost of `usage` at `price`, times `multiplier`, in nano-units, rounded up. Prompt tokens are split as the IR
+ * The cost of `usage` at `price`, times `multiplier`, in nano-units, rounded up, at most MAX_AMOUNT. Prompt tokens are split as the IR
  * counts them (cache reads and writes are subsets of promptTokens, image tokens subsets of prompt and completion).
  */
 export function costOf(usage: Usage, price: ModelPrice, multiplier: Ratio): bigint {
@@ -39,7 +39,9 @@ export function costOf(usage: Usage, price: ModelPrice, multiplier: Ratio): bigi
     BigInt(plainOutput) * price.output +
     BigInt(outputImage) * price.outputImage +
     BigInt(usage.images ?? 0) * price.perImage * PER_MILLION;
-  return divCeil(perMillion * multiplier.numerator, PER_MILLION * multiplier.denominator);
+  const cost = divCeil(perMillion * multiplier.numerator, PER_MILLION * multiplier.denominator);
+  // Bounded as every amount is: a record's cost must fit the store's 64-bit column, whatever the prices.
+  return cost > MAX_AMOUNT ? MAX_AMOUNT : cost;
 }
 
 /** A flat per-call price times `multiplier`, rounded up. */

@@ -1,7 +1,7 @@
 // meter: usage from the upstream's own usage object, one record per request, metrics; nothing slow on the way.
 
 import { performance } from 'node:perf_hooks';
-import { GatewayError, upstreamBody, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
+import { boundedUsage, GatewayError, upstreamBody, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
 import type { MeterOptions } from './options.gen.js';
 
 interface MeterState {
@@ -81,12 +81,13 @@ export const meterPlugin: PluginFactory<MeterOptions> = {
         }
       },
       response(ctx, result) {
-        if (result.kind === 'body' && result.status < 300) ctx.usage = ctx.format.decodeUsage(result.body);
+        // Bounded: an upstream's absurd count must not make a record the store refuses (core/ir/usage.ts).
+        if (result.kind === 'body' && result.status < 300) ctx.usage = boundedUsage(ctx.format.decodeUsage(result.body));
       },
       frame(ctx, frame) {
         const found = ctx.format.decodeFrameUsage(frame, ctx.usage);
         if (found.usage === null) return frame;
-        ctx.usage = found.usage;
+        ctx.usage = boundedUsage(found.usage);
         if (found.final === true) ctx.usageFinal = true;
         return found.usageOnly && metered.get(ctx)?.dropUsageChunk === true ? null : frame;
       },

@@ -11,6 +11,7 @@ import {
   cutStreamUsage,
   GatewayError,
   maxCost,
+  maxUsage,
   type AuthedKey,
   type Budget,
   type ModelPrice,
@@ -112,15 +113,24 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         const key = ctx.key;
         if (admission === undefined || key === null) return;
         // Served: the client got a success status (a stream cut later still got one); only then does usage count.
-        let usage = ctx.status < 400 ? ctx.usage : null;
+        const served = ctx.status < 400;
+        let usage = served ? ctx.usage : null;
         let estimated = false;
-        // (An image stream's frames are whole images, not tokens: it is billed by what it reported.)
-        if (ctx.stream && ctx.status < 400 && (ctx.aborted || ctx.error !== null) && !ctx.usageFinal && ctx.request.images === undefined) {
-          // Cut before its end: the upstream may not have reported the output the client got. The estimate becomes
-          // the request's usage, so that the record shows (and the audit computes) what was charged.
-          const cut = cutStreamUsage(ctx.request, usage, ctx.framesSent);
-          usage = cut.usage;
-          estimated = cut.estimated;
+        // Where the upstream did not report it all, the usage is estimated, and the estimate becomes the request's
+        // usage, so that the record shows (and the audit computes) what was charged. (An image request's usage is
+        // its images, counted from the answer.)
+        if (served && ctx.request.images === undefined) {
+          if (ctx.stream && !ctx.usageFinal) {
+            // Cut before its end, or ended without its final usage (an upstream that ignores include_usage): the
+            // output the client got is counted from what it was sent.
+            const cut = cutStreamUsage(ctx.request, usage, ctx.framesSent);
+            usage = cut.usage;
+            estimated = cut.estimated;
+          } else if (!ctx.stream && usage === null && ctx.error === null && !ctx.aborted) {
+            // A whole answer without usage: charged what was reserved, its most.
+            usage = maxUsage(ctx.request, pricing.defaultOutputReserve);
+            estimated = true;
+          }
           if (estimated) ctx.usage = usage;
         }
         const cost = admission.price === null || usage === null ? 0n : costOf(usage, admission.price, pricing.multiplierOf(key.group));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { MAX_USAGE_COUNT } from '../../core/ir/usage.js';
 import { auditBooks } from '../../core/money/audit.js';
 import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { postChat } from '../helpers/chat-requests.js';
@@ -213,6 +214,45 @@ describe('billing on one instance', () => {
       assert.equal(r.account, 'acme');
     }
     assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, [], 'the charge is the record\'s cost');
+  });
+
+  it('an upstream that reports no usage: a stream is billed by what was delivered, a whole answer at its reservation, both marked estimated', async () => {
+    const pieces = Array.from({ length: 12 }, (_, i) => `u${i} `);
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream', pieces, withoutUsage: true } : { kind: 'completion', withoutUsage: true });
+    const streamed = await chat(METERED, { stream: true, user: 'no-usage-stream' });
+    assert.equal(streamed.status, 200);
+    await streamed.text();
+    const whole = await chat(METERED, { user: 'no-usage-whole' });
+    assert.equal(whole.status, 200);
+    const answer = (await whole.json()) as Record<string, unknown>;
+    assert.equal(answer['usage'], undefined, 'the client is told what the upstream said: nothing');
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.usageEstimated === true && !r.aborted && r.errorCode === null);
+    const stream = records.find((r) => r.stream);
+    const json = records.find((r) => !r.stream);
+    assert.ok(stream !== undefined && json !== undefined, 'both billed by estimate');
+    // The stream: the role chunk, 12 deltas and the finish chunk reached the client; max_tokens is 10: 10 tokens.
+    assert.equal(stream.completionTokens, 10, 'never more output than the request allowed');
+    // The whole answer: what was reserved, its max_tokens of output.
+    assert.equal(json.completionTokens, 10);
+    for (const r of [stream, json]) {
+      assert.ok(r.promptTokens > 0, 'the input estimated from the body');
+      assert.equal(r.cost, (BigInt(r.promptTokens) * 2_500_000_000n + BigInt(r.completionTokens) * 10_000_000_000n + 999_999n) / 1_000_000n);
+    }
+    assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, []);
+  });
+
+  it('an upstream reporting an absurd count is recorded and billed at the bound, and records behind it are written', async () => {
+    primary.reply = () => ({ kind: 'completion', usage: { prompt: 2 ** 40, completion: 7 } });
+    const absurd = await chat(METERED, { user: 'absurd-usage' });
+    assert.equal(absurd.status, 200);
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    assert.equal((await chat(METERED, { user: 'after-absurd' })).status, 200);
+    const records = await gw.usage();
+    const bounded = records.find((r) => r.keyName === 'metered' && r.promptTokens === MAX_USAGE_COUNT);
+    assert.ok(bounded !== undefined, 'the count is bounded before it is priced and recorded');
+    assert.equal(bounded.cost, (BigInt(MAX_USAGE_COUNT) * 2_500_000_000n + 7n * 10_000_000_000n + 999_999n) / 1_000_000n);
+    assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, []);
   });
 
   it('bills a stream cut after its final usage as the upstream reported it, not by estimate', async () => {

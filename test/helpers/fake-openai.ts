@@ -18,6 +18,8 @@ export interface FakeToolCall {
 /** What the fake model says, shared by completions and streams. */
 interface FakeContent {
   readonly usage?: FakeUsage;
+  /** Report no usage at all, as some OpenAI-compatible servers do (no `usage`, include_usage ignored). */
+  readonly withoutUsage?: boolean;
   readonly toolCalls?: readonly FakeToolCall[];
   /** `finish_reason`; "tool_calls" when there are tool calls, else "stop". */
   readonly finishReason?: string;
@@ -132,7 +134,7 @@ export class FakeOpenAI extends LoopbackHttpServer {
         created: 1760000000,
         model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(reply) }],
-        usage: usageJson(reply.usage ?? DEFAULT_USAGE),
+        ...(reply.withoutUsage === true ? {} : { usage: usageJson(reply.usage ?? DEFAULT_USAGE) }),
         system_fingerprint: 'fp_fake',
       };
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -143,7 +145,7 @@ export class FakeOpenAI extends LoopbackHttpServer {
   }
 
   private async stream(res: ServerResponse, body: Record<string, unknown>, model: string, reply: Extract<FakeReply, { kind: 'stream' }>): Promise<void> {
-    const includeUsage = (body['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const includeUsage = reply.withoutUsage !== true && (body['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
     const toolCalls = reply.toolCalls ?? [];
     const reasoning = reply.reasoningPieces ?? [];
     const pieces = reply.pieces ?? (toolCalls.length > 0 || reasoning.length > 0 ? [] : ['Hel', 'lo ', 'from ', this.name, ' — ✓']);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseMoney, parseRatio, ONE } from '../../../core/money/decimal.js';
+import { MAX_AMOUNT, parseMoney, parseRatio, ONE } from '../../../core/money/decimal.js';
 import { callCost, costOf, type ModelPrice } from '../../../core/money/price.js';
 import { Pricing, pricingFromDocument } from '../../../core/money/pricing.js';
 import type { Usage } from '../../../core/ir/usage.js';
@@ -67,6 +67,12 @@ describe('costOf', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+
+  it('is at most MAX_AMOUNT, whatever the counts and prices (a record\'s cost fits the store\'s 64-bit column)', () => {
+    const dear = price({ input: '1000000000', output: '1000000000' });
+    assert.equal(costOf(usage({ promptTokens: 100_000_000, completionTokens: 100_000_000 }), dear, parseRatio('1000')), MAX_AMOUNT);
+    assert.equal(costOf(usage({ promptTokens: 1, completionTokens: 0 }), dear, ONE), 1_000_000_000_000n, 'below it, exact');
   });
 
   it('prices flat calls times the multiplier, rounded up', () => {
