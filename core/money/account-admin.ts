@@ -2,7 +2,7 @@
 // strings. Every change of a balance goes through the ledger (LedgerStore.post), never around it.
 
 import { GatewayError } from '../errors.js';
-import type { Account, LedgerEntry, LedgerStore } from '../store/ledger-store.js';
+import { AccountExists, type Account, type LedgerEntry, type LedgerStore } from '../store/ledger-store.js';
 import { formatMoney, MAX_AMOUNT, parseMoney } from './decimal.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -19,8 +19,15 @@ export async function createAccount(ledger: LedgerStore, input: { readonly name:
   if (description !== null && (typeof description !== 'string' || description.length > MAX_NOTE)) {
     throw invalid('description', `description must be a string of at most ${MAX_NOTE} characters.`);
   }
-  if ((await ledger.getAccount(input.name)) !== undefined) throw invalid('name', `An account named "${input.name}" already exists.`);
-  return ledger.createAccount(input.name, description, Date.now());
+  const taken = (): GatewayError => invalid('name', `An account named "${input.name as string}" already exists.`);
+  if ((await ledger.getAccount(input.name)) !== undefined) throw taken();
+  try {
+    return await ledger.createAccount(input.name, description, Date.now());
+  } catch (err) {
+    // Created meanwhile by another request or instance: the same answer as when it was there before.
+    if (err instanceof AccountExists) throw taken();
+    throw err;
+  }
 }
 
 /** A positive decimal amount (a string such as "12.50", or a number) in nano-units; a 400 naming `param` otherwise. */

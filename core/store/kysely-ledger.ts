@@ -18,7 +18,7 @@ import type {
   LedgerStore,
   NewLedgerEntry,
 } from './ledger-store.js';
-import { budgetName } from './ledger-store.js';
+import { AccountExists, budgetName } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { planCharges, sorted } from './charge-plan.js';
@@ -84,7 +84,7 @@ export class KyselyLedger implements LedgerStore {
     try {
       await this.db.insertInto('accounts').values({ name, description, balance: 0n, created_at: at }).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Error(`account "${name}" already exists`, { cause: err });
+      if (isUniqueViolation(err)) throw new AccountExists(name, { cause: err });
       throw err;
     }
     return { name, description, balance: 0n, createdAt: at };

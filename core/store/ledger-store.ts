@@ -6,6 +6,16 @@
 /** What a ledger entry does: money in (credit, refund), out (charge), or an operator's correction (either sign). */
 export type LedgerKind = 'credit' | 'charge' | 'refund' | 'adjustment';
 
+/** createAccount() found the name taken (by an earlier create, or one racing it). */
+export class AccountExists extends Error {
+  constructor(
+    readonly account: string,
+    options?: ErrorOptions,
+  ) {
+    super(`account "${account}" already exists`, options);
+  }
+}
+
 export interface Account {
   readonly name: string;
   readonly description: string | null;

@@ -137,6 +137,17 @@ describe('billing on one instance', () => {
     assert.equal((await admin('/admin/accounts/nobody/credit', { amount: '1', idempotency_key: 'y' })).status, 404);
   });
 
+  it('creates an account once when several ask at the same time: the others get 400, as for a name taken before', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => admin('/admin/accounts', { name: 'racing', description: 'one of eight' })));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 400, 400, 400, 400, 400, 400, 400]);
+    for (const r of answers.filter((a) => a.status === 400)) {
+      const body = (await r.json()) as { error: { param: string; message: string } };
+      assert.equal(body.error.param, 'name');
+      assert.match(body.error.message, /already exists/);
+    }
+  });
+
   it('charges a metered key exactly its usage at its prices, streamed or not, and records the cost', async () => {
     const before = parseMoney(await balance());
     assert.equal((await chat(METERED)).status, 200);
@@ -354,7 +365,7 @@ describe('billing on one instance', () => {
     assert.ok(report.pricedRecords >= 6);
     const cli = await runCli(['accounts', 'audit', '--config', gw.configPath], cliEnv());
     assert.equal(cli.code, 0, cli.stderr);
-    assert.match(cli.stdout, /^ok: 1 accounts, \d+ priced usage records, 0 problems/);
+    assert.match(cli.stdout, /^ok: 2 accounts, \d+ priced usage records, 0 problems/);
   });
 });
 
