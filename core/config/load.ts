@@ -43,7 +43,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
     throw new ConfigError([`${lines.label}: the config is empty; it needs at least "channels"`]);
   }
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
-  const result = (options.validator ?? new ConfigValidator(undefined, endpoints)).validate(data);
+  const result = (options.validator ?? new ConfigValidator(undefined, endpoints)).validate(withStoreFromEnv(data, options.env));
   const issues = result.ok
     ? [...envIssues, ...checkSemantics(result.config)]
     : [...envIssues, ...dropShadowed(result.issues, envIssues)];
@@ -52,6 +52,21 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
     throw new ConfigError(messages.length > 0 ? messages : [`${lines.label}: does not match the config schema`]);
   }
   return resolveConfig(result.config, options.file, (path) => lines.locate(path), endpoints);
+}
+
+/** The environment variable that points the gateway at a store, whatever the file says (as DATABASE_URL elsewhere). */
+export const STORE_URL_ENV = 'GATEWAY_STORE_URL';
+
+/**
+ * `data` with store.url from GATEWAY_STORE_URL when that is set: one variable moves every command (serve, keys,
+ * accounts) to PostgreSQL without editing the file. Checked by the schema as if the file said it.
+ */
+function withStoreFromEnv(data: unknown, env: Env): unknown {
+  const url = env[STORE_URL_ENV];
+  if (url === undefined || url === '' || typeof data !== 'object' || data === null || Array.isArray(data)) return data;
+  const record = data as Record<string, unknown>;
+  const store = typeof record['store'] === 'object' && record['store'] !== null ? (record['store'] as Record<string, unknown>) : {};
+  return Object.assign({}, record, { store: Object.assign({}, store, { url }) });
 }
 
 /** The file's absolute path and text; an unreadable file is a ConfigError like any other config problem. */

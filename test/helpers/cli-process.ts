@@ -37,6 +37,8 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env['NODE_TEST_CONTEXT'];
   delete env['GATEWAY_CONFIG'];
+  // A test's config names its own store; one set in the shell must not move the test's gateway elsewhere.
+  if (extra['GATEWAY_STORE_URL'] === undefined) delete env['GATEWAY_STORE_URL'];
   return env;
 }
 

@@ -77,6 +77,8 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     port: 0,
     watch: options.watch ?? false,
     usageFlushMs: 20,
+    // The test's config names its own store; one set in the shell (GATEWAY_STORE_URL) must not move it.
+    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'GATEWAY_STORE_URL')),
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
   });
   let stopped = false;

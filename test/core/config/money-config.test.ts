@@ -33,6 +33,17 @@ describe('money config', () => {
     assert.match(pricing.version, /^[0-9a-f]{16}$/);
   });
 
+  it('GATEWAY_STORE_URL points every command at a store, whatever the file says, checked as store.url is', () => {
+    const file = readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8');
+    const url = 'postgres://gateway:secret@db.internal:5433/gw';
+    assert.equal(parse(file, { ...ENV, GATEWAY_STORE_URL: url }).store.url, url);
+    const noStore = yaml('channels:', '  - { name: m, type: mock, models: ["demo-*"] }');
+    assert.equal(parse(noStore, { GATEWAY_STORE_URL: url }).store.url, url, 'a file without a store section too');
+    assert.equal(parse(noStore, { GATEWAY_STORE_URL: '' }).store.url.startsWith('sqlite:'), true, 'empty: the file decides');
+    const issues = issuesOf(noStore, { GATEWAY_STORE_URL: 'mysql://root@db/gw' });
+    assert.ok(issues.some((i) => i.includes('store.url')), issues.join('\n'));
+  });
+
   it('names an undeclared account, a duplicate one, and amounts a nano-unit cannot hold', () => {
     const text = yaml(
       'channels:',
