@@ -145,10 +145,15 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
       // or not, and a priced record pays for one index on request_id instead of two. A record already written
       // twice (by such a retry, before this migration) is a double count: the later copies go.
       async up(db: Kysely<unknown>): Promise<void> {
-        await sql`delete from usage_records where id not in (select min(id) from usage_records group by request_id)`.execute(db);
-        await db.schema.dropIndex('usage_records_priced_request_idx').execute();
-        await db.schema.dropIndex('usage_records_request_id_idx').execute();
-        await db.schema.createIndex('usage_records_request_id_key').unique().on('usage_records').column('request_id').execute();
+        // Each row looks up an earlier copy through the request_id index (still there): linear, where NOT IN over a
+        // GROUP BY can turn quadratic on PostgreSQL once the subquery outgrows its hash memory.
+        await sql`delete from usage_records where exists (select 1 from usage_records earlier where earlier.request_id = usage_records.request_id and earlier.id < usage_records.id)`.execute(
+          db,
+        );
+        // IF [NOT] EXISTS: SQLite runs migrations outside a transaction, so one cut short by a crash runs again.
+        await db.schema.dropIndex('usage_records_priced_request_idx').ifExists().execute();
+        await db.schema.dropIndex('usage_records_request_id_idx').ifExists().execute();
+        await db.schema.createIndex('usage_records_request_id_key').ifNotExists().unique().on('usage_records').column('request_id').execute();
       },
     },
   };

@@ -69,6 +69,24 @@ describe('openStore', () => {
     }
   });
 
+  it('migration 0005 runs again after a crash cut it short (SQLite migrates outside a transaction)', async () => {
+    const file = join(dir, 'cut-0005.db');
+    const store = await openStore(`sqlite:${file}`);
+    await store.close();
+    // Cut after its drops, before its record: the old indexes gone, the new one maybe made, 0005 not recorded.
+    const raw = new BetterSqlite3(file);
+    raw.exec(`create index usage_records_request_id_idx on usage_records (request_id);
+      delete from kysely_migration where name = '0005_one_record_per_request';`);
+    raw.close();
+    const again = await openStore(`sqlite:${file}`);
+    try {
+      await again.insertUsage([makeUsage({ requestId: 'after-crash' }), makeUsage({ requestId: 'after-crash' })]);
+      assert.equal(await again.countUsage(), 1);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('names the migration that failed', async () => {
     const file = join(dir, 'clash.db');
     const raw = new BetterSqlite3(file);
