@@ -57,9 +57,11 @@ export function buildChains(
         issues.push(`${where}: plugin "${use.use}" appears twice in this route`);
         continue;
       }
-      // A plugin that must run before another (its finish hands that one what it needs) must be written first.
-      const late = (factory.before ?? []).filter((other) => seen.has(other));
+      // A plugin that needs another after it (its finish hands that one what it needs) must be written first.
+      const late = (factory.needs ?? []).filter((other) => seen.has(other));
       if (late.length > 0) issues.push(`${where}: plugin "${use.use}" must come before ${late.map((o) => `"${o}"`).join(', ')} in a route`);
+      const missing = (factory.needs ?? []).filter((other) => !route.plugins.some((p) => p.use === other));
+      if (missing.length > 0) issues.push(`${where}: plugin "${use.use}" needs ${missing.map((o) => `"${o}"`).join(', ')} after it in the same route`);
       seen.add(use.use);
       const options = structuredClone(use.with) as Record<string, unknown>;
       const validate = validatorFor(use.use);

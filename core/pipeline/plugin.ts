@@ -107,9 +107,10 @@ export interface PluginFactory<Options = Readonly<Record<string, unknown>>> {
   /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
   readonly name: string;
   /**
-   * Plugins this one must come before when a route has both (its hooks run first in config order: quota's finish
-   * puts the charge on the context before meter's writes the record). A route written the other way is refused.
+   * Plugins a route with this one must also have, after it (its hooks run first in config order: quota's finish puts
+   * the charge on the context that meter's writes into the record, whose draws release quota's holds). A route
+   * without them, or with them before it, is refused.
    */
-  readonly before?: readonly string[];
+  readonly needs?: readonly string[];
   create(options: Readonly<Options>, services: GatewayServices): Plugin;
 }

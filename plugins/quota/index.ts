@@ -47,8 +47,9 @@ function refusal(err: unknown): GatewayError {
 
 export const quotaPlugin: PluginFactory<QuotaOptions> = {
   name: 'quota',
-  // Its finish sets the charge the meter's finish writes into the record.
-  before: ['meter'],
+  // Its finish sets the charge the meter's finish writes into the record; without a record the charge (and the
+  // hold it drew on, kept until the record is written) would never be settled.
+  needs: ['meter'],
   create(_options, services): Plugin {
     const { pricing } = services.config;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered

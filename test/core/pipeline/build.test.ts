@@ -127,3 +127,16 @@ test('a route that puts meter before quota is refused: the record would be writt
     ['routes[0].plugins[2] (gw.yaml:10): plugin "quota" must come before "meter" in a route'],
   );
 });
+
+test('a route with quota and no meter is refused: its charges would never be written, nor its holds settled', () => {
+  assert.deepEqual(
+    issuesOf(`${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: auth
+      - use: quota
+      - use: relay
+`),
+    ['routes[0].plugins[1] (gw.yaml:9): plugin "quota" needs "meter" after it in the same route'],
+  );
+});
