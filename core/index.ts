@@ -29,7 +29,7 @@ export type { AuthedKey } from './keys/key-ring.js';
 export type { Budget } from './store/ledger-store.js';
 export type { ModelPrice } from './money/price.js';
 export { costOf } from './money/price.js';
-export { cutStreamUsage, maxCost, maxUsage } from './money/estimate.js';
+export { answerUsage, cutStreamUsage, maxCost } from './money/estimate.js';
 export { BudgetRefused, type Reservation } from './money/leases.js';
 export { createAccount, creditAccount, describeAccount, describeEntry } from './money/account-admin.js';
 export { formatMoney } from './money/decimal.js';

@@ -62,10 +62,22 @@ export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, f
 }
 
 /**
+ * The usage of a whole answer whose upstream reported none: the input estimated from the request's body, the output
+ * from the answer's (bytes / 4, its JSON framing counted too: a slight over-count), never more than the request's
+ * own cap.
+ */
+export function answerUsage(request: ParsedRequest, answerBytes: number): Usage {
+  const cap = namedOutputCap(request);
+  const delivered = Math.ceil(answerBytes / BYTES_PER_TOKEN);
+  const output = cap === null ? delivered : Math.min(delivered, cap * outputsOf(request));
+  return { promptTokens: inputEstimate(request), completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+}
+
+/**
  * The usage a request could have at most: its input estimated, its output at its cap (or `defaultOutputReserve`)
  * for each choice or image. What is reserved; also what an answer whose upstream reported no usage is charged.
  */
-export function maxUsage(request: ParsedRequest, defaultOutputReserve: number): Usage {
+function maxUsage(request: ParsedRequest, defaultOutputReserve: number): Usage {
   const images = request.images;
   const output = (namedOutputCap(request) ?? defaultOutputReserve) * outputsOf(request);
   const usage: Usage = { promptTokens: inputEstimate(request), completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };

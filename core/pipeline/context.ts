@@ -55,6 +55,8 @@ export interface RequestContext {
   firstByteAt: number | null;
   /** Stream frames written to the client (what a cut stream's output is estimated from: money/estimate.ts). */
   framesSent: number;
+  /** The bytes of a whole (non-stream) answer's body sent to the client (what its output is estimated from when it reported no usage). */
+  bodyBytesSent: number;
   /** The stream's final usage has been read (FrameUsage.final): a cut after it needs no estimate. */
   usageFinal: boolean;
   readonly stream: boolean;

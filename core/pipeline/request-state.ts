@@ -25,6 +25,7 @@ export class RequestState implements RequestContext {
   usage: Usage | null = null;
   charge: Charge | null = null;
   framesSent = 0;
+  bodyBytesSent = 0;
   usageFinal = false;
   status = 0;
   error: GatewayError | null = null;

@@ -36,6 +36,7 @@ export async function runChain(
     ctx.status = result.status;
     if (result.kind === 'body') {
       ctx.firstByteAt = performance.now();
+      ctx.bodyBytesSent = result.body.length;
       sink.send(result.status, result.headers, result.body);
     } else if (result.kind === 'stream') {
       await relayStream(chain, ctx, sink, result, metrics);

@@ -11,7 +11,8 @@ import {
   cutStreamUsage,
   GatewayError,
   maxCost,
-  maxUsage,
+  answerUsage,
+  boundedUsage,
   type AuthedKey,
   type Budget,
   type ModelPrice,
@@ -121,18 +122,25 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         // usage, so that the record shows (and the audit computes) what was charged. (An image request's usage is
         // its images, counted from the answer.)
         if (served && ctx.request.images === undefined) {
-          if (ctx.stream && !ctx.usageFinal) {
+          // Usage without any input is none: every request has input. A translated answer whose upstream reported
+          // nothing says zeros, in its client's shape, as if they were counts.
+          const reported = usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : null;
+          if (ctx.stream && (!ctx.usageFinal || reported === null)) {
             // Cut before its end, or ended without its final usage (an upstream that ignores include_usage): the
             // output the client got is counted from what it was sent.
-            const cut = cutStreamUsage(ctx.request, usage, ctx.framesSent);
+            const cut = cutStreamUsage(ctx.request, reported, ctx.framesSent);
             usage = cut.usage;
             estimated = cut.estimated;
-          } else if (!ctx.stream && usage === null && ctx.error === null && !ctx.aborted) {
-            // A whole answer without usage: charged what was reserved, its most.
-            usage = maxUsage(ctx.request, pricing.defaultOutputReserve);
+          } else if (!ctx.stream && reported === null && ctx.status >= 200 && ctx.status < 300 && ctx.error === null && !ctx.aborted && ctx.bodyBytesSent > 0) {
+            // A whole answer without usage: its output counted from the answer the client got.
+            usage = answerUsage(ctx.request, ctx.bodyBytesSent);
             estimated = true;
           }
-          if (estimated) ctx.usage = usage;
+          if (estimated) {
+            // An estimate is bounded as a reported count is (meter), whatever max_tokens said.
+            usage = boundedUsage(usage);
+            ctx.usage = usage;
+          }
         }
         const cost = admission.price === null || usage === null ? 0n : costOf(usage, admission.price, pricing.multiplierOf(key.group));
         const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);

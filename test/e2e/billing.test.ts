@@ -227,7 +227,7 @@ describe('billing on one instance', () => {
     assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, [], 'the charge is the record\'s cost');
   });
 
-  it('an upstream that reports no usage: a stream is billed by what was delivered, a whole answer at its reservation, both marked estimated', async () => {
+  it('an upstream that reports no usage: a stream is billed by the frames delivered, a whole answer by its bytes, both marked estimated', async () => {
     const pieces = Array.from({ length: 12 }, (_, i) => `u${i} `);
     primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream', pieces, withoutUsage: true } : { kind: 'completion', withoutUsage: true });
     const streamed = await chat(METERED, { stream: true, user: 'no-usage-stream' });
@@ -244,7 +244,7 @@ describe('billing on one instance', () => {
     assert.ok(stream !== undefined && json !== undefined, 'both billed by estimate');
     // The stream: the role chunk, 12 deltas and the finish chunk reached the client; max_tokens is 10: 10 tokens.
     assert.equal(stream.completionTokens, 10, 'never more output than the request allowed');
-    // The whole answer: what was reserved, its max_tokens of output.
+    // The whole answer: its ~400 bytes are ~100 tokens, never more than max_tokens.
     assert.equal(json.completionTokens, 10);
     for (const r of [stream, json]) {
       assert.ok(r.promptTokens > 0, 'the input estimated from the body');
@@ -263,6 +263,31 @@ describe('billing on one instance', () => {
     const bounded = records.find((r) => r.keyName === 'metered' && r.promptTokens === MAX_USAGE_COUNT);
     assert.ok(bounded !== undefined, 'the count is bounded before it is priced and recorded');
     assert.equal(bounded.cost, (BigInt(MAX_USAGE_COUNT) * 2_500_000_000n + 7n * 10_000_000_000n + 999_999n) / 1_000_000n);
+    assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, []);
+  });
+
+  it('translated (a Messages client on a chat upstream that reports no usage): estimated as well, not the zeros its shape carries', async () => {
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream', pieces: ['a ', 'b ', 'c '], withoutUsage: true } : { kind: 'completion', text: 'x'.repeat(400), withoutUsage: true });
+    const messages = (stream: boolean): Promise<Response> =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': METERED, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', max_tokens: 50, stream, metadata: { user_id: `translated-${stream}` }, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const streamed = await messages(true);
+    assert.equal(streamed.status, 200);
+    assert.match(await streamed.text(), /"output_tokens":0/, 'the client is told the zeros its shape needs');
+    const whole = await messages(false);
+    assert.equal(whole.status, 200);
+    await whole.text();
+    primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.route === '/v1/messages');
+    assert.equal(records.length, 2);
+    for (const r of records) {
+      assert.equal(r.usageEstimated, true, `${r.stream ? 'stream' : 'whole answer'} estimated`);
+      assert.ok(r.promptTokens > 0 && r.completionTokens > 0 && r.completionTokens <= 50, `${r.promptTokens} in, ${r.completionTokens} out`);
+      assert.ok((r.cost ?? 0n) > 0n);
+    }
     assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, []);
   });
 

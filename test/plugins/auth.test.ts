@@ -41,6 +41,7 @@ function context(key: string, model: string): RequestContext {
     aborted: false,
     charge: null,
     framesSent: 0,
+    bodyBytesSent: 0,
     usageFinal: false,
   };
 }

@@ -49,6 +49,7 @@ function context(body: Record<string, unknown>): RequestContext {
     aborted: false,
     charge: null,
     framesSent: 0,
+    bodyBytesSent: 0,
     usageFinal: false,
   };
 }
