@@ -1,0 +1,64 @@
+// Rate limits as the rate-limit plugin asks for them: every limit that applies to a request checked at once, all
+// or nothing (a request refused by one limit takes nothing from the others), and its ending reported once, which
+// frees its concurrency slots and corrects its tokens to what it used. The state behind it is in this process
+// (MemoryLimiter) or shared by every instance (Redis, issue 24).
+
+/** Which kind of limit. */
+export type LimitKind = 'rpm' | 'tpm' | 'concurrency';
+
+/** Whose limits: a key (its own or its group's values), a key on one model of its group, an account's keys together. */
+export type LimitScope = 'key' | 'model' | 'account';
+
+/** The limits of one subject (a key, a key on a model, an account), each optional. */
+export interface LimitCheck {
+  /** Unique per subject: `key:<id>`, `key:<id>:model:<pattern>`, `account:<name>`. */
+  readonly subject: string;
+  readonly scope: LimitScope;
+  /** What messages call it: the key's name, the model pattern, the account's name. */
+  readonly label: string;
+  readonly rpm?: number | undefined;
+  readonly tpm?: number | undefined;
+  readonly concurrency?: number | undefined;
+}
+
+/** Where one limit stands, for the answer's headers and a refusal's message. */
+export interface LimitState {
+  readonly kind: LimitKind;
+  readonly scope: LimitScope;
+  readonly label: string;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Until the limit is whole again, ms (concurrency: 0, a slot frees when a request ends). */
+  readonly resetMs: number;
+}
+
+/** What an admitted request holds until its end. */
+export interface Ticket {
+  readonly checks: readonly LimitCheck[];
+  /** The tokens it was admitted against (its estimate). */
+  readonly tokens: number;
+  /** The concurrency slots it holds, by subject: released once. */
+  readonly slots: readonly string[];
+}
+
+export type Admission =
+  | { readonly admitted: true; readonly ticket: Ticket; readonly states: readonly LimitState[] }
+  | {
+      readonly admitted: false;
+      /** The limit that refused it. */
+      readonly refused: LimitState;
+      /** Until it could be admitted, ms; Infinity when it never can (more tokens than the limit allows). */
+      readonly retryAfterMs: number;
+      /** How much the request asked of the refusing limit (1 request, its tokens). */
+      readonly requested: number;
+      readonly states: readonly LimitState[];
+    };
+
+export interface Limiter {
+  /** Checks every limit of `checks` for one request of `tokens` estimated tokens; admits it against all or none. */
+  admit(checks: readonly LimitCheck[], tokens: number): Admission | Promise<Admission>;
+  /** The request ended (whatever way): its slots are freed, its tokens corrected to `usedTokens` when known. */
+  finish(ticket: Ticket, usedTokens: number | null): void | Promise<void>;
+  /** Requests holding a slot of `subject` now. */
+  inFlight(subject: string): number;
+}
