@@ -10,7 +10,8 @@
 // it is. Each is built in its own worktree under the temp dir (the repo's node_modules linked in).
 // kind: small (default; chat-small's body), billed (the same body for the priced model, with the metered key: both
 // builds from issue 23 on), billed-vs-unmetered (one build given twice: a is chat-small's unmetered load, b the
-// billed one, the gateways swapping loads every round: what billing costs, free of which gateway is favoured), stream (20-chunk streams), burst (200-chunk streams), paced
+// billed one, the gateways swapping loads every round: what billing costs, free of which gateway is favoured),
+// limited-vs-unlimited (the same for rate limits: chat-small's body with a key all three kinds of limit apply to), stream (20-chunk streams), burst (200-chunk streams), paced
 // (20-chunk streams, a chunk every 20 ms, 400 at once: each chunk its own read and write, as in stream-hold), large
 // (chat-large's body), large-stream (the same streaming, 20 chunks, without stream_options: the gateway adds
 // include_usage, an edit of the body), messages (the translation scenario's Claude Code body, 200-chunk streams, passed
@@ -27,7 +28,7 @@ import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
 import { ProcessSet } from './lib/procs.js';
 import { API_PATH, BILLED_MODEL, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, smallMessagesBody, type Api } from './scenarios.js';
-import { anthropicClientHeaders, BILLED_KEY, GATEWAY_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
+import { anthropicClientHeaders, BILLED_KEY, GATEWAY_KEY, LIMITED_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
 interface Kind {
   readonly api: Api;
@@ -36,18 +37,21 @@ interface Kind {
   readonly headers: Readonly<Record<string, string>>;
   /** Sent with the metered key of the billed config (both builds must know pricing: issue 23 on). */
   readonly billed?: true;
+  /** The config declares the limited key (both builds must know limits: issue 24 on). */
+  readonly limited?: true;
   /**
    * The cost of billing in one build: each round one gateway gets this body with the metered key and the other the
    * kind's body with the unmetered key, swapped every round (so whatever favours one gateway cancels out); the
-   * ratio is billed over unmetered.
+   * ratio is billed over unmetered. (limited-vs-unlimited: the limited key instead of the metered one.)
    */
-  readonly againstBilled?: Buffer;
+  readonly against?: { readonly body: Buffer; readonly key: string; readonly name: string };
 }
 
 const KINDS: Readonly<Record<string, () => Kind>> = {
   small: () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {} }),
   billed: () => ({ api: 'chat', body: smallChatBody(false, BILLED_MODEL), connections: 64, headers: {}, billed: true }),
-  'billed-vs-unmetered': () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {}, billed: true, againstBilled: smallChatBody(false, BILLED_MODEL) }),
+  'billed-vs-unmetered': () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {}, billed: true, against: { body: smallChatBody(false, BILLED_MODEL), key: BILLED_KEY, name: 'billed' } }),
+  'limited-vs-unlimited': () => ({ api: 'chat', body: smallChatBody(), connections: 64, headers: {}, limited: true, against: { body: smallChatBody(), key: LIMITED_KEY, name: 'limited' } }),
   stream: () => ({ api: 'chat', body: smallChatBody(true), connections: 64, headers: { 'x-fake-chunks': '20' } }),
   burst: () => ({ api: 'chat', body: smallChatBody(true), connections: 32, headers: { 'x-fake-chunks': '200' } }),
   paced: () => ({ api: 'chat', body: smallChatBody(true), connections: 400, headers: { 'x-fake-chunks': '20', 'x-fake-chunk-delay-ms': '20' } }),
@@ -73,8 +77,8 @@ interface Load {
   readonly body: Buffer;
   readonly key: string;
 }
-const plainLoad: Load = { body: kind.body, key: kind.billed === true && kind.againstBilled === undefined ? BILLED_KEY : GATEWAY_KEY };
-const billedLoad: Load | undefined = kind.againstBilled === undefined ? undefined : { body: kind.againstBilled, key: BILLED_KEY };
+const plainLoad: Load = { body: kind.body, key: kind.billed === true && kind.against === undefined ? BILLED_KEY : GATEWAY_KEY };
+const billedLoad: Load | undefined = kind.against === undefined ? undefined : { body: kind.against.body, key: kind.against.key };
 if (billedLoad !== undefined && revA !== revB) {
   console.error(`${kindName} measures one build: give the same revision twice (npm run bench:ab -- HEAD HEAD ${kindName})`);
   process.exit(2);
@@ -100,7 +104,7 @@ function build(rev: string, label: string): string {
 async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
   const home = join(tmp, `run-${label}`);
   mkdirSync(home);
-  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, { billed: kind.billed === true });
+  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, { billed: kind.billed === true, limited: kind.limited === true });
   return { url: target.baseUrl, pid: target.child.pid };
 }
 
@@ -147,7 +151,7 @@ try {
         (failed.some((n) => n > 0) ? `, failures a ${failed[0]} b ${failed[1]}` : ''),
     );
   }
-  console.log(billedLoad === undefined ? `${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s` : `${kindName}: ${revA}, a = unmetered, b = billed (the two gateways swap loads every round), ${rounds} rounds of ${seconds} s`);
+  console.log(billedLoad === undefined ? `${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s` : `${kindName}: ${revA}, a = ${kindName.split('-vs-')[1]}, b = ${kind.against?.name} (the two gateways swap loads every round), ${rounds} rounds of ${seconds} s`);
   console.log(`CPU per request, median: a ${median(cpu[0]).toFixed(1)} µs, b ${median(cpu[1]).toFixed(1)} µs`);
   console.log(`b/a per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(' ')})`);
 } finally {

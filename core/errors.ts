@@ -8,6 +8,8 @@ export type ErrorKind =
   | 'not_found'
   | 'request_too_large'
   | 'rate_limit'
+  /** A limit of tokens (OpenAI's 429s say "tokens" rather than "requests"). */
+  | 'token_rate_limit'
   | 'billing'
   | 'upstream'
   | 'timeout'
@@ -57,6 +59,8 @@ const ERRORS = {
   GW_ERR_MAX_SPEND_REACHED: { status: 402, kind: 'billing', wireCode: 'max_spend_reached' },
   GW_ERR_MODEL_NOT_PRICED: { status: 403, kind: 'permission', wireCode: 'model_not_priced' },
   GW_ERR_BILLING_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'billing_unavailable' },
+  GW_ERR_RATE_LIMITED: { status: 429, kind: 'rate_limit', wireCode: 'rate_limit_exceeded' },
+  GW_ERR_TOKEN_RATE_LIMITED: { status: 429, kind: 'token_rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -6,6 +6,8 @@ import { routeKeyOf, type EndpointRegistry } from './endpoints/registry.js';
 import type { ClientFormat } from './formats/format.js';
 import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
+import type { Limiter } from './limits/limiter.js';
+import { MemoryLimiter } from './limits/memory-limiter.js';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -36,6 +38,8 @@ export interface GatewayDeps {
   readonly scanMemory?: ScanMemory;
   /** The balance this process holds (money/leases.ts), kept across reloads; a gateway of its own without. */
   readonly leases?: Leases;
+  /** Rate-limit state (limits/limiter.ts), kept across reloads; a gateway of its own without. */
+  readonly limiter?: Limiter;
 }
 
 export class Gateway {
@@ -71,6 +75,7 @@ export class Gateway {
       store: deps.store,
       catalog: this.catalog,
       leases: deps.leases ?? new Leases(deps.store.ledger, { holdTtlMs: config.pricing.reservationTimeoutMs }),
+      limiter: deps.limiter ?? new MemoryLimiter(),
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

@@ -16,6 +16,8 @@ import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.j
 import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
+import type { Limiter } from './limits/limiter.js';
+import { MemoryLimiter } from './limits/memory-limiter.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
@@ -35,6 +37,8 @@ export interface StartOptions {
   readonly usageFlushMs?: number;
   /** The endpoints served (the built-in ones when absent): a test's or an embedding program's own. */
   readonly endpoints?: EndpointRegistry;
+  /** Rate-limit state (a test's, with a clock it moves); this process's own when absent. */
+  readonly limiter?: Limiter;
 }
 
 export interface RunningGateway {
@@ -70,6 +74,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   });
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
+  if (config.redis !== null) {
+    logger.warn('redis.url is set, but this build keeps rate limits, conversation affinity and cool-downs in each process: several instances each apply the whole limit');
+  }
   await recordMoneyConfig(store, config);
   leases.start();
   const runtime = new Runtime(
@@ -86,6 +93,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       mockImages: new MockImageFiles(),
       scanMemory: new ScanMemory(),
       leases,
+      limiter: options.limiter ?? new MemoryLimiter(),
     },
     config,
   );

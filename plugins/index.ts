@@ -7,8 +7,9 @@ import { billingPlugin } from './billing/index.js';
 import { meterPlugin } from './meter/index.js';
 import { modelsPlugin } from './models/index.js';
 import { quotaPlugin } from './quota/index.js';
+import { rateLimitPlugin } from './rate-limit/index.js';
 import { relayPlugin } from './relay/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, rateLimitPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin].map((factory) => [factory.name, factory]));
 }

@@ -28,6 +28,7 @@ export type Amount = number | string;
 export interface GatewayConfig {
   server?: Server;
   store?: Store;
+  redis?: Redis;
   /**
    * @minItems 1
    */
@@ -99,6 +100,19 @@ export interface Store {
    * PostgreSQL: most connections this instance opens (default 10). Ignored for SQLite.
    */
   pool_max?: number;
+}
+/**
+ * Shared state for several instances: rate-limit counters, conversation affinity, channel cool-downs.
+ */
+export interface Redis {
+  /**
+   * redis://[user:password@]host:port[/db]
+   */
+  url: string;
+  /**
+   * While Redis is unreachable: open admits under per-instance limits (the shared one divided by the live instances); closed answers 503.
+   */
+  on_failure?: "open" | "closed";
 }
 export interface Channel {
   name: Name;
@@ -181,6 +195,47 @@ export interface Group {
    * Every price is multiplied by this for the keys of this group (default 1).
    */
   price_multiplier?: number | string;
+  limits?: GroupLimits;
+}
+/**
+ * The limits of each key of the group (a key's own limits override them, value by value), and per model.
+ */
+export interface GroupLimits {
+  /**
+   * Requests per minute.
+   */
+  rpm?: number;
+  /**
+   * Input plus output tokens per minute: a request is admitted against its estimate (its body's bytes / 4 plus its own max_tokens), corrected to its usage when it ends.
+   */
+  tpm?: number;
+  /**
+   * Requests in flight at once, streams included.
+   */
+  concurrency?: number;
+  /**
+   * Limits of each key on the models a glob matches (the first that matches, in file order), on top of its others.
+   */
+  models?: {
+    [k: string]: Limits | undefined;
+  };
+}
+/**
+ * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are buckets that refill continuously (GCRA), as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
+ */
+export interface Limits {
+  /**
+   * Requests per minute.
+   */
+  rpm?: number;
+  /**
+   * Input plus output tokens per minute: a request is admitted against its estimate (its body's bytes / 4 plus its own max_tokens), corrected to its usage when it ends.
+   */
+  tpm?: number;
+  /**
+   * Requests in flight at once, streams included.
+   */
+  concurrency?: number;
 }
 export interface DeclaredKey {
   name: Name;
@@ -194,10 +249,12 @@ export interface DeclaredKey {
    * Most this key may spend in all (a decimal in the currency); 402 once its charges and open reservations would pass it.
    */
   max_spend?: number | string;
+  limits?: Limits | undefined;
 }
 export interface Account {
   name: Name;
   description?: string;
+  limits?: Limits | undefined;
 }
 export interface Pricing {
   /**

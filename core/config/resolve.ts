@@ -8,13 +8,15 @@ import { parseMoney } from '../money/decimal.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
-import type { Channel, GatewayConfig, ModelList, Route } from './gateway.gen.js';
+import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
 import type {
   ConfigPath,
   ImageCap,
   ResolvedChannel,
   ResolvedConfig,
   ResolvedGroup,
+  ResolvedLimits,
+  ResolvedModelLimits,
   ResolvedModels,
   ResolvedRoute,
 } from './resolved.js';
@@ -47,11 +49,12 @@ export function resolveConfig(
       url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)),
       poolMax: raw.store?.pool_max ?? STORE_DEFAULTS.poolMax,
     },
+    redis: raw.redis === undefined ? null : { url: raw.redis.url, onFailure: raw.redis.on_failure ?? 'open' },
     channels: raw.channels.map(resolveChannel),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [
         name,
-        { name, models: [...group.models] },
+        { name, models: [...group.models], limits: limitsOf(group.limits), modelLimits: modelLimitsOf(group.limits) },
       ]),
     ),
     keys: (raw.keys ?? []).map((k) =>
@@ -59,9 +62,10 @@ export function resolveConfig(
         { name: k.name, key: k.key, group: k.group },
         k.account === undefined ? {} : { account: k.account },
         k.max_spend === undefined ? {} : { maxSpend: parseMoney(k.max_spend) },
+        k.limits === undefined ? {} : { limits: limitsOf(k.limits) },
       ),
     ),
-    accounts: (raw.accounts ?? []).map((a) => ({ name: a.name, description: a.description ?? null })),
+    accounts: (raw.accounts ?? []).map((a) => Object.assign({ name: a.name, description: a.description ?? null }, a.limits === undefined ? {} : { limits: limitsOf(a.limits) })),
     pricing: resolvePricing(raw),
     routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)), endpoints)],
     affinity: {
@@ -135,4 +139,17 @@ function hostAndPort(text: string): { host: string; port: number } {
 // Generated index signatures allow undefined (strictIndexSignatures); parsed YAML never has it.
 function definedEntries<T>(record: Readonly<Record<string, T | undefined>>): [string, T][] {
   return Object.entries(record).flatMap(([k, v]): [string, T][] => (v === undefined ? [] : [[k, v]]));
+}
+
+/** The limits given (absent ones are no limit). */
+function limitsOf(limits: Limits | GroupLimits | undefined): ResolvedLimits {
+  const resolved: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  if (limits?.rpm !== undefined) resolved.rpm = limits.rpm;
+  if (limits?.tpm !== undefined) resolved.tpm = limits.tpm;
+  if (limits?.concurrency !== undefined) resolved.concurrency = limits.concurrency;
+  return resolved;
+}
+
+function modelLimitsOf(limits: GroupLimits | undefined): ResolvedModelLimits[] {
+  return definedEntries(limits?.models ?? {}).map(([pattern, l]) => ({ pattern, limits: limitsOf(l) }));
 }

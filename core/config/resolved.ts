@@ -89,9 +89,26 @@ export interface ResolvedAffinity {
   readonly maxEntries: number;
 }
 
+/** Rate limits (core/limits): each absent is no limit. */
+export interface ResolvedLimits {
+  readonly rpm?: number;
+  readonly tpm?: number;
+  readonly concurrency?: number;
+}
+
+/** A group's limits on the models a glob matches. */
+export interface ResolvedModelLimits {
+  readonly pattern: string;
+  readonly limits: ResolvedLimits;
+}
+
 export interface ResolvedGroup {
   readonly name: string;
   readonly models: readonly string[];
+  /** Each key's limits (a key's own override them, value by value). */
+  readonly limits: ResolvedLimits;
+  /** Each key's limits on some models, first match wins, on top of the others. */
+  readonly modelLimits: readonly ResolvedModelLimits[];
 }
 
 export interface ResolvedDeclaredKey {
@@ -102,11 +119,21 @@ export interface ResolvedDeclaredKey {
   readonly account?: string;
   /** Most the key may spend in all, in nano-units; none: no cap. */
   readonly maxSpend?: bigint;
+  /** Its own limits, over its group's. */
+  readonly limits?: ResolvedLimits;
 }
 
 export interface ResolvedAccount {
   readonly name: string;
   readonly description: string | null;
+  /** Limits of all its keys together. */
+  readonly limits?: ResolvedLimits;
+}
+
+export interface ResolvedRedis {
+  readonly url: string;
+  /** While Redis is unreachable: `open` admits under per-instance limits, `closed` answers 503. */
+  readonly onFailure: 'open' | 'closed';
 }
 
 export interface ResolvedStore {
@@ -134,6 +161,8 @@ export interface ResolvedConfig {
   readonly file: string | null;
   readonly server: ResolvedServer;
   readonly store: ResolvedStore;
+  /** Shared state for several instances; null: everything in this process. */
+  readonly redis: ResolvedRedis | null;
   readonly channels: readonly ResolvedChannel[];
   readonly groups: ReadonlyMap<string, ResolvedGroup>;
   readonly keys: readonly ResolvedDeclaredKey[];

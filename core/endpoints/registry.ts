@@ -45,9 +45,9 @@ export interface Endpoint {
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
 
-const METERED = ['auth', 'quota', 'meter', 'relay'] as const;
+const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
 /** Free calls (count_tokens): recorded, never charged nor refused for money. */
-const RECORDED = ['auth', 'meter', 'relay'] as const;
+const RECORDED = ['auth', 'rate-limit', 'meter', 'relay'] as const;
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
 
 /** The endpoints the gateway serves out of the box. */

@@ -2,7 +2,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ResolvedDeclaredKey } from '../config/resolved.js';
+import type { ResolvedDeclaredKey, ResolvedLimits } from '../config/resolved.js';
 import type { Store, StoredKey } from '../store/store.js';
 import { GatewayError } from '../errors.js';
 import { digestKey } from './key-material.js';
@@ -17,6 +17,8 @@ export interface AuthedKey {
   readonly account?: string;
   /** Most it may spend in all, nano-units; absent: no cap. */
   readonly maxSpend?: bigint;
+  /** Its own rate limits, over its group's (core/limits). */
+  readonly limits?: ResolvedLimits;
 }
 
 /** The key's money fields, present only when set (so an unmetered key's object is as it always was). */
@@ -71,7 +73,7 @@ export class KeyRing {
   ) {
     this.declared = declared.map((k) => ({
       digest: Buffer.from(digestKey(k.key), 'hex'),
-      outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k)) },
+      outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k), k.limits === undefined ? {} : { limits: k.limits }) },
     }));
     this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000 });
   }

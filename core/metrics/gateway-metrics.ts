@@ -23,6 +23,10 @@ export class GatewayMetrics {
   readonly configReloads: Counter<'result'>;
   readonly affinity: SummedCounter<'route' | 'outcome'>;
   readonly refused: SummedCounter<'code'>;
+  /** Requests refused by a limit of the gateway's own (not an upstream's 429). */
+  readonly rateLimited: SummedCounter<'scope' | 'limit'>;
+  /** Requests holding a concurrency slot, by their key's group (a bounded label, unlike the key). */
+  readonly limitedInFlight: InFlightGauge;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -80,6 +84,19 @@ export class GatewayMetrics {
       'Requests answered with an error outside the plugin chains (malformed HTTP, unknown paths, shutdown, the ' +
         'models, metrics and admin routes), by gateway error code.',
       ['code'],
+      this.registry,
+    );
+    this.rateLimited = new SummedCounter(
+      'gateway_rate_limited_total',
+      "Requests answered 429 by one of the gateway's own limits, by scope (key, model, account) and limit (rpm, " +
+        "tpm, concurrency); an upstream's 429 counts in gateway_upstream_errors_total (status_429).",
+      ['scope', 'limit'],
+      this.registry,
+    );
+    this.limitedInFlight = new InFlightGauge(
+      'gateway_limited_requests_in_flight',
+      'Requests in flight that hold a concurrency slot of their key, its model or its account, by the key\'s group.',
+      'group',
       this.registry,
     );
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });

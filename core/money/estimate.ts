@@ -62,6 +62,16 @@ export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, f
 }
 
 /**
+ * The tokens a request is admitted against by a tokens-per-minute limit: its input estimated from the body, plus the
+ * output its own cap allows (no default: a request without max_tokens is counted by its input until its usage is
+ * known, as the limit is corrected to the usage at its end).
+ */
+export function requestTokens(request: ParsedRequest): number {
+  const cap = namedOutputCap(request);
+  return inputEstimate(request) + (cap === null ? 0 : cap * outputsOf(request));
+}
+
+/**
  * The usage of a whole answer whose upstream reported none: the input estimated from the request's body, the output
  * from the answer's (bytes / 4, its JSON framing counted too: a slight over-count), never more than the request's
  * own cap.

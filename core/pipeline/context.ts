@@ -48,6 +48,11 @@ export interface RequestContext {
   usage: Usage | null;
   /** What the request cost and who pays (the quota plugin sets it at its finish; the usage record carries it). */
   charge: Charge | null;
+  /**
+   * Headers a plugin adds to the answer, whatever it is (success, stream head or error): the rate limits' remaining
+   * counts. Null: none (no object per request).
+   */
+  responseHeaders: Readonly<Record<string, string>> | null;
   /** The HTTP status the client received (200 for a stream that later broke). */
   status: number;
   error: GatewayError | null;

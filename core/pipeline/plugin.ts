@@ -8,6 +8,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
+import type { Limiter } from '../limits/limiter.js';
 import type { Leases } from '../money/leases.js';
 import type { ModelCatalog } from '../routing/model-catalog.js';
 import type { Router } from '../routing/router.js';
@@ -95,6 +96,8 @@ export interface GatewayServices {
   readonly catalog: ModelCatalog;
   /** The balance this instance holds for requests in flight (money/leases.ts); shared across config loads. */
   readonly leases: Leases;
+  /** Rate-limit state (limits/limiter.ts): this process's, or shared by the instances; kept across config loads. */
+  readonly limiter: Limiter;
 }
 
 /**

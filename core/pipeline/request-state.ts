@@ -26,6 +26,7 @@ export class RequestState implements RequestContext {
   charge: Charge | null = null;
   framesSent = 0;
   bodyBytesSent = 0;
+  responseHeaders: Readonly<Record<string, string>> | null = null;
   usageFinal = false;
   status = 0;
   error: GatewayError | null = null;

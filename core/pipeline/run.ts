@@ -37,7 +37,7 @@ export async function runChain(
     if (result.kind === 'body') {
       ctx.firstByteAt = performance.now();
       ctx.bodyBytesSent = result.body.length;
-      sink.send(result.status, result.headers, result.body);
+      sink.send(result.status, withAdded(result.headers, ctx), result.body);
     } else if (result.kind === 'stream') {
       await relayStream(chain, ctx, sink, result, metrics);
     } else {
@@ -63,7 +63,7 @@ async function relayStream(
   result: Extract<RelayResult, { kind: 'stream' }>,
   metrics: GatewayMetrics,
 ): Promise<void> {
-  sink.open(result.status, result.headers);
+  sink.open(result.status, withAdded(result.headers, ctx));
   const inFlight = metrics.streamsInFlight.enter(chain.route);
   const frames = result.frames;
   try {
@@ -90,7 +90,7 @@ async function relayStream(
  * so it sees a truncated body, not a whole one.
  */
 async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
-  sink.open(result.status, result.headers);
+  sink.open(result.status, withAdded(result.headers, ctx));
   // Read through the same PulledBody interface as a stream's frames (sse/pulled-body.ts), with a promise per
   // wait: nothing next to a file's chunk.
   const chunks = pulledBody(result.body);
@@ -222,12 +222,17 @@ function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): voi
   if (!sink.started) {
     const rendered = ctx.format.encodeError(error);
     ctx.status = rendered.status;
-    sink.send(rendered.status, rendered.headers, rendered.body);
+    sink.send(rendered.status, withAdded(rendered.headers, ctx), rendered.body);
     return;
   }
   // The status is already on the wire: the format's in-band error frame, then close.
   sink.write(ctx.format.encodeStreamError(error).raw);
   sink.end();
+}
+
+/** An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits'). */
+function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext): Readonly<Record<string, string>> {
+  return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
 }
 
 function shutdownError(): GatewayError {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { EndpointRegistry } from '../../core/endpoints/registry.js';
 import { createSilentLogger, type Logger } from '../../core/logging/logger.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
+import type { Limiter } from '../../core/limits/limiter.js';
 import { startGateway, type RunningGateway } from '../../core/serve.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';
@@ -63,6 +64,8 @@ export interface GatewayUnderTestOptions {
   readonly extraPlugins?: readonly PluginFactory[];
   /** The endpoints served, when not the built-in ones. */
   readonly endpoints?: EndpointRegistry;
+  /** Rate-limit state: a MemoryLimiter on a clock the test moves. */
+  readonly limiter?: Limiter;
 }
 
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
@@ -80,6 +83,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     // The test's config names its own store; one set in the shell (GATEWAY_STORE_URL) must not move it.
     env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'GATEWAY_STORE_URL')),
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
+    ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
   });
   let stopped = false;
   return {

@@ -42,6 +42,7 @@ function context(key: string, model: string): RequestContext {
     charge: null,
     framesSent: 0,
     bodyBytesSent: 0,
+    responseHeaders: null,
     usageFinal: false,
   };
 }
@@ -51,7 +52,7 @@ type Hooks = { head: NonNullable<Plugin['head']>; request: NonNullable<Plugin['r
 function hooks(stored: Map<string, StoredKey>): Hooks {
   const store = { findKeyByHash: (hash: string) => Promise.resolve(stored.get(hash)) } as unknown as Store;
   const keys = new KeyRing([{ name: 'alice', key: DECLARED, group: 'team' }], store, { cacheTtlMs: 60_000 });
-  const access = new GroupAccess(new Map([['team', { name: 'team', models: ['gpt-*'] }]]));
+  const access = new GroupAccess(new Map([['team', { name: 'team', models: ['gpt-*'], limits: {}, modelLimits: [] }]]));
   const { head, request } = authPlugin.create({}, { keys, access } as unknown as GatewayServices);
   assert.ok(head !== undefined && request !== undefined);
   return { head, request };

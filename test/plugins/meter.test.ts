@@ -50,6 +50,7 @@ function context(body: Record<string, unknown>): RequestContext {
     charge: null,
     framesSent: 0,
     bodyBytesSent: 0,
+    responseHeaders: null,
     usageFinal: false,
   };
 }

@@ -13,6 +13,7 @@ const TYPES: Record<ErrorKind, string> = {
   not_found: 'not_found_error',
   request_too_large: 'request_too_large',
   rate_limit: 'rate_limit_error',
+  token_rate_limit: 'rate_limit_error',
   billing: 'billing_error',
   upstream: 'api_error',
   timeout: 'timeout_error',

@@ -13,6 +13,7 @@ const TYPES: Record<ErrorKind, string> = {
   request_too_large: 'invalid_request_error',
   // OpenAI's own 429s say which limit was hit ("requests" or "tokens"); a gateway-level limit is about requests.
   rate_limit: 'requests',
+  token_rate_limit: 'tokens',
   // What OpenAI answers when an account has no credit left (429 there; 402 here, which no SDK retries).
   billing: 'insufficient_quota',
   upstream: 'server_error',

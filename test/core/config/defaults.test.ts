@@ -65,6 +65,7 @@ describe('default routes', () => {
       chat?.plugins.map((p) => [p.use, p.with, p.path]),
       [
         ['auth', {}, ['(default)']],
+        ['rate-limit', {}, ['(default)']],
         ['quota', {}, ['(default)']],
         ['meter', {}, ['(default)']],
         ['relay', {}, ['(default)']],

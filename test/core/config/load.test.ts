@@ -60,8 +60,8 @@ describe('the issue example', () => {
     assert.deepEqual(
       config.groups,
       new Map([
-        ['default', { name: 'default', models: ['demo-*', 'deepseek-*'] }],
-        ['pro', { name: 'pro', models: ['*'] }],
+        ['default', { name: 'default', models: ['demo-*', 'deepseek-*'], limits: {}, modelLimits: [] }],
+        ['pro', { name: 'pro', models: ['*'], limits: {}, modelLimits: [] }],
       ]),
     );
     assert.deepEqual(config.keys, [{ name: 'laptop', key: 'sk-laptop-0123456789abcdef', group: 'pro' }]);
@@ -185,10 +185,11 @@ describe('routes', () => {
     const config = parse(MINIMAL);
     const recorded = [
       { use: 'auth', with: {}, path: ['(default)'] },
+      { use: 'rate-limit', with: {}, path: ['(default)'] },
       { use: 'meter', with: {}, path: ['(default)'] },
       { use: 'relay', with: {}, path: ['(default)'] },
     ];
-    const chain = [recorded[0], { use: 'quota', with: {}, path: ['(default)'] }, recorded[1], recorded[2]];
+    const chain = [recorded[0], recorded[1], { use: 'quota', with: {}, path: ['(default)'] }, recorded[2], recorded[3]];
     assert.deepEqual(config.routes, [
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },

@@ -42,12 +42,12 @@ function issuesOf(text: string, factories?: ReadonlyMap<string, PluginFactory>):
   assert.fail('expected a ConfigError');
 }
 
-test('without routes:, /v1/chat/completions gets the default chain auth, quota, meter, relay', () => {
+test('without routes:, /v1/chat/completions gets the default chain auth, rate-limit, quota, meter, relay', () => {
   const gateway = build(HEAD);
   const chain = gateway.chains.get('/v1/chat/completions');
-  assert.deepEqual(chain?.plugins.map((p) => p.name), ['auth', 'quota', 'meter', 'relay']);
+  assert.deepEqual(chain?.plugins.map((p) => p.name), ['auth', 'rate-limit', 'quota', 'meter', 'relay']);
   assert.equal(chain?.relay.name, 'relay');
-  assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'quota', 'meter']);
+  assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'quota', 'meter'], 'without limits rate-limit has nothing to check');
   assert.deepEqual(chain?.frame.map((p) => p.name), ['meter'], 'frame hooks in reverse order');
   assert.deepEqual(chain?.finish.map((p) => p.name), ['meter'], 'without prices quota has nothing to settle');
 });
@@ -74,7 +74,7 @@ test('an unknown plugin, a duplicate, a bad with: block and a missing relay name
         with: { colour: red }
 `),
     [
-      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, quota, meter, relay, models, admin, billing)',
+      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, rate-limit, quota, meter, relay, models, admin, billing)',
       'routes[0].plugins[2] (gw.yaml:10): plugin "auth" appears twice in this route',
       'routes[0].plugins[3] (gw.yaml:11): invalid "with" for plugin meter: unknown option "colour"',
       'routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 0',

@@ -1,0 +1,90 @@
+// rate-limit: requests per minute, tokens per minute and requests in flight, per key (its own values over its
+// group's), per key on a model, and per account, answered with 429 in the caller's shape before anything is sent
+// upstream. Every answer of a limited key carries the limits' headers. A request's slot is freed, and its tokens
+// corrected to its usage, in finish, which runs once whatever way the request ends.
+
+import { GatewayError, LimitPlan, limitHeaders, openAIDuration, requestTokens, type Admission, type InFlight, type LimitState, type Plugin, type PluginFactory, type RequestContext, type Ticket } from '../../core/index.js';
+import type { RateLimitOptions } from './options.gen.js';
+
+/** What an admitted request holds until its finish. */
+interface Held {
+  readonly ticket: Ticket;
+  /** Its count in gateway_limited_requests_in_flight, when it holds a slot. */
+  readonly inFlight: InFlight | null;
+}
+
+const PER_MINUTE: Readonly<Record<'rpm' | 'tpm', string>> = { rpm: 'requests per min (RPM)', tpm: 'tokens per min (TPM)' };
+
+export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
+  name: 'rate-limit',
+  create(_options, services): Plugin {
+    const plan = new LimitPlan(services.config);
+    // No limit anywhere in this load (run-time keys have none of their own yet): nothing to do per request.
+    if (!plan.declared) return { name: 'rate-limit' };
+    const { limiter, metrics } = services;
+    const tickets = new WeakMap<RequestContext, Held>();
+    const admitted = (ctx: RequestContext, group: string, admission: Admission): void => {
+      const headers = limitHeaders(admission.states, ctx.format.name.startsWith('anthropic'), Date.now());
+      if (!admission.admitted) {
+        if (headers !== null) ctx.responseHeaders = admission.retryAfterMs === Number.POSITIVE_INFINITY ? Object.assign(headers, { 'x-should-retry': 'false' }) : headers;
+        metrics.rateLimited.inc([admission.refused.scope, admission.refused.kind]);
+        throw refusal(admission);
+      }
+      const ticket = admission.ticket;
+      tickets.set(ctx, { ticket, inFlight: ticket.slots.length > 0 ? metrics.limitedInFlight.enter(group) : null });
+      if (headers !== null) ctx.responseHeaders = headers;
+    };
+    return {
+      name: 'rate-limit',
+      request(ctx) {
+        const key = ctx.key;
+        if (key === null) return undefined;
+        const checks = plan.checksFor(key, ctx.request.model);
+        if (checks.length === 0) return undefined;
+        const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request) : 0;
+        const admission = limiter.admit(checks, tokens);
+        if (admission instanceof Promise) return admission.then((a) => admitted(ctx, key.group, a));
+        admitted(ctx, key.group, admission);
+        return undefined;
+      },
+      finish(ctx) {
+        const held = tickets.get(ctx);
+        if (held === undefined) return;
+        tickets.delete(ctx);
+        const { ticket } = held;
+        if (held.inFlight !== null) metrics.limitedInFlight.close(held.inFlight);
+        // Tokens it used: its usage when known; none when nothing served it (our error, every channel failing); when
+        // served without usage, its estimate stands.
+        const usage = ctx.usage;
+        const used = usage !== null ? usage.promptTokens + usage.completionTokens : ctx.status >= 400 ? 0 : null;
+        const done = limiter.finish(ticket, used);
+        // A shared store that failed keeps the slot only until its expiry (the limiter's to report); never an unhandled rejection.
+        if (done instanceof Promise) done.catch(() => undefined);
+      },
+    };
+  },
+};
+
+function refusal(admission: Extract<Admission, { admitted: false }>): GatewayError {
+  const { refused, retryAfterMs, requested } = admission;
+  const retryAfter = Number.isFinite(retryAfterMs) ? Math.max(1, Math.ceil(retryAfterMs / 1000)) : undefined;
+  const options = retryAfter === undefined ? {} : { retryAfter };
+  if (refused.kind === 'concurrency') {
+    return new GatewayError(
+      'GW_ERR_RATE_LIMITED',
+      `Rate limit reached for ${refused.label} on concurrent requests: Limit ${refused.limit}, In flight ${refused.limit}, Requested 1. Please try again when one of them ends.`,
+      options,
+    );
+  }
+  const code = refused.kind === 'tpm' ? 'GW_ERR_TOKEN_RATE_LIMITED' : 'GW_ERR_RATE_LIMITED';
+  if (retryAfter === undefined) {
+    return new GatewayError(code, `Request too large for ${refused.label} on ${PER_MINUTE[refused.kind]}: Limit ${refused.limit}, Requested ${requested}. Send fewer tokens (a smaller input or max_tokens).`, options);
+  }
+  return new GatewayError(code, `Rate limit reached for ${refused.label} on ${PER_MINUTE[refused.kind]}: ${usedOf(refused)}, Requested ${requested}. Please try again in ${openAIDuration(retryAfterMs)}.`, options);
+}
+
+function usedOf(state: LimitState): string {
+  return `Limit ${state.limit}, Used ${state.limit - state.remaining}`;
+}
+
+export default rateLimitPlugin;
