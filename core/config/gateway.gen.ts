@@ -221,7 +221,7 @@ export interface GroupLimits {
   };
 }
 /**
- * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are buckets that refill continuously (GCRA), as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
+ * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are token buckets that refill continuously, as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
  */
 export interface Limits {
   /**

@@ -46,8 +46,11 @@ export interface Endpoint {
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
 
 const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
-/** Free calls (count_tokens): recorded, never charged nor refused for money. */
-const RECORDED = ['auth', 'rate-limit', 'meter', 'relay'] as const;
+/**
+ * Free calls (count_tokens): recorded, never charged nor refused for money, nor held to the key's limits (Anthropic
+ * limits token counting apart from messages, and Claude Code counts often; a route may add rate-limit).
+ */
+const RECORDED = ['auth', 'meter', 'relay'] as const;
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
 
 /** The endpoints the gateway serves out of the box. */

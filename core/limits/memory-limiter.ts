@@ -1,10 +1,11 @@
-// The limits of one process: GCRA buckets for requests and tokens per minute, counters for requests in flight, one
-// small state per subject (a key, a key on a model, an account). No I/O, so an admission is synchronous. A state
-// whose buckets have refilled and that holds no request is dropped, so the map holds only subjects active within
-// the last minute.
+// The limits of one process: token buckets for requests and tokens per minute (bucket.ts), counters for requests in
+// flight, one small state per subject (a key, a key on a model, an account). No I/O, so an admission is
+// synchronous. A state whose buckets are full and that no admitted request still holds is dropped, so the map holds
+// only subjects active within the last minute.
 
-import { corrected, gcra, type GcraResult } from './gcra.js';
+import { corrected, take, type Bucket, type BucketResult } from './bucket.js';
 import type { Admission, LimitCheck, LimitKind, Limiter, LimitState, Ticket } from './limiter.js';
+import { statesOf } from './limit-states.js';
 
 /** Both rate limits are per minute. */
 export const LIMIT_PERIOD_MS = 60_000;
@@ -17,10 +18,12 @@ export interface MemoryLimiterOptions {
 }
 
 interface SubjectState {
-  /** The buckets' theoretical arrival times (0: full). */
-  rpmTat: number;
-  tpmTat: number;
+  rpm: Bucket | undefined;
+  tpm: Bucket | undefined;
+  /** Requests holding a concurrency slot. */
   inFlight: number;
+  /** Admitted requests not yet finished (their tokens are still to be corrected): the state is kept meanwhile. */
+  open: number;
 }
 
 export class MemoryLimiter implements Limiter {
@@ -35,65 +38,53 @@ export class MemoryLimiter implements Limiter {
   admit(checks: readonly LimitCheck[], tokens: number): Admission {
     const now = this.#now();
     this.#sweep(now);
-    const states: LimitState[] = [];
     // Each limit is checked against the state before this request; none is changed until all have admitted it.
-    const rpmTats: number[] = [];
-    const tpmTats: number[] = [];
+    const results: { check: LimitCheck; rpm: BucketResult | null; tpm: BucketResult | null; held: number }[] = [];
     for (const check of checks) {
       const subject = this.#subjects.get(check.subject);
-      let rpm: GcraResult | null = null;
-      if (check.rpm !== undefined) {
-        rpm = gcra(subject?.rpmTat ?? 0, now, { limit: check.rpm, periodMs: LIMIT_PERIOD_MS }, 1);
-        const state = stateOf('rpm', check, check.rpm, rpm.remaining, rpm.resetMs);
-        states.push(state);
-        if (!rpm.admitted) return { admitted: false, refused: state, retryAfterMs: rpm.retryAfterMs, requested: 1, states };
-      }
-      let tpm: GcraResult | null = null;
-      if (check.tpm !== undefined) {
-        tpm = gcra(subject?.tpmTat ?? 0, now, { limit: check.tpm, periodMs: LIMIT_PERIOD_MS }, tokens);
-        const state = stateOf('tpm', check, check.tpm, tpm.remaining, tpm.resetMs);
-        states.push(state);
-        if (!tpm.admitted) return { admitted: false, refused: state, retryAfterMs: tpm.retryAfterMs, requested: tokens, states };
-      }
-      if (check.concurrency !== undefined) {
-        const held = subject?.inFlight ?? 0;
-        const state = stateOf('concurrency', check, check.concurrency, Math.max(0, check.concurrency - held - 1), 0);
-        states.push(state);
-        // A slot frees when a request ends, which no clock can say: retry soon.
-        if (held >= check.concurrency) return { admitted: false, refused: state, retryAfterMs: 1000, requested: 1, states };
-      }
-      rpmTats.push(rpm === null ? (subject?.rpmTat ?? 0) : rpm.tat);
-      tpmTats.push(tpm === null ? (subject?.tpmTat ?? 0) : tpm.tat);
+      const rpm = check.rpm === undefined ? null : take(subject?.rpm, now, { limit: check.rpm, periodMs: LIMIT_PERIOD_MS }, 1);
+      const tpm = check.tpm === undefined ? null : take(subject?.tpm, now, { limit: check.tpm, periodMs: LIMIT_PERIOD_MS }, tokens);
+      const held = subject?.inFlight ?? 0;
+      results.push({ check, rpm, tpm, held });
+      const refusedBy: LimitKind | null =
+        rpm !== null && !rpm.admitted ? 'rpm' : tpm !== null && !tpm.admitted ? 'tpm' : check.concurrency !== undefined && held >= check.concurrency ? 'concurrency' : null;
+      if (refusedBy === null) continue;
+      // Refused: every count as it stands, none less this request.
+      const states = results.flatMap((r) => statesOf(r.check, r.rpm, r.tpm, r.held, false));
+      const refused = states.find((s) => s.kind === refusedBy && s.label === check.label) as LimitState;
+      const retryAfterMs = refusedBy === 'rpm' ? (rpm as BucketResult).retryAfterMs : refusedBy === 'tpm' ? (tpm as BucketResult).retryAfterMs : 1000;
+      return { admitted: false, refused, retryAfterMs, requested: refusedBy === 'tpm' ? tokens : 1, states };
     }
     const slots: string[] = [];
-    for (let i = 0; i < checks.length; i++) {
-      const check = checks[i] as LimitCheck;
+    const states: LimitState[] = [];
+    for (const { check, rpm, tpm, held } of results) {
       let subject = this.#subjects.get(check.subject);
       if (subject === undefined) {
-        subject = { rpmTat: 0, tpmTat: 0, inFlight: 0 };
+        subject = { rpm: undefined, tpm: undefined, inFlight: 0, open: 0 };
         this.#subjects.set(check.subject, subject);
       }
-      subject.rpmTat = rpmTats[i] as number;
-      subject.tpmTat = tpmTats[i] as number;
+      if (rpm !== null) subject.rpm = rpm.bucket;
+      if (tpm !== null) subject.tpm = tpm.bucket;
+      subject.open++;
       if (check.concurrency !== undefined) {
         subject.inFlight++;
         slots.push(check.subject);
       }
+      for (const state of statesOf(check, rpm, tpm, held, true)) states.push(state);
     }
     return { admitted: true, ticket: { checks, tokens, slots }, states };
   }
 
   finish(ticket: Ticket, usedTokens: number | null): void {
-    for (const name of ticket.slots) {
-      const subject = this.#subjects.get(name);
-      if (subject !== undefined && subject.inFlight > 0) subject.inFlight--;
-    }
-    if (usedTokens === null || usedTokens === ticket.tokens) return;
     const now = this.#now();
     for (const check of ticket.checks) {
-      if (check.tpm === undefined) continue;
       const subject = this.#subjects.get(check.subject);
-      if (subject !== undefined) subject.tpmTat = corrected(subject.tpmTat, now, { limit: check.tpm, periodMs: LIMIT_PERIOD_MS }, usedTokens - ticket.tokens);
+      if (subject === undefined) continue;
+      if (subject.open > 0) subject.open--;
+      if (check.concurrency !== undefined && subject.inFlight > 0) subject.inFlight--;
+      if (check.tpm !== undefined && subject.tpm !== undefined && usedTokens !== null && usedTokens !== ticket.tokens) {
+        subject.tpm = corrected(subject.tpm, now, { limit: check.tpm, periodMs: LIMIT_PERIOD_MS }, usedTokens - ticket.tokens);
+      }
     }
   }
 
@@ -101,14 +92,17 @@ export class MemoryLimiter implements Limiter {
     return this.#subjects.get(subject)?.inFlight ?? 0;
   }
 
-  /** Drops the states with nothing in them: full buckets and no request in flight read the same as no state. */
+  /** Drops the states with nothing in them: full buckets and no open request read the same as no state. */
   #sweep(now: number): void {
     if (now - this.#sweptAt < SWEEP_MS) return;
     this.#sweptAt = now;
-    for (const [name, subject] of this.#subjects) if (subject.rpmTat <= now && subject.tpmTat <= now && subject.inFlight === 0) this.#subjects.delete(name);
+    for (const [name, subject] of this.#subjects) {
+      if (subject.open === 0 && isFull(subject.rpm, now) && isFull(subject.tpm, now)) this.#subjects.delete(name);
+    }
   }
 }
 
-function stateOf(kind: LimitKind, check: LimitCheck, limit: number, remaining: number, resetMs: number): LimitState {
-  return { kind, scope: check.scope, label: check.label, limit, remaining, resetMs };
+/** Whether a bucket would be full by now (at the slowest refill a limit can have, one point per ms). */
+function isFull(bucket: Bucket | undefined, now: number): boolean {
+  return bucket === undefined || (bucket.level >= 0 && now - bucket.at >= LIMIT_PERIOD_MS);
 }

@@ -1,4 +1,4 @@
-// Rate limits shared by every instance through Redis: the same GCRA buckets and slots as MemoryLimiter, decided by
+// Rate limits shared by every instance through Redis: the same token buckets and slots as MemoryLimiter, decided by
 // one Lua script per admission (atomic: every limit of the request at once, all or none) on Redis's own clock, so
 // instances with skewed clocks agree. A slot is a member of a sorted set scored by its expiry: the instance renews
 // the slots of its requests in flight, so the slots of an instance that died expire after slotTtlMs; a request's
@@ -7,7 +7,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Admission, LimitCheck, LimitKind, Limiter, LimitState, Ticket } from './limiter.js';
-import { gcra } from './gcra.js';
+import { take, type Bucket, type BucketResult } from './bucket.js';
+import { statesOf } from './limit-states.js';
 
 /** The commands this limiter needs of a Redis client (node-redis's, or a test's). */
 export interface RedisScripting {
@@ -27,49 +28,61 @@ export interface RedisLimiterOptions {
 
 const DEFAULT_SLOT_TTL_MS = 30_000;
 
-// KEYS: for each check, its bucket (a hash: r = the rpm TAT, t = the tpm TAT) and its slots (a sorted set).
-// ARGV: tokens, slot id, slot ttl, period, then for each check: rpm, tpm, concurrency (0: none).
-// Returns: {admitted (1|0), now, refused check index (0: none), refused kind, then per check: r, t, slots held}
-// with the buckets as they were before this request, which the caller turns into the headers' counts.
-const ADMIT = `
+// The bucket arithmetic of bucket.ts, in integers (exact in Lua's doubles): a level in points at a time.
+const REFILL = `
+local function refill(level, at, now, limit, period)
+  local full = limit * period
+  if level == nil then return full, now end
+  if now > at then return math.min(full, level + (now - at) * limit), now end
+  return level, at
+end
+`;
+
+// KEYS: for each check, its buckets (a hash: rl, ra = the rpm bucket's level and time; tl, ta = the tpm one's) and
+// its slots (a sorted set). ARGV: tokens, slot id, slot ttl, period, then for each check: rpm, tpm, concurrency
+// (0: none). Returns {admitted (1|0), now, refused check (0: none), refused kind, then per check: rl, ra, tl, ta,
+// slots held}: the buckets as they were before this request, which the caller turns into the headers' counts.
+const ADMIT = `${REFILL}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local tokens, slot, ttl, period = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local n = #KEYS / 2
 local out = {1, tostring(now), 0, ''}
-local nextR, nextT = {}, {}
+local after = {}
 for i = 1, n do
   local rpm, tpm, conc = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  local tats = redis.call('HMGET', KEYS[2 * i - 1], 'r', 't')
-  local r, tt = tonumber(tats[1]) or 0, tonumber(tats[2]) or 0
+  local f = redis.call('HMGET', KEYS[2 * i - 1], 'rl', 'ra', 'tl', 'ta')
   local held = 0
   if conc > 0 then
     redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now)
     held = redis.call('ZCARD', KEYS[2 * i])
   end
-  out[#out + 1] = tostring(r)
-  out[#out + 1] = tostring(tt)
+  out[#out + 1] = f[1] or ''
+  out[#out + 1] = f[2] or ''
+  out[#out + 1] = f[3] or ''
+  out[#out + 1] = f[4] or ''
   out[#out + 1] = held
   if out[1] == 1 then
-    nextR[i], nextT[i] = r, tt
+    local b = {}
     if rpm > 0 then
-      local nr = math.max(r, now) + period / rpm
-      if nr - period > now then out[1], out[3], out[4] = 0, i, 'rpm' else nextR[i] = nr end
+      local l, a = refill(tonumber(f[1]), tonumber(f[2]), now, rpm, period)
+      if l >= period then b.rl, b.ra = l - period, a else out[1], out[3], out[4] = 0, i, 'rpm' end
     end
     if out[1] == 1 and tpm > 0 then
-      local nt = math.max(tt, now) + tokens * period / tpm
-      if nt - period > now then out[1], out[3], out[4] = 0, i, 'tpm' else nextT[i] = nt end
+      local l, a = refill(tonumber(f[3]), tonumber(f[4]), now, tpm, period)
+      if l >= tokens * period then b.tl, b.ta = l - tokens * period, a else out[1], out[3], out[4] = 0, i, 'tpm' end
     end
     if out[1] == 1 and conc > 0 and held >= conc then out[1], out[3], out[4] = 0, i, 'concurrency' end
+    after[i] = b
   end
 end
 if out[1] == 0 then return out end
 for i = 1, n do
-  local rpm, tpm, conc = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
-  if rpm > 0 or tpm > 0 then
-    redis.call('HSET', KEYS[2 * i - 1], 'r', tostring(nextR[i]), 't', tostring(nextT[i]))
-    redis.call('PEXPIRE', KEYS[2 * i - 1], math.ceil(math.max(nextR[i], nextT[i]) - now) + 1000)
-  end
+  local b, conc = after[i], tonumber(ARGV[3 * i + 4])
+  if b.rl ~= nil then redis.call('HSET', KEYS[2 * i - 1], 'rl', tostring(b.rl), 'ra', tostring(b.ra)) end
+  if b.tl ~= nil then redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(b.tl), 'ta', tostring(b.ta)) end
+  -- A bucket refills within a period (a debt takes longer: kept until the finish that made it is a period old).
+  if b.rl ~= nil or b.tl ~= nil then redis.call('PEXPIRE', KEYS[2 * i - 1], period + ttl) end
   if conc > 0 then
     redis.call('ZADD', KEYS[2 * i], now + ttl, slot)
     redis.call('PEXPIRE', KEYS[2 * i], ttl + 1000)
@@ -79,7 +92,7 @@ return out
 `;
 
 // KEYS: as ADMIT's. ARGV: slot id (or ''), token correction, period, then for each check: tpm (0: none).
-const FINISH = `
+const FINISH = `${REFILL}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local slot, delta, period = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -87,8 +100,12 @@ for i = 1, #KEYS / 2 do
   if slot ~= '' then redis.call('ZREM', KEYS[2 * i], slot) end
   local tpm = tonumber(ARGV[3 + i])
   if delta ~= 0 and tpm > 0 then
-    local tt = tonumber(redis.call('HGET', KEYS[2 * i - 1], 't'))
-    if tt ~= nil then redis.call('HSET', KEYS[2 * i - 1], 't', tostring(math.max(tt + delta * period / tpm, now))) end
+    local f = redis.call('HMGET', KEYS[2 * i - 1], 'tl', 'ta')
+    if f[1] then
+      local l, a = refill(tonumber(f[1]), tonumber(f[2]), now, tpm, period)
+      redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(math.min(tpm * period, l - delta * period)), 'ta', tostring(a))
+      redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * period)
+    end
   end
 end
 return 1
@@ -135,37 +152,25 @@ export class RedisLimiter implements Limiter {
     const reply = (await this.#run(ADMIT, this.#keysOf(checks), args)) as (string | number)[];
     const admittedNow = reply[0] === 1;
     const now = Number(reply[1]);
-    const states: LimitState[] = [];
-    let refused: { state: LimitState; retryAfterMs: number; requested: number } | null = null;
+    const results: { check: LimitCheck; rpm: BucketResult | null; tpm: BucketResult | null; held: number }[] = [];
     for (let i = 0; i < checks.length; i++) {
       const check = checks[i] as LimitCheck;
-      const r = Number(reply[4 + 3 * i]);
-      const t = Number(reply[5 + 3 * i]);
-      const held = Number(reply[6 + 3 * i]);
-      const refusedHere = !admittedNow && reply[2] === i + 1 ? (reply[3] as LimitKind) : null;
-      // The counts the headers show, from the buckets as they were: the same arithmetic as the script's.
-      for (const [kind, limit, tat, cost] of [
-        ['rpm', check.rpm, r, 1],
-        ['tpm', check.tpm, t, tokens],
-      ] as const) {
-        if (limit === undefined) continue;
-        const result = gcra(tat, now, { limit, periodMs: this.#periodMs }, cost);
-        const state = stateOf(kind, check, limit, result.remaining, result.resetMs);
-        states.push(state);
-        if (refusedHere === kind) refused = { state, retryAfterMs: result.retryAfterMs, requested: cost };
-      }
-      if (check.concurrency !== undefined) {
-        const state = stateOf('concurrency', check, check.concurrency, Math.max(0, check.concurrency - held - 1), 0);
-        states.push(state);
-        if (refusedHere === 'concurrency') refused = { state, retryAfterMs: 1000, requested: 1 };
-      }
-      if (refused !== null) break;
+      const at = 4 + 5 * i;
+      // The counts the headers show, from the buckets as they were: the script's arithmetic (bucket.ts).
+      const rpm = check.rpm === undefined ? null : take(bucketOf(reply[at], reply[at + 1]), now, { limit: check.rpm, periodMs: this.#periodMs }, 1);
+      const tpm = check.tpm === undefined ? null : take(bucketOf(reply[at + 2], reply[at + 3]), now, { limit: check.tpm, periodMs: this.#periodMs }, tokens);
+      results.push({ check, rpm, tpm, held: Number(reply[at + 4]) });
     }
     if (!admittedNow) {
-      // The script refused; were the numbers here to disagree (a rounding apart), the script's verdict stands.
-      const r = refused ?? { state: states[states.length - 1] as LimitState, retryAfterMs: 1000, requested: 1 };
-      return { admitted: false, refused: r.state, retryAfterMs: r.retryAfterMs, requested: r.requested, states };
+      const index = Number(reply[2]) - 1;
+      const kind = reply[3] as LimitKind;
+      const states = results.slice(0, index + 1).flatMap((r) => statesOf(r.check, r.rpm, r.tpm, r.held, false));
+      const refusedCheck = results[index] as (typeof results)[number];
+      const refused = states.find((s) => s.kind === kind && s.label === refusedCheck.check.label) as LimitState;
+      const retryAfterMs = kind === 'rpm' ? (refusedCheck.rpm?.retryAfterMs ?? 1000) : kind === 'tpm' ? (refusedCheck.tpm?.retryAfterMs ?? 1000) : 1000;
+      return { admitted: false, refused, retryAfterMs, requested: kind === 'tpm' ? tokens : 1, states };
     }
+    const states = results.flatMap((r) => statesOf(r.check, r.rpm, r.tpm, r.held, true));
     const slots = checks.filter((c) => c.concurrency !== undefined).map((c) => this.#slotsKey(c.subject));
     const ticket: RedisTicket = { checks, tokens, slots, slotId };
     if (slots.length > 0) this.#held.set(slotId, slots);
@@ -230,6 +235,7 @@ export class RedisLimiter implements Limiter {
   }
 }
 
-function stateOf(kind: LimitKind, check: LimitCheck, limit: number, remaining: number, resetMs: number): LimitState {
-  return { kind, scope: check.scope, label: check.label, limit, remaining, resetMs };
+/** A bucket the script returned: none yet ('') reads as full. */
+function bucketOf(level: string | number | undefined, at: string | number | undefined): Bucket | undefined {
+  return level === undefined || level === '' || at === undefined || at === '' ? undefined : { level: Number(level), at: Number(at) };
 }

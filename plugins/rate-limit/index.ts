@@ -51,19 +51,29 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
         const held = tickets.get(ctx);
         if (held === undefined) return;
         tickets.delete(ctx);
-        const { ticket } = held;
         if (held.inFlight !== null) metrics.limitedInFlight.close(held.inFlight);
-        // Tokens it used: its usage when known; none when nothing served it (our error, every channel failing); when
-        // served without usage, its estimate stands.
-        const usage = ctx.usage;
-        const used = usage !== null ? usage.promptTokens + usage.completionTokens : ctx.status >= 400 ? 0 : null;
-        const done = limiter.finish(ticket, used);
-        // A shared store that failed keeps the slot only until its expiry (the limiter's to report); never an unhandled rejection.
-        if (done instanceof Promise) done.catch(() => undefined);
+        // After the other finish hooks (they run synchronously, in config order, and quota's, after this one, puts
+        // its estimate of an unreported usage on the context): the tokens are corrected to the usage recorded.
+        queueMicrotask(() => {
+          const done = limiter.finish(held.ticket, usedTokens(ctx));
+          // A shared store that failed keeps the slot only until its expiry; never an unhandled rejection.
+          if (done instanceof Promise) done.catch(() => undefined);
+        });
       },
     };
   },
 };
+
+/**
+ * The tokens a request used: its usage (input plus output) when known; none when nothing served it (our error,
+ * every channel failing); null, its estimate standing, when it was served without usage (usage of no input is
+ * none: a translated answer says zeros when its upstream reported nothing).
+ */
+function usedTokens(ctx: RequestContext): number | null {
+  const usage = ctx.usage;
+  if (usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0)) return usage.promptTokens + usage.completionTokens;
+  return ctx.status >= 400 ? 0 : null;
+}
 
 function refusal(admission: Extract<Admission, { admitted: false }>): GatewayError {
   const { refused, retryAfterMs, requested } = admission;

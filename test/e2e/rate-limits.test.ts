@@ -164,6 +164,25 @@ keys:
     chat.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
   });
 
+  it('tpm: an answer translated from an upstream that reported no usage keeps its estimate (its zeros are no usage)', async () => {
+    clock += 60_000;
+    chat.reply = () => ({ kind: 'completion', withoutUsage: true });
+    const body = { model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'y'.repeat(1300) }] };
+    const first = await post('/v1/messages', TPM_KEY, body);
+    assert.equal(first.status, 200, first.status === 200 ? '' : await first.text());
+    const estimate = 1000 - Number(first.headers.get('anthropic-ratelimit-tokens-remaining'));
+    assert.ok(estimate > 334 && estimate < 500, `admitted against ${estimate} tokens`);
+    await first.arrayBuffer();
+    // Before, the zeros refunded the estimate and the bucket was full again; now the estimate stands.
+    const second = await post('/v1/messages', TPM_KEY, body);
+    await second.arrayBuffer();
+    assert.equal(second.status, 200);
+    const third = await post('/v1/messages', TPM_KEY, body);
+    assert.equal(third.status, 429, 'three estimates of ~340 pass 1000');
+    await third.arrayBuffer();
+    chat.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+  });
+
   it('concurrency 2: two streams in flight, a third refused; slots free as streams end, also when the client leaves', async () => {
     chat.reply = () => ({ kind: 'stream', pieces: Array.from({ length: 30 }, (_, i) => `p${i} `), delayMs: 20 });
     const stream = { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] };
@@ -191,9 +210,9 @@ keys:
   it('/metrics counts the refusals by scope and limit, and the slots held by group (back to 0)', async () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     const refused = series(text, 'gateway_rate_limited_total');
-    // Per route: 15 of the burst and 1 after six seconds; then the tokens test's two; the slot test's one.
+    // Per route: 15 of the burst and 1 after six seconds; then the tokens tests' three; the slot test's one.
     assert.equal(refused['{scope="key",limit="rpm"}'], 4 * 16);
-    assert.equal(refused['{scope="key",limit="tpm"}'], 2);
+    assert.equal(refused['{scope="key",limit="tpm"}'], 3);
     assert.equal(refused['{scope="key",limit="concurrency"}'], 1);
     assert.equal(series(text, 'gateway_limited_requests_in_flight')['{group="teams"}'], 0);
     assert.equal(series(text, 'gateway_upstream_errors_total')['{channel="chat",reason="status_429"}'], undefined, 'none of them an upstream\'s');

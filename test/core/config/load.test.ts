@@ -185,11 +185,10 @@ describe('routes', () => {
     const config = parse(MINIMAL);
     const recorded = [
       { use: 'auth', with: {}, path: ['(default)'] },
-      { use: 'rate-limit', with: {}, path: ['(default)'] },
       { use: 'meter', with: {}, path: ['(default)'] },
       { use: 'relay', with: {}, path: ['(default)'] },
     ];
-    const chain = [recorded[0], recorded[1], { use: 'quota', with: {}, path: ['(default)'] }, recorded[2], recorded[3]];
+    const chain = [recorded[0], { use: 'rate-limit', with: {}, path: ['(default)'] }, { use: 'quota', with: {}, path: ['(default)'] }, recorded[1], recorded[2]];
     assert.deepEqual(config.routes, [
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },

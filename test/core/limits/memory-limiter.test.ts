@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { gcra } from '../../../core/limits/gcra.js';
+import { corrected, take, type Bucket, type BucketResult } from '../../../core/limits/bucket.js';
 import type { Admission, LimitCheck, Ticket } from '../../../core/limits/limiter.js';
 import { MemoryLimiter } from '../../../core/limits/memory-limiter.js';
 
@@ -13,23 +13,55 @@ function admitted(a: Admission): Ticket {
   return a.ticket;
 }
 
-describe('gcra', () => {
+describe('bucket', () => {
+  const NOW = 1_764_150_000_000;
   it('lets the whole limit through at once, then one per interval, and says when the next fits', () => {
     const rate = { limit: 10, periodMs: 60_000 };
-    let tat = 0;
+    let bucket: Bucket | undefined;
     for (let i = 0; i < 10; i++) {
-      const r = gcra(tat, 1000, rate, 1);
+      const r = take(bucket, NOW, rate, 1);
       assert.equal(r.admitted, true);
       assert.equal(r.remaining, 9 - i);
-      tat = r.tat;
+      bucket = r.bucket;
     }
-    const refused = gcra(tat, 1000, rate, 1);
+    const refused = take(bucket, NOW, rate, 1);
     assert.equal(refused.admitted, false);
     assert.equal(refused.retryAfterMs, 6000, 'one request refills every 6 s');
     assert.equal(refused.resetMs, 60_000, 'the whole bucket in a minute');
-    assert.equal(gcra(tat, 7000, rate, 1).admitted, true);
-    assert.equal(gcra(tat, 6999, rate, 1).admitted, false);
-    assert.equal(gcra(0, 0, rate, 11).retryAfterMs, Number.POSITIVE_INFINITY, 'more than the limit never fits');
+    assert.equal(take(bucket, NOW + 6000, rate, 1).admitted, true);
+    assert.equal(take(bucket, NOW + 5999, rate, 1).admitted, false);
+    assert.equal(take(undefined, NOW, rate, 11).retryAfterMs, Number.POSITIVE_INFINITY, 'more than the limit never fits');
+  });
+
+  it('admits exactly the limit at any limit and clock (no rounding lost the last request of a burst)', () => {
+    for (const limit of [1, 7, 9, 11, 13, 14, 17, 18, 19, 26, 60, 97, 1000, 12_345, 1_000_000_000]) {
+      for (const now of [1_000_000, NOW, NOW + 123_457]) {
+        const rate = { limit, periodMs: 60_000 };
+        let bucket: Bucket | undefined;
+        const burst = Math.min(limit, 50);
+        let last: BucketResult | undefined;
+        for (let i = 0; i < burst; i++) {
+          last = take(bucket, now, rate, 1);
+          assert.equal(last.admitted, true, `rpm ${limit} at ${now}: request ${i + 1}`);
+          bucket = last.bucket;
+        }
+        assert.equal(last?.remaining, limit - burst, `rpm ${limit}: remaining after ${burst}`);
+        if (burst === limit) assert.equal(take(bucket, now, rate, 1).admitted, false, `rpm ${limit}: one more`);
+      }
+    }
+  });
+
+  it('keeps a correction made after a long stream: the tokens used beyond the estimate are a debt', () => {
+    const rate = { limit: 100_000, periodMs: 60_000 };
+    const admitted = take(undefined, NOW, rate, 300);
+    // 20 s later the stream ends having used 2000 tokens: 1700 more than admitted.
+    const after = corrected(admitted.bucket, NOW + 20_000, rate, 1700);
+    // The 300 taken at admission refilled in those 20 s; the 1700 beyond them count from now (before the fix they
+    // were added to a time already past, and vanished).
+    assert.equal(take(after, NOW + 20_000, rate, 0).remainingBefore, 100_000 - 1700);
+    const small = corrected(take(undefined, NOW, { limit: 1000, periodMs: 60_000 }, 300).bucket, NOW + 1000, { limit: 1000, periodMs: 60_000 }, 5000);
+    assert.ok(small.level < 0, 'more than the whole limit used: a debt the refill pays first');
+    assert.equal(take(small, NOW + 1000, { limit: 1000, periodMs: 60_000 }, 1).admitted, false);
   });
 });
 
@@ -81,6 +113,29 @@ describe('MemoryLimiter', () => {
     assert.equal(limiter.inFlight('key:k1'), 1);
     admitted(limiter.admit([check], 0));
     assert.equal(limiter.inFlight('key:k1'), 2);
+  });
+
+  it('keeps the state of a request still open through a sweep, so its end corrects its tokens', () => {
+    let clock = 2_000_000_000;
+    const limiter = new MemoryLimiter({ now: () => clock });
+    const check = key({ tpm: 1000 });
+    const long = admitted(limiter.admit([check], 100));
+    clock += 11_000; // past a sweep, with the bucket full again
+    admitted(limiter.admit([{ subject: 'key:other', scope: 'key', label: 'other', rpm: 5 }], 0));
+    limiter.finish(long, 900);
+    const next = limiter.admit([check], 0);
+    assert.equal(next.states[0]?.remaining, 200, 'full, less the 800 used beyond the estimate');
+  });
+
+  it('a refusal shows every count as it stands, not less the request it refused', () => {
+    const limiter = new MemoryLimiter({ now: () => 3_000_000_000 });
+    const keyLimits = key({ rpm: 5 });
+    const account: LimitCheck = { subject: 'account:a', scope: 'account', label: 'a', rpm: 1 };
+    admitted(limiter.admit([keyLimits, account], 0));
+    const refused = limiter.admit([keyLimits, account], 0);
+    assert.ok(!refused.admitted);
+    assert.equal(refused.refused.scope, 'account');
+    assert.equal(refused.states.find((s) => s.scope === 'key')?.remaining, 4);
   });
 
   it('checks every limit of a request together: one refusal takes nothing from the others', () => {
