@@ -18,6 +18,10 @@ import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
+import { RedisLimiter } from './limits/redis-limiter.js';
+import { SharedLimiter } from './limits/shared-limiter.js';
+import { RedisState } from './shared/redis-state.js';
+import type { ResolvedRedis } from './config/resolved.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
@@ -74,8 +78,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   });
   const metrics = new GatewayMetrics();
   const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
-  if (config.redis !== null) {
-    logger.warn('redis.url is set, but this build keeps rate limits, conversation affinity and cool-downs in each process: several instances each apply the whole limit');
+  const shared = config.redis === null ? null : sharedLimits(config.redis, logger, metrics);
+  if (shared !== null) {
+    // A Redis that answers at start is used from the first request; one that does not is not waited for long.
+    const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
+    const redis = describeRedisUrl(config.redis?.url ?? '');
+    if (ready) logger.info({ redis }, 'rate limits are shared through Redis (conversation affinity and cool-downs stay in this process)');
+    else logger.warn({ redis }, `Redis does not answer yet: limited keys are served as redis.on_failure says until it does`);
   }
   await recordMoneyConfig(store, config);
   leases.start();
@@ -93,7 +102,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       mockImages: new MockImageFiles(),
       scanMemory: new ScanMemory(),
       leases,
-      limiter: options.limiter ?? new MemoryLimiter(),
+      limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
+      ...(shared === null ? {} : { redis: shared.redis }),
     },
     config,
   );
@@ -198,4 +208,54 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
 function closeServer(server: Server): Promise<void> {
   server.closeIdleConnections();
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** A Redis URL as it may be logged: without its password. */
+function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'redis://(unparsable)';
+  }
+}
+
+/** How long the start waits for Redis to answer. */
+const REDIS_START_WAIT_MS = 2000;
+/** How long a request waits on Redis before its failure policy applies. */
+const REDIS_TIMEOUT_MS = 100;
+/** A killed instance's limit slots are free again after this. */
+const SLOT_TTL_MS = 10_000;
+
+/** Limits on Redis (redis.url): the connection, its heartbeat renewing the slots held, and the failure policy. */
+function sharedLimits(redis: ResolvedRedis, logger: Logger, metrics: GatewayMetrics): { readonly redis: RedisState; readonly limiter: SharedLimiter } {
+  let limiter: RedisLimiter | null = null;
+  const state = new RedisState({
+    url: redis.url,
+    prefix: redis.prefix,
+    logger,
+    onHeartbeat: async () => limiter?.renew(),
+    onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
+  });
+  limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS });
+  state.start();
+  const shared = new SharedLimiter(limiter, new MemoryLimiter(), {
+    onFailure: redis.onFailure,
+    timeoutMs: REDIS_TIMEOUT_MS,
+    liveInstances: () => state.liveInstances,
+    onError: (err, first) => {
+      metrics.sharedStateErrors.inc(['limits']);
+      if (first) {
+        logger.warn(
+          { err },
+          redis.onFailure === 'open'
+            ? `Redis is unreachable: rate limits now hold per instance (each shared limit divided by ${state.liveInstances} live instances) until it answers again`
+            : 'Redis is unreachable: limited keys get 503 until it answers again (redis.on_failure: closed)',
+        );
+      }
+    },
+    onRecovered: () => logger.info('Redis answers again: rate limits are shared again'),
+  });
+  return { redis: state, limiter: shared };
 }

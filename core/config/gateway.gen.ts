@@ -110,6 +110,10 @@ export interface Redis {
    */
   url: string;
   /**
+   * Every key the gateway writes starts with this: several deployments (or test runs) can share one Redis.
+   */
+  prefix?: string;
+  /**
    * While Redis is unreachable: open admits under per-instance limits (the shared one divided by the live instances); closed answers 503.
    */
   on_failure?: "open" | "closed";

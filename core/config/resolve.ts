@@ -49,7 +49,7 @@ export function resolveConfig(
       url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)),
       poolMax: raw.store?.pool_max ?? STORE_DEFAULTS.poolMax,
     },
-    redis: raw.redis === undefined ? null : { url: raw.redis.url, onFailure: raw.redis.on_failure ?? 'open' },
+    redis: raw.redis === undefined ? null : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open' },
     channels: raw.channels.map(resolveChannel),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [

@@ -132,6 +132,8 @@ export interface ResolvedAccount {
 
 export interface ResolvedRedis {
   readonly url: string;
+  /** Every key the gateway writes starts with it. */
+  readonly prefix: string;
   /** While Redis is unreachable: `open` admits under per-instance limits, `closed` answers 503. */
   readonly onFailure: 'open' | 'closed';
 }

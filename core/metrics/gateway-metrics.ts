@@ -25,6 +25,8 @@ export class GatewayMetrics {
   readonly refused: SummedCounter<'code'>;
   /** Requests refused by a limit of the gateway's own (not an upstream's 429). */
   readonly rateLimited: SummedCounter<'scope' | 'limit'>;
+  /** Calls to Redis that failed or timed out, by use (limits, heartbeat). */
+  readonly sharedStateErrors: SummedCounter<'use'>;
   /** Requests holding a concurrency slot, by their key's group (a bounded label, unlike the key). */
   readonly limitedInFlight: InFlightGauge;
 
@@ -91,6 +93,12 @@ export class GatewayMetrics {
       "Requests answered 429 by one of the gateway's own limits, by scope (key, model, account) and limit (rpm, " +
         "tpm, concurrency); an upstream's 429 counts in gateway_upstream_errors_total (status_429).",
       ['scope', 'limit'],
+      this.registry,
+    );
+    this.sharedStateErrors = new SummedCounter(
+      'gateway_shared_state_errors_total',
+      'Calls to Redis that failed or did not answer in time, by use (limits, heartbeat); redis.on_failure says what requests get meanwhile.',
+      ['use'],
       this.registry,
     );
     this.limitedInFlight = new InFlightGauge(

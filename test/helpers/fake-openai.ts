@@ -86,6 +86,9 @@ export class FakeOpenAI extends LoopbackHttpServer {
   lastStreamBytes: Buffer = Buffer.alloc(0);
   /** Responses whose client (the gateway) closed the connection before the response ended. */
   closedEarly = 0;
+  /** Requests being answered now, and the most there were at once. */
+  open = 0;
+  maxOpen = 0;
   private readonly closeWaiters: (() => void)[] = [];
   reply: (req: RecordedRequest) => FakeReply = defaultReply;
 
@@ -103,7 +106,10 @@ export class FakeOpenAI extends LoopbackHttpServer {
     const recorded = await recordRequest(req);
     const { body } = recorded;
     this.requests.push(recorded);
+    this.open++;
+    this.maxOpen = Math.max(this.maxOpen, this.open);
     res.on('close', () => {
+      this.open--;
       if (!res.writableFinished) {
         this.closedEarly++;
         for (const waiter of this.closeWaiters.splice(0)) waiter();

@@ -13,7 +13,7 @@ describe('limits config', () => {
   const config = parse(readFileSync(new URL('../../fixtures/config/limits-example.yaml', import.meta.url), 'utf8'), ENV);
 
   it('accepts issue 24\'s file as written', () => {
-    assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', onFailure: 'open' });
+    assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', prefix: 'gateway:', onFailure: 'open' });
     assert.deepEqual(config.groups.get('default')?.limits, { rpm: 60, tpm: 100000, concurrency: 4 });
     assert.deepEqual(config.groups.get('fast')?.modelLimits, [{ pattern: 'demo-fast', limits: { rpm: 5 } }]);
     assert.deepEqual(config.accounts[0]?.limits, { rpm: 600 });

@@ -1,0 +1,101 @@
+// Limits shared through Redis, with the policy for when Redis cannot answer: no request waits on it longer than
+// `timeoutMs`; then `closed` answers 503 (in the caller's shape), `open` admits under this process's own limits,
+// each the shared one divided by the instances last seen alive (so the fleet stays near the limit, not instances
+// times it). Either way the failure is reported once per outage, and counted. A request admitted on Redis is
+// finished there (a failure leaves its slot to expire); one admitted locally, locally.
+
+import { GatewayError } from '../errors.js';
+import type { Admission, LimitCheck, Limiter, Ticket } from './limiter.js';
+import type { MemoryLimiter } from './memory-limiter.js';
+import type { RedisLimiter } from './redis-limiter.js';
+
+export interface SharedLimiterOptions {
+  readonly onFailure: 'open' | 'closed';
+  /** The longest a request waits on Redis, ms. */
+  readonly timeoutMs: number;
+  /** Instances alive when Redis last said (at least 1). */
+  readonly liveInstances: () => number;
+  /** Redis failed (every failure: the caller counts them; `first` when it was answering before). */
+  readonly onError: (err: unknown, first: boolean) => void;
+  /** Redis answered again after failing. */
+  readonly onRecovered?: () => void;
+}
+
+/** Tickets admitted by this process's own limiter while Redis was out. */
+const LOCAL = Symbol('local');
+type LocalTicket = Ticket & { readonly [LOCAL]: true };
+
+export class SharedLimiter implements Limiter {
+  readonly #redis: RedisLimiter;
+  readonly #local: MemoryLimiter;
+  readonly #options: SharedLimiterOptions;
+  #failing = false;
+
+  constructor(redis: RedisLimiter, local: MemoryLimiter, options: SharedLimiterOptions) {
+    this.#redis = redis;
+    this.#local = local;
+    this.#options = options;
+  }
+
+  async admit(checks: readonly LimitCheck[], tokens: number): Promise<Admission> {
+    try {
+      const admission = await within(this.#redis.admit(checks, tokens), this.#options.timeoutMs);
+      if (this.#failing) {
+        this.#failing = false;
+        this.#options.onRecovered?.();
+      }
+      return admission;
+    } catch (err) {
+      this.#options.onError(err, !this.#failing);
+      this.#failing = true;
+      if (this.#options.onFailure === 'closed') {
+        throw new GatewayError('GW_ERR_LIMITS_UNAVAILABLE', 'The gateway cannot check rate limits right now; retry shortly.', { cause: err, retryAfter: 1 });
+      }
+      const share = Math.max(1, this.#options.liveInstances());
+      const local = this.#local.admit(checks.map((c) => divided(c, share)), tokens);
+      return local.admitted ? { admitted: true, ticket: Object.assign({}, local.ticket, { [LOCAL]: true as const }), states: local.states } : local;
+    }
+  }
+
+  async finish(ticket: Ticket, usedTokens: number | null): Promise<void> {
+    if ((ticket as Partial<LocalTicket>)[LOCAL] === true) {
+      this.#local.finish(ticket, usedTokens);
+      return;
+    }
+    try {
+      await within(this.#redis.finish(ticket, usedTokens), this.#options.timeoutMs);
+    } catch (err) {
+      // Its slot expires by itself; its correction is lost.
+      this.#options.onError(err, !this.#failing);
+      this.#failing = true;
+    }
+  }
+
+  inFlight(subject: string): number {
+    return this.#redis.inFlight(subject) + this.#local.inFlight(subject);
+  }
+}
+
+/** A check's limits divided among `share` instances (rounded up: never below 1). */
+function divided(check: LimitCheck, share: number): LimitCheck {
+  if (share === 1) return check;
+  const part = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(1, Math.ceil(n / share)));
+  return Object.assign({}, check, { rpm: part(check.rpm), tpm: part(check.tpm), concurrency: part(check.concurrency) });
+}
+
+/** `promise`, or a rejection after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}

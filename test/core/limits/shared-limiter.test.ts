@@ -1,0 +1,101 @@
+// The failure policy of shared limits, against a redis-server this test starts on a port of its own and stops:
+// while Redis is down no admission waits longer than the timeout (a hang would fail the deadline below); `open`
+// admits under this instance's share of each limit, `closed` answers 503; when Redis is back, admissions go to it
+// again without a restart. Skipped, with the reason, when redis-server is not installed.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { GatewayError } from '../../../core/errors.js';
+import type { LimitCheck } from '../../../core/limits/limiter.js';
+import { MemoryLimiter } from '../../../core/limits/memory-limiter.js';
+import { RedisLimiter } from '../../../core/limits/redis-limiter.js';
+import { SharedLimiter } from '../../../core/limits/shared-limiter.js';
+import { createSilentLogger } from '../../../core/logging/logger.js';
+import { RedisState } from '../../../core/shared/redis-state.js';
+import { freePort } from '../../helpers/cli-process.js';
+
+const installed = spawnSync('redis-server', ['--version']).status === 0;
+const skip = installed ? undefined : 'redis-server is not installed (the Debian package redis-server provides it)';
+
+describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
+  let port: number;
+  let server: ChildProcess | null = null;
+  let state: RedisState;
+  const errors: boolean[] = [];
+  let recovered = 0;
+
+  async function startRedis(): Promise<void> {
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    while (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG') {
+      if (Date.now() > deadline) throw new Error('redis-server did not start');
+      await sleep(50);
+    }
+  }
+
+  async function stopRedis(): Promise<void> {
+    const stopped = new Promise((resolve) => server?.once('exit', resolve));
+    server?.kill('SIGKILL');
+    await stopped;
+    server = null;
+  }
+
+  const limiter = (onFailure: 'open' | 'closed'): SharedLimiter =>
+    new SharedLimiter(new RedisLimiter(state.scripting, { prefix: 'test:' }), new MemoryLimiter(), {
+      onFailure,
+      timeoutMs: 100,
+      liveInstances: () => 2,
+      onError: (_err, first) => errors.push(first),
+      onRecovered: () => recovered++,
+    });
+
+  before(async () => {
+    port = await freePort();
+    await startRedis();
+    state = new RedisState({ url: `redis://127.0.0.1:${port}`, prefix: 'test:', logger: createSilentLogger() });
+    state.start();
+    assert.equal(await state.ready(5000), true);
+  });
+  after(async () => {
+    await state.close();
+    if (server !== null) await stopRedis();
+  });
+
+  /** Admits with a deadline far above the 100 ms timeout: a hang fails here. */
+  async function admitSoon(l: SharedLimiter, check: LimitCheck): Promise<Awaited<ReturnType<SharedLimiter['admit']>>> {
+    return Promise.race([l.admit([check], 0), sleep(3000).then(() => assert.fail('an admission waited on Redis past its timeout'))]);
+  }
+
+  it('open: served under this instance\'s share while Redis is down, shared again once it is back', async () => {
+    const open = limiter('open');
+    const check: LimitCheck = { subject: 'key:a', scope: 'key', label: 'key "a"', rpm: 10 };
+    for (let i = 0; i < 3; i++) assert.equal((await admitSoon(open, check)).admitted, true);
+    await stopRedis();
+    // Down: half of rpm 10 (two instances alive) per instance, 5, whatever Redis had counted.
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await admitSoon(open, check));
+    assert.equal(answers.filter((a) => a.admitted).length, 5);
+    assert.deepEqual(errors.slice(0, 1), [true], 'the outage reported (logged once: only its first failure says first)');
+    assert.ok(errors.slice(1).every((first) => !first));
+    await startRedis();
+    // The client reconnects by itself; admissions then go to the (new, empty) Redis again.
+    const deadline = Date.now() + 10_000;
+    while (!state.client.isReady && Date.now() < deadline) await sleep(50);
+    assert.equal((await admitSoon(open, check)).admitted, true);
+    assert.equal(recovered, 1);
+  });
+
+  it('closed: 503 in the caller\'s shape while Redis is down', async () => {
+    const closed = limiter('closed');
+    const check: LimitCheck = { subject: 'key:b', scope: 'key', label: 'key "b"', rpm: 10 };
+    assert.equal((await admitSoon(closed, check)).admitted, true);
+    await stopRedis();
+    await assert.rejects(
+      Promise.race([closed.admit([check], 0), sleep(3000).then(() => 'hung')]),
+      (err: unknown) => err instanceof GatewayError && err.status === 503 && err.code === 'GW_ERR_LIMITS_UNAVAILABLE' && err.retryAfter === 1,
+    );
+    await startRedis();
+  });
+});

@@ -1,0 +1,118 @@
+// Limits shared by two gateway processes through Redis (issue 24), with PostgreSQL as their store: rpm 30 admits
+// exactly 30 of 60 requests spread over both; concurrency 4 keeps the upstream at 4 streams at once while 20 slow
+// ones, spread over both and retried on 429, all finish; every slot comes back. Each run has a Redis key prefix of
+// its own (deleted after) and a PostgreSQL schema of its own. Skipped, with the reason, without both services.
+
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { createClient } from 'redis';
+import { postChat } from '../helpers/chat-requests.js';
+import { cliEnv, freePort, killIfRunning, spawnCli, waitForLog, type CliProcess } from '../helpers/cli-process.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { storeBackends } from '../helpers/test-stores.js';
+
+const REDIS_URL = process.env['GATEWAY_TEST_REDIS_URL'];
+const postgres = storeBackends().find((b) => b.name === 'postgres');
+const skip = REDIS_URL === undefined ? 'GATEWAY_TEST_REDIS_URL is not set (no Redis server to test against; .ci/run sets it)' : postgres?.skip;
+
+const RPM_KEY = 'sk-fleet-rpm-0123456789ab';
+const SLOT_KEY = 'sk-fleet-slot-0123456789a';
+
+describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, () => {
+  const upstream = new FakeOpenAI('up');
+  const prefix = `gwtest:${process.pid}:${randomUUID()}:`;
+  let dir: string;
+  let db: { readonly url: string; cleanup(): Promise<void> };
+  const gateways: { cli: CliProcess; url: string }[] = [];
+
+  before(async () => {
+    await upstream.start();
+    dir = await mkdtemp(join(tmpdir(), 'gw-limits-fleet-'));
+    db = await (postgres as NonNullable<typeof postgres>).fresh();
+    const configPath = join(dir, 'gateway.yaml');
+    await writeFile(
+      configPath,
+      `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000 }
+store: { url: "${db.url}" }
+redis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed }
+groups:
+  pro: { models: ["*"] }
+keys:
+  - { name: rpm, key: ${RPM_KEY}, group: pro, limits: { rpm: 30 } }
+  - { name: slots, key: ${SLOT_KEY}, group: pro, limits: { concurrency: 4 } }
+channels:
+  - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
+`,
+    );
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      gateways.push({ cli: spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' })), url: `http://127.0.0.1:${port}` });
+    }
+    for (const g of gateways) await waitForLog(g.cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
+  });
+
+  after(async () => {
+    for (const g of gateways) killIfRunning(g.cli.proc);
+    await upstream.close();
+    await db?.cleanup();
+    await rm(dir, { recursive: true, force: true });
+    const client = createClient({ url: REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    await client.connect();
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await client.del(keys);
+    client.destroy();
+  });
+
+  it('rpm 30: exactly 30 of 60 requests spread over both instances (about 20 and 40)', async () => {
+    const callsBefore = upstream.requests.length;
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const res = await postChat((gateways[i % 3 === 0 ? 0 : 1] as { url: string }).url, { model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${i}` }] }, { key: RPM_KEY });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    assert.deepEqual(
+      { ok: statuses.filter((s) => s === 200).length, limited: statuses.filter((s) => s === 429).length },
+      { ok: 30, limited: 30 },
+      `statuses: ${statuses.join(' ')}`,
+    );
+    assert.equal(upstream.requests.length - callsBefore, 30);
+  });
+
+  it('concurrency 4: 20 slow streams over both instances, retried on 429, never more than 4 at the upstream, all finish', async () => {
+    upstream.reply = () => ({ kind: 'stream', pieces: Array.from({ length: 10 }, (_, i) => `s${i} `), delayMs: 20 });
+    upstream.maxOpen = 0;
+    let refusals = 0;
+    const finished = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        for (;;) {
+          const res = await postChat((gateways[i % 2] as { url: string }).url, { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: `s ${i}` }] }, { key: SLOT_KEY });
+          if (res.status === 429) {
+            refusals++;
+            await res.arrayBuffer();
+            await sleep(50 + Math.random() * 50);
+            continue;
+          }
+          assert.equal(res.status, 200);
+          return (await res.text()).includes('[DONE]');
+        }
+      }),
+    );
+    assert.equal(finished.filter(Boolean).length, 20);
+    assert.ok(upstream.maxOpen <= 4, `the upstream saw ${upstream.maxOpen} at once`);
+    assert.ok(refusals > 0, 'some had to wait their turn');
+    upstream.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    // Every slot is back in Redis: the four next ones are admitted at once.
+    const next = await Promise.all(Array.from({ length: 4 }, (_, i) => postChat((gateways[i % 2] as { url: string }).url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'again' }] }, { key: SLOT_KEY })));
+    assert.deepEqual(
+      next.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
+    await Promise.all(next.map((r) => r.arrayBuffer()));
+  });
+});
