@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { auditBooks } from '../../core/money/audit.js';
 import { openStore } from '../../core/store/open-store.js';
 import { postChat } from '../helpers/chat-requests.js';
-import { cliEnv, freePort, killIfRunning, runCli, spawnCli, waitForLog, type CliProcess } from '../helpers/cli-process.js';
+import { cliEnv, killIfRunning, runCli, startFleet, type FleetMember } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
@@ -45,7 +45,7 @@ for (const backend of storeBackends()) {
     const upstream = new FakeOpenAI('up');
     let dir: string;
     let db: { readonly url: string; cleanup(): Promise<void> };
-    const gateways: { cli: CliProcess; url: string }[] = [];
+    const gateways: FleetMember[] = [];
 
     before(async () => {
       await upstream.start();
@@ -56,12 +56,7 @@ for (const backend of storeBackends()) {
       // The account exists once the CLI has read the file; it is credited 50 requests' worth, through the ledger.
       const credit = await runCli(['accounts', 'credit', 'fleet', `0.${(COST * BigInt(AFFORDABLE)).toString().padStart(9, '0')}`, '--idempotency-key', 'fleet-1', '--config', configPath], cliEnv());
       assert.equal(credit.code, 0, credit.stderr);
-      for (let i = 0; i < instances; i++) {
-        const port = await freePort();
-        const cli = spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }));
-        gateways.push({ cli, url: `http://127.0.0.1:${port}` });
-      }
-      for (const g of gateways) await waitForLog(g.cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
+      gateways.push(...(await startFleet(configPath, instances)));
     });
 
     after(async () => {

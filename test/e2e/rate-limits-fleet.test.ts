@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { postChat } from '../helpers/chat-requests.js';
-import { cliEnv, freePort, killIfRunning, spawnCli, waitForLog, type CliProcess } from '../helpers/cli-process.js';
+import { killIfRunning, startFleet, type FleetMember } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
@@ -28,7 +28,7 @@ describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, ()
   const prefix = `gwtest:${process.pid}:${randomUUID()}:`;
   let dir: string;
   let db: { readonly url: string; cleanup(): Promise<void> };
-  const gateways: { cli: CliProcess; url: string }[] = [];
+  const gateways: FleetMember[] = [];
 
   before(async () => {
     await upstream.start();
@@ -49,11 +49,7 @@ channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
 `,
     );
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      gateways.push({ cli: spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' })), url: `http://127.0.0.1:${port}` });
-    }
-    for (const g of gateways) await waitForLog(g.cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
+    gateways.push(...(await startFleet(configPath, 2)));
   });
 
   after(async () => {

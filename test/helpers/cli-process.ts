@@ -105,3 +105,20 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** A `gateway serve` process of a fleet and its URL. */
+export interface FleetMember {
+  readonly cli: CliProcess;
+  readonly url: string;
+}
+
+/** Starts `count` gateway processes on one config, each on a free port, and resolves once every one listens. */
+export async function startFleet(configPath: string, count: number): Promise<FleetMember[]> {
+  const members: FleetMember[] = [];
+  for (let i = 0; i < count; i++) {
+    const port = await freePort();
+    members.push({ cli: spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' })), url: `http://127.0.0.1:${port}` });
+  }
+  for (const m of members) await waitForLog(m.cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
+  return members;
+}
