@@ -30,6 +30,10 @@ const DEFAULT_SLOT_TTL_MS = 30_000;
 
 // The bucket arithmetic of bucket.ts, in integers (exact in Lua's doubles): a level in points at a time.
 const REFILL = `
+redis.replicate_commands()
+local function untilFull(level, limit, period)
+  return math.ceil((limit * period - level) / limit)
+end
 local function refill(level, at, now, limit, period)
   local full = limit * period
   if level == nil then return full, now end
@@ -79,10 +83,18 @@ end
 if out[1] == 0 then return out end
 for i = 1, n do
   local b, conc = after[i], tonumber(ARGV[3 * i + 4])
-  if b.rl ~= nil then redis.call('HSET', KEYS[2 * i - 1], 'rl', tostring(b.rl), 'ra', tostring(b.ra)) end
-  if b.tl ~= nil then redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(b.tl), 'ta', tostring(b.ta)) end
-  -- A bucket refills within a period (a debt takes longer: kept until the finish that made it is a period old).
-  if b.rl ~= nil or b.tl ~= nil then redis.call('PEXPIRE', KEYS[2 * i - 1], period + ttl) end
+  local rpm, tpm = tonumber(ARGV[3 * i + 2]), tonumber(ARGV[3 * i + 3])
+  local keep = 0
+  if b.rl ~= nil then
+    redis.call('HSET', KEYS[2 * i - 1], 'rl', tostring(b.rl), 'ra', tostring(b.ra))
+    keep = math.max(keep, untilFull(b.rl, rpm, period))
+  end
+  if b.tl ~= nil then
+    redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(b.tl), 'ta', tostring(b.ta))
+    keep = math.max(keep, untilFull(b.tl, tpm, period))
+  end
+  -- Kept until full again (a full bucket and no bucket read the same); never shortened below what another field needs.
+  if keep > 0 and redis.call('PTTL', KEYS[2 * i - 1]) < keep + ttl then redis.call('PEXPIRE', KEYS[2 * i - 1], keep + ttl) end
   if conc > 0 then
     redis.call('ZADD', KEYS[2 * i], now + ttl, slot)
     redis.call('PEXPIRE', KEYS[2 * i], ttl + 1000)
@@ -103,8 +115,11 @@ for i = 1, #KEYS / 2 do
     local f = redis.call('HMGET', KEYS[2 * i - 1], 'tl', 'ta')
     if f[1] then
       local l, a = refill(tonumber(f[1]), tonumber(f[2]), now, tpm, period)
-      redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(math.min(tpm * period, l - delta * period)), 'ta', tostring(a))
-      redis.call('PEXPIRE', KEYS[2 * i - 1], 2 * period)
+      local level = math.min(tpm * period, l - delta * period)
+      redis.call('HSET', KEYS[2 * i - 1], 'tl', tostring(level), 'ta', tostring(a))
+      -- A debt is kept until paid: the bucket lives until it is full again.
+      local keep = untilFull(level, tpm, period) + 1000
+      if redis.call('PTTL', KEYS[2 * i - 1]) < keep then redis.call('PEXPIRE', KEYS[2 * i - 1], keep) end
     end
   end
 end
@@ -113,6 +128,7 @@ return 1
 
 // KEYS: slot sets. ARGV: slot ttl, then for each key the slot id to renew (only if still there).
 const RENEW = `
+redis.replicate_commands()
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 for i = 1, #KEYS do

@@ -38,14 +38,23 @@ export class SharedLimiter implements Limiter {
   }
 
   async admit(checks: readonly LimitCheck[], tokens: number): Promise<Admission> {
+    const pending = this.#redis.admit(checks, tokens);
     try {
-      const admission = await within(this.#redis.admit(checks, tokens), this.#options.timeoutMs);
+      const admission = await within(pending, this.#options.timeoutMs);
       if (this.#failing) {
         this.#failing = false;
         this.#options.onRecovered?.();
       }
       return admission;
     } catch (err) {
+      // An answer that comes after the timeout may have admitted the request there: nobody holds that ticket, so
+      // its slot goes back at once (and its tokens: it was not served on them).
+      pending.then(
+        (late) => {
+          if (late.admitted) this.#redis.finish(late.ticket, 0).catch(() => undefined);
+        },
+        () => undefined,
+      );
       this.#options.onError(err, !this.#failing);
       this.#failing = true;
       if (this.#options.onFailure === 'closed') {

@@ -48,11 +48,19 @@ export class RedisState {
     this.client = createClient({
       url: options.url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2000) },
+      // A connection that went silent (packets dropped, no reset) is found by its pings and its socket's idleness,
+      // then reconnected, rather than kept ready while every call times out.
+      pingInterval: 1000,
+      socket: { connectTimeout: 1000, socketTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2000) },
     });
-    // Without a listener a connection error would be thrown as an unhandled 'error' event; the callers report
-    // what failed for them.
-    this.client.on('error', () => undefined);
+    // Without a listener a connection error would be thrown as an unhandled 'error' event. The cause (refused, a
+    // wrong password) is logged, at most every 30 s; the callers count what failed for them.
+    let loggedAt = 0;
+    this.client.on('error', (err: unknown) => {
+      if (Date.now() - loggedAt < 30_000) return;
+      loggedAt = Date.now();
+      options.logger.warn({ err }, 'Redis connection error');
+    });
   }
 
   /** Instances alive at the last heartbeat (this one included); 1 until Redis first answers. */
@@ -77,7 +85,8 @@ export class RedisState {
   async ready(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     while (!this.client.isReady && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    if (this.client.isReady) await this.#beat();
+    // The first heartbeat (the live instances' count), bounded too.
+    if (this.client.isReady) await Promise.race([this.#beat(), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
     return this.client.isReady;
   }
 

@@ -55,9 +55,13 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
         // After the other finish hooks (they run synchronously, in config order, and quota's, after this one, puts
         // its estimate of an unreported usage on the context): the tokens are corrected to the usage recorded.
         queueMicrotask(() => {
-          const done = limiter.finish(held.ticket, usedTokens(ctx));
-          // A shared store that failed keeps the slot only until its expiry; never an unhandled rejection.
-          if (done instanceof Promise) done.catch(() => undefined);
+          try {
+            const done = limiter.finish(held.ticket, usedTokens(ctx));
+            // A shared store that failed keeps the slot only until its expiry; never an unhandled rejection.
+            if (done instanceof Promise) done.catch(() => undefined);
+          } catch {
+            // Out of the chain's own try: a throw here would be uncaught. The limiters do not throw; nothing is left to undo.
+          }
         });
       },
     };

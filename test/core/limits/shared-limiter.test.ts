@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { GatewayError } from '../../../core/errors.js';
 import type { LimitCheck } from '../../../core/limits/limiter.js';
 import { MemoryLimiter } from '../../../core/limits/memory-limiter.js';
-import { RedisLimiter } from '../../../core/limits/redis-limiter.js';
+import { RedisLimiter, type RedisScripting } from '../../../core/limits/redis-limiter.js';
 import { SharedLimiter } from '../../../core/limits/shared-limiter.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { RedisState } from '../../../core/shared/redis-state.js';
@@ -85,6 +85,29 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     while (!state.client.isReady && Date.now() < deadline) await sleep(50);
     assert.equal((await admitSoon(open, check)).admitted, true);
     assert.equal(recovered, 1);
+  });
+
+  it('an admission Redis answers after the timeout gives its slot back at once (nobody holds that ticket)', async () => {
+    const slow: RedisScripting = {
+      evalSha: async (sha, options) => {
+        await sleep(250);
+        return state.scripting.evalSha(sha, options);
+      },
+      eval: (script, options) => state.scripting.eval(script, options),
+      scriptLoad: (script) => state.scripting.scriptLoad(script),
+    };
+    const late = new SharedLimiter(new RedisLimiter(slow, { prefix: 'test:' }), new MemoryLimiter(), {
+      onFailure: 'open',
+      timeoutMs: 100,
+      liveInstances: () => 1,
+      onError: () => undefined,
+    });
+    const check: LimitCheck = { subject: 'key:late', scope: 'key', label: 'key "late"', concurrency: 1 };
+    const served = await late.admit([check], 0);
+    assert.ok(served.admitted, 'served under the local limit meanwhile');
+    await sleep(600);
+    assert.equal(await state.client.zCard('test:rs:{key:late}'), 0, 'the late slot was removed, not left to block the key');
+    await late.finish(served.ticket, null);
   });
 
   it('closed: 503 in the caller\'s shape while Redis is down', async () => {
