@@ -8,6 +8,8 @@ import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
+import { LocalInstances, type Instances } from './shared/instances.js';
+import { randomUUID } from 'node:crypto';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './logging/logger.js';
@@ -40,6 +42,8 @@ export interface GatewayDeps {
   readonly leases?: Leases;
   /** Rate-limit state (limits/limiter.ts), kept across reloads; a gateway of its own without. */
   readonly limiter?: Limiter;
+  /** The deployment's instances (Redis's heartbeats); this one alone without. */
+  readonly instances?: Instances;
 }
 
 export class Gateway {
@@ -76,6 +80,7 @@ export class Gateway {
       catalog: this.catalog,
       leases: deps.leases ?? new Leases(deps.store.ledger, { holdTtlMs: config.pricing.reservationTimeoutMs }),
       limiter: deps.limiter ?? new MemoryLimiter(),
+      instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

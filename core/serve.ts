@@ -1,5 +1,6 @@
 // Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
 
+import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ import { MemoryLimiter } from './limits/memory-limiter.js';
 import { RedisLimiter } from './limits/redis-limiter.js';
 import { SharedLimiter } from './limits/shared-limiter.js';
 import { RedisState } from './shared/redis-state.js';
+import { LocalInstances } from './shared/instances.js';
 import type { ResolvedRedis } from './config/resolved.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
@@ -103,6 +105,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       scanMemory: new ScanMemory(),
       leases,
       limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
+      // One id for the process, whatever the reloads.
+      instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
       ...(shared === null ? {} : { redis: shared.redis }),
     },
     config,

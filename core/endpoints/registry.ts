@@ -100,6 +100,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
 ];
 
 /**

@@ -9,6 +9,7 @@ import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
 import type { Limiter } from '../limits/limiter.js';
+import type { Instances } from '../shared/instances.js';
 import type { Leases } from '../money/leases.js';
 import type { ModelCatalog } from '../routing/model-catalog.js';
 import type { Router } from '../routing/router.js';
@@ -98,6 +99,8 @@ export interface GatewayServices {
   readonly leases: Leases;
   /** Rate-limit state (limits/limiter.ts): this process's, or shared by the instances; kept across config loads. */
   readonly limiter: Limiter;
+  /** The deployment's live instances (shared/instances.ts). */
+  readonly instances: Instances;
 }
 
 /**

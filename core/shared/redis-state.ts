@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import type { Logger } from '../logging/logger.js';
 import type { RedisScripting } from '../limits/redis-limiter.js';
+import type { InstanceInfo, Instances } from './instances.js';
 
 /** How often this instance says it is alive, and renews what it holds. */
 const HEARTBEAT_MS = 2000;
@@ -34,7 +35,7 @@ export interface RedisStateOptions {
   readonly onError?: (err: unknown) => void;
 }
 
-export class RedisState {
+export class RedisState implements Instances {
   readonly instanceId = `gw-${randomUUID()}`;
   readonly client: ReturnType<typeof createClient>;
   readonly #options: RedisStateOptions;
@@ -90,9 +91,15 @@ export class RedisState {
     return this.client.isReady;
   }
 
-  /** The live instances' ids (GET /admin/instances). */
-  async instances(): Promise<string[]> {
-    return this.client.zRangeByScore(this.#instancesKey, Date.now(), '+inf');
+  /** The instances whose heartbeat has not expired (GET /admin/instances); this one among them while it beats. */
+  async list(): Promise<InstanceInfo[]> {
+    const ids = await this.client.zRangeByScore(this.#instancesKey, Date.now(), '+inf');
+    return ids.sort().map((id) => ({ id, self: id === this.id }));
+  }
+
+  /** This process's id (its heartbeat's member). */
+  get id(): string {
+    return this.instanceId;
   }
 
   async close(): Promise<void> {

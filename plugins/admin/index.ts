@@ -3,6 +3,7 @@
 
 import { GatewayError, carriesToken, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
 import { accountsAnswer } from './accounts.js';
+import { json } from './json.js';
 import { keysAnswer } from './keys.js';
 import type { AdminOptions } from './options.gen.js';
 
@@ -20,7 +21,13 @@ function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayRe
   if (token === null || !carriesToken(ctx.headers, token)) {
     throw new GatewayError('GW_ERR_ADMIN_UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer <admin_token>).');
   }
+  if (ctx.route.includes('/admin/instances')) return instancesAnswer(services);
   return ctx.route.includes('/admin/accounts') ? accountsAnswer(ctx, services) : keysAnswer(ctx, services);
+}
+
+/** GET /admin/instances: the deployment's live instances (with Redis, every one whose heartbeat is recent). */
+async function instancesAnswer(services: GatewayServices): Promise<RelayResult> {
+  return json(200, { object: 'list', data: await services.instances.list() });
 }
 
 export default adminPlugin;

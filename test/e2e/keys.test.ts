@@ -67,6 +67,7 @@ describe('admin API', () => {
         ['GET', '/admin/keys', undefined],
         ['POST', '/admin/keys', { name: 'sneaky', group: 'pro' }],
         ['DELETE', '/admin/keys/tester', undefined],
+        ['GET', '/admin/instances', undefined],
       ] as const) {
         const res = await admin(method, path, { token, body });
         assert.equal(res.status, 401, `${method} ${path} with ${String(token)}`);
@@ -76,6 +77,16 @@ describe('admin API', () => {
     }
     const list = (await (await admin('GET', '/admin/keys')).json()) as { data: { name: string }[] };
     assert.ok(!list.data.some((k) => k.name === 'sneaky'), 'nothing was created without the token');
+  });
+
+  test('GET /admin/instances without Redis: this instance alone, marked as itself', async () => {
+    const res = await admin('GET', '/admin/instances');
+    assert.equal(res.status, 200);
+    const list = (await res.json()) as { object: string; data: { id: string; self: boolean }[] };
+    assert.equal(list.object, 'list');
+    assert.equal(list.data.length, 1);
+    assert.match(list.data[0]?.id ?? '', /^gw-[0-9a-f-]{36}$/);
+    assert.equal(list.data[0]?.self, true);
   });
 
   test('create, use, list and revoke a key', async () => {

@@ -22,6 +22,7 @@ const skip = REDIS_URL === undefined ? 'GATEWAY_TEST_REDIS_URL is not set (no Re
 
 const RPM_KEY = 'sk-fleet-rpm-0123456789ab';
 const SLOT_KEY = 'sk-fleet-slot-0123456789a';
+const ADMIN = 'fleet-admin-token-0123456789';
 
 describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, () => {
   const upstream = new FakeOpenAI('up');
@@ -37,7 +38,7 @@ describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, ()
     const configPath = join(dir, 'gateway.yaml');
     await writeFile(
       configPath,
-      `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000 }
+      `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000, admin_token: ${ADMIN} }
 store: { url: "${db.url}" }
 redis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed }
 groups:
@@ -61,6 +62,25 @@ channels:
     await client.connect();
     for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length > 0) await client.del(keys);
     client.destroy();
+  });
+
+  it('GET /admin/instances: each instance lists both (their heartbeats in Redis), itself marked; a key gets 401', async () => {
+    const lists = await Promise.all(
+      gateways.map(async (g) => {
+        const res = await fetch(`${g.url}/admin/instances`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        assert.equal(res.status, 200);
+        return ((await res.json()) as { object: string; data: { id: string; self: boolean }[] }).data;
+      }),
+    );
+    const [a, b] = lists as [{ id: string; self: boolean }[], { id: string; self: boolean }[]];
+    assert.equal(a.length, 2);
+    assert.deepEqual(
+      a.map((i) => i.id),
+      b.map((i) => i.id),
+    );
+    assert.equal(a.filter((i) => i.self).length, 1);
+    assert.notEqual(a.find((i) => i.self)?.id, b.find((i) => i.self)?.id, 'each marks itself');
+    assert.equal((await fetch(`${(gateways[0] as FleetMember).url}/admin/instances`, { headers: { authorization: `Bearer ${RPM_KEY}` } })).status, 401);
   });
 
   it('rpm 30: exactly 30 of 60 requests spread over both instances (about 20 and 40)', async () => {
