@@ -130,6 +130,8 @@ try {
   await Promise.all(targets.map((t, i) => load(t.url, kind.connections / 2, 3, i === 1 ? billedLoad : undefined)));
   const ratios: number[] = [];
   const cpu: [number[], number[]] = [[], []];
+  /** Each side's median latency per round, ms (what a shared limiter's round trip adds shows here). */
+  const p50: [number[], number[]] = [[], []];
   for (let round = 0; round < rounds; round++) {
     const before = targets.map((t) => cpuMicros(t.pid));
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
@@ -145,6 +147,10 @@ try {
     const failed = results.map((r) => r.non2xx + r.errors + r.timeouts);
     cpu[0].push(perRequest[0] as number);
     cpu[1].push(perRequest[1] as number);
+    const latencies = results.map((r) => r.latency.p50);
+    const ordered = billedLoad !== undefined && round % 2 === 1 ? [latencies[1], latencies[0]] : latencies;
+    p50[0].push(ordered[0] as number);
+    p50[1].push(ordered[1] as number);
     ratios.push((perRequest[1] as number) / (perRequest[0] as number));
     console.error(
       `round ${round + 1}: a ${(perRequest[0] as number).toFixed(1)} µs/req, b ${(perRequest[1] as number).toFixed(1)} µs/req, b/a ${(ratios.at(-1) as number).toFixed(3)}` +
@@ -153,6 +159,7 @@ try {
   }
   console.log(billedLoad === undefined ? `${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s` : `${kindName}: ${revA}, a = ${kindName.split('-vs-')[1]}, b = ${kind.against?.name} (the two gateways swap loads every round), ${rounds} rounds of ${seconds} s`);
   console.log(`CPU per request, median: a ${median(cpu[0]).toFixed(1)} µs, b ${median(cpu[1]).toFixed(1)} µs`);
+  console.log(`latency p50, median of rounds: a ${median(p50[0]).toFixed(2)} ms, b ${median(p50[1]).toFixed(2)} ms`);
   console.log(`b/a per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(' ')})`);
 } finally {
   await procs.stopAll();

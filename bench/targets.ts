@@ -90,6 +90,9 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string, options: Gate
         ]
       : [];
   const billedKey = options.billed === true ? ['  - name: bench-billed', `    key: "${BILLED_KEY}"`, '    group: bench', '    account: bench'] : [];
+  // BENCH_REDIS_URL: the limits shared through Redis (every gateway of the run on one prefix of its own).
+  const redisUrl = process.env['BENCH_REDIS_URL'];
+  const redis = options.limited === true && redisUrl !== undefined ? [`redis: { url: "${redisUrl}", prefix: "gwbench:${process.pid}:", on_failure: closed }`] : [];
   const limitedKey =
     options.limited === true
       ? ['  - name: bench-limited', `    key: "${LIMITED_KEY}"`, '    group: bench', '    limits: { rpm: 1000000000, tpm: 1000000000, concurrency: 1000000 }']
@@ -124,6 +127,7 @@ export function gatewayConfig(upstreamUrl: string, tmpDir: string, options: Gate
     ...billedKey,
     ...limitedKey,
     ...billed,
+    ...redis,
     '',
   ].join('\n');
 }
