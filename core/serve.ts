@@ -84,7 +84,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   if (shared !== null) {
     // A Redis that answers at start is used from the first request; one that does not is not waited for long.
     const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
-    const redis = describeRedisUrl(config.redis?.url ?? '');
+    // Shown as a store URL is: its password and secret-bearing parameters masked.
+    const redis = describeStoreUrl(config.redis?.url ?? '');
     if (ready) logger.info({ redis }, 'rate limits are shared through Redis (conversation affinity and cool-downs stay in this process)');
     else logger.warn({ redis }, `Redis does not answer yet: limited keys are served as redis.on_failure says until it does`);
   }
@@ -212,17 +213,6 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
 function closeServer(server: Server): Promise<void> {
   server.closeIdleConnections();
   return new Promise((resolve) => server.close(() => resolve()));
-}
-
-/** A Redis URL as it may be logged: without its password. */
-function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'redis://(unparsable)';
-  }
 }
 
 /** How long the start waits for Redis to answer. */

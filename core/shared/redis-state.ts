@@ -36,7 +36,8 @@ export interface RedisStateOptions {
 }
 
 export class RedisState implements Instances {
-  readonly instanceId = `gw-${randomUUID()}`;
+  /** This process's id (its heartbeat's member). */
+  readonly id = `gw-${randomUUID()}`;
   readonly client: ReturnType<typeof createClient>;
   readonly #options: RedisStateOptions;
   readonly #instancesKey: string;
@@ -97,16 +98,11 @@ export class RedisState implements Instances {
     return ids.sort().map((id) => ({ id, self: id === this.id }));
   }
 
-  /** This process's id (its heartbeat's member). */
-  get id(): string {
-    return this.instanceId;
-  }
-
   async close(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     try {
-      if (this.client.isReady) await this.client.zRem(this.#instancesKey, this.instanceId);
+      if (this.client.isReady) await this.client.zRem(this.#instancesKey, this.id);
     } catch {
       // Its heartbeat expires by itself.
     }
@@ -116,7 +112,7 @@ export class RedisState implements Instances {
   async #beat(): Promise<void> {
     if (!this.client.isReady) return;
     try {
-      this.#live = Math.max(1, Number(await this.client.eval(HEARTBEAT, { keys: [this.#instancesKey], arguments: [this.instanceId, String(INSTANCE_TTL_MS)] })));
+      this.#live = Math.max(1, Number(await this.client.eval(HEARTBEAT, { keys: [this.#instancesKey], arguments: [this.id, String(INSTANCE_TTL_MS)] })));
       await this.#options.onHeartbeat?.();
     } catch (err) {
       this.#options.onError?.(err);
