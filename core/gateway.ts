@@ -21,6 +21,7 @@ import { createProviders, type Provider } from './providers/index.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
+import type { ChannelHealth } from './routing/health.js';
 import { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
 
@@ -44,6 +45,8 @@ export interface GatewayDeps {
   readonly limiter?: Limiter;
   /** The deployment's instances (Redis's heartbeats); this one alone without. */
   readonly instances?: Instances;
+  /** Channel cool-downs, kept across reloads (and shared through Redis); a gateway of its own without. */
+  readonly health?: ChannelHealth;
 }
 
 export class Gateway {
@@ -68,7 +71,7 @@ export class Gateway {
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     this.services = {
       config,
-      router: new Router(config.channels),
+      router: new Router(config.channels, { health: deps.health }),
       providers,
       keys: new KeyRing(config.keys, deps.store),
       access: new GroupAccess(config.groups),

@@ -1,6 +1,6 @@
 // The process-wide runtime: the current Gateway (swapped on reload), the store and usage writer, shutdown.
 
-import type { RedisState } from './shared/redis-state.js';
+import type { SharedState } from './shared/shared-state.js';
 import type { ServerResponse } from 'node:http';
 import type { ResolvedConfig } from './config/resolved.js';
 import type { BodyPool } from './formats/body-pool.js';
@@ -25,8 +25,8 @@ export interface RuntimeDeps extends GatewayDeps {
   readonly bodyPool: BodyPool;
   /** The mock channel's images, served at GET /v1/mock/images/<id>.png (http/mock-image-route.ts). */
   readonly mockImages: MockImageFiles;
-  /** The connection to Redis (redis.url), closed last. */
-  readonly redis?: RedisState;
+  /** What the fleet shares through Redis (redis.url), closed last. */
+  readonly shared?: SharedState;
 }
 
 export class Runtime {
@@ -99,6 +99,6 @@ export class Runtime {
     await this.deps.leases?.close();
     await this.deps.store.close();
     await this.deps.affinity.close();
-    await this.deps.redis?.close();
+    await this.deps.shared?.close();
   }
 }

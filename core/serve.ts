@@ -19,11 +19,9 @@ import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
-import { RedisLimiter } from './limits/redis-limiter.js';
-import { SharedLimiter } from './limits/shared-limiter.js';
-import { RedisState } from './shared/redis-state.js';
+import { ChannelHealth } from './routing/health.js';
+import { startSharedState } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
-import type { ResolvedRedis } from './config/resolved.js';
 import { Runtime } from './runtime.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
@@ -79,14 +77,15 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     onWritten: (records) => leases.written(records),
   });
   const metrics = new GatewayMetrics();
-  const affinity = new MemoryAffinityStore(config.affinity.maxEntries);
-  const shared = config.redis === null ? null : sharedLimits(config.redis, logger, metrics);
+  const localAffinity = new MemoryAffinityStore(config.affinity.maxEntries);
+  const health = new ChannelHealth();
+  const shared = config.redis === null ? null : startSharedState(config.redis, { logger, metrics, health, localAffinity });
   if (shared !== null) {
     // A Redis that answers at start is used from the first request; one that does not is not waited for long.
     const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
     // Shown as a store URL is: its password and secret-bearing parameters masked.
     const redis = describeStoreUrl(config.redis?.url ?? '');
-    if (ready) logger.info({ redis }, 'rate limits are shared through Redis (conversation affinity and cool-downs stay in this process)');
+    if (ready) logger.info({ redis }, 'rate limits, conversation affinity and channel cool-downs are shared through Redis');
     else logger.warn({ redis }, `Redis does not answer yet: limited keys are served as redis.on_failure says until it does`);
   }
   await recordMoneyConfig(store, config);
@@ -96,7 +95,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       store,
       usage: writer,
       writer,
-      affinity,
+      affinity: shared?.affinity ?? localAffinity,
+      health,
       metrics,
       logger,
       factories: options.factories,
@@ -108,7 +108,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
       // One id for the process, whatever the reloads.
       instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
-      ...(shared === null ? {} : { redis: shared.redis }),
+      ...(shared === null ? {} : { shared }),
     },
     config,
   );
@@ -217,39 +217,3 @@ function closeServer(server: Server): Promise<void> {
 
 /** How long the start waits for Redis to answer. */
 const REDIS_START_WAIT_MS = 2000;
-/** How long a request waits on Redis before its failure policy applies. */
-const REDIS_TIMEOUT_MS = 100;
-/** A killed instance's limit slots are free again after this. */
-const SLOT_TTL_MS = 10_000;
-
-/** Limits on Redis (redis.url): the connection, its heartbeat renewing the slots held, and the failure policy. */
-function sharedLimits(redis: ResolvedRedis, logger: Logger, metrics: GatewayMetrics): { readonly redis: RedisState; readonly limiter: SharedLimiter } {
-  let limiter: RedisLimiter | null = null;
-  const state = new RedisState({
-    url: redis.url,
-    prefix: redis.prefix,
-    logger,
-    onHeartbeat: async () => limiter?.renew(),
-    onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
-  });
-  limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS });
-  state.start();
-  const shared = new SharedLimiter(limiter, new MemoryLimiter(), {
-    onFailure: redis.onFailure,
-    timeoutMs: REDIS_TIMEOUT_MS,
-    liveInstances: () => state.liveInstances,
-    onError: (err, first) => {
-      metrics.sharedStateErrors.inc(['limits']);
-      if (first) {
-        logger.warn(
-          { err },
-          redis.onFailure === 'open'
-            ? `Redis is unreachable: rate limits now hold per instance (each shared limit divided by ${state.liveInstances} live instances) until it answers again`
-            : 'Redis is unreachable: limited keys get 503 until it answers again (redis.on_failure: closed)',
-        );
-      }
-    },
-    onRecovered: () => logger.info('Redis answers again: rate limits are shared again'),
-  });
-  return { redis: state, limiter: shared };
-}

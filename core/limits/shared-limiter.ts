@@ -5,6 +5,7 @@
 // finished there (a failure leaves its slot to expire); one admitted locally, locally.
 
 import { GatewayError } from '../errors.js';
+import { within } from '../shared/within.js';
 import type { Admission, LimitCheck, Limiter, Ticket } from './limiter.js';
 import type { MemoryLimiter } from './memory-limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
@@ -90,21 +91,4 @@ function divided(check: LimitCheck, share: number): LimitCheck {
   if (share === 1) return check;
   const part = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(1, Math.ceil(n / share)));
   return Object.assign({}, check, { rpm: part(check.rpm), tpm: part(check.tpm), concurrency: part(check.concurrency) });
-}
-
-/** `promise`, or a rejection after `ms`. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

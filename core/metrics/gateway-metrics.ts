@@ -25,7 +25,7 @@ export class GatewayMetrics {
   readonly refused: SummedCounter<'code'>;
   /** Requests refused by a limit of the gateway's own (not an upstream's 429). */
   readonly rateLimited: SummedCounter<'scope' | 'limit'>;
-  /** Calls to Redis that failed or timed out, by use (limits, heartbeat). */
+  /** Calls to Redis that failed or timed out, by use (limits, affinity, cooldowns, heartbeat). */
   readonly sharedStateErrors: SummedCounter<'use'>;
   /** Requests holding a concurrency slot, by their key's group (a bounded label, unlike the key). */
   readonly limitedInFlight: InFlightGauge;
@@ -97,7 +97,7 @@ export class GatewayMetrics {
     );
     this.sharedStateErrors = new SummedCounter(
       'gateway_shared_state_errors_total',
-      'Calls to Redis that failed or did not answer in time, by use (limits, heartbeat); redis.on_failure says what requests get meanwhile.',
+      'Calls to Redis that failed or did not answer in time, by use (limits, affinity, cooldowns, heartbeat); redis.on_failure says what requests get meanwhile.',
       ['use'],
       this.registry,
     );

@@ -21,6 +21,8 @@ interface Entry {
 export interface RouterOptions {
   readonly random?: () => number;
   readonly now?: () => number;
+  /** The process's channel health, kept across config loads (and shared with the fleet); a new one without. */
+  readonly health?: ChannelHealth | undefined;
 }
 
 export class Router {
@@ -43,7 +45,7 @@ export class Router {
     this.names = new Set([...patterns.filter((p) => !isGlob(p)), ...channels.flatMap((c) => [...c.models.aliases.keys()])]);
     this.globs = [...new Set(patterns.filter(isGlob))].map((pattern) => ({ pattern, matches: compileGlob(pattern) }));
     this.random = options.random ?? Math.random;
-    this.health = new ChannelHealth(options.now);
+    this.health = options.health ?? new ChannelHealth(options.now);
   }
 
   /**

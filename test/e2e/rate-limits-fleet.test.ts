@@ -1,6 +1,7 @@
-// Limits shared by two gateway processes through Redis (issue 24), with PostgreSQL as their store: rpm 30 admits
+// What two gateway processes share through Redis (issue 24), with PostgreSQL as their store: rpm 30 admits
 // exactly 30 of 60 requests spread over both; concurrency 4 keeps the upstream at 4 streams at once while 20 slow
-// ones, spread over both and retried on 429, all finish; every slot comes back. Each run has a Redis key prefix of
+// ones, spread over both and retried on 429, all finish; every slot comes back. A conversation started on one
+// continues on the same channel through the other; a channel one cooled down is tried last by the other. Each run has a Redis key prefix of
 // its own (deleted after) and a PostgreSQL schema of its own. Skipped, with the reason, without both services.
 
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { postChat } from '../helpers/chat-requests.js';
 import { killIfRunning, startFleet, type FleetMember } from '../helpers/cli-process.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { defaultReply, FakeOpenAI } from '../helpers/fake-openai.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
 const REDIS_URL = process.env['GATEWAY_TEST_REDIS_URL'];
@@ -26,6 +27,11 @@ const ADMIN = 'fleet-admin-token-0123456789';
 
 describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, () => {
   const upstream = new FakeOpenAI('up');
+  // Two equal channels for conversations (random order between them), and a primary with a backup for cool-downs.
+  const twinA = new FakeOpenAI('twin-a');
+  const twinB = new FakeOpenAI('twin-b');
+  const primary = new FakeOpenAI('primary');
+  const backup = new FakeOpenAI('backup');
   const prefix = `gwtest:${process.pid}:${randomUUID()}:`;
   let dir: string;
   let db: { readonly url: string; cleanup(): Promise<void> };
@@ -33,6 +39,7 @@ describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, ()
 
   before(async () => {
     await upstream.start();
+    for (const fake of [twinA, twinB, primary, backup]) await fake.start();
     dir = await mkdtemp(join(tmpdir(), 'gw-limits-fleet-'));
     db = await (postgres as NonNullable<typeof postgres>).fresh();
     const configPath = join(dir, 'gateway.yaml');
@@ -46,8 +53,13 @@ groups:
 keys:
   - { name: rpm, key: ${RPM_KEY}, group: pro, limits: { rpm: 30 } }
   - { name: slots, key: ${SLOT_KEY}, group: pro, limits: { concurrency: 4 } }
+  - { name: aff, key: ${RPM_KEY.replace('rpm', 'aff')}, group: pro }
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
+  - { name: twin-a, type: openai, base_url: "${twinA.url}", keys: [sk-a], models: ["twin-model"], models_refresh_ms: 0 }
+  - { name: twin-b, type: openai, base_url: "${twinB.url}", keys: [sk-b], models: ["twin-model"], models_refresh_ms: 0 }
+  - { name: primary, type: openai, base_url: "${primary.url}", keys: [sk-p], models: ["cool-model"], priority: 10, cooldown_ms: 60000, models_refresh_ms: 0 }
+  - { name: backup, type: openai, base_url: "${backup.url}", keys: [sk-k], models: ["cool-model"], priority: 0, models_refresh_ms: 0 }
 `,
     );
     gateways.push(...(await startFleet(configPath, 2)));
@@ -56,6 +68,7 @@ channels:
   after(async () => {
     for (const g of gateways) killIfRunning(g.cli.proc);
     await upstream.close();
+    for (const fake of [twinA, twinB, primary, backup]) await fake.close();
     await db?.cleanup();
     await rm(dir, { recursive: true, force: true });
     const client = createClient({ url: REDIS_URL ?? 'redis://127.0.0.1:6379' });
@@ -130,5 +143,44 @@ channels:
       [200, 200, 200, 200],
     );
     await Promise.all(next.map((r) => r.arrayBuffer()));
+  });
+
+  it('a conversation started on one instance continues on the same channel through the other', async () => {
+    const [a, b] = gateways as [FleetMember, FleetMember];
+    // Ten conversations, each started on A, then continued five times on B: without a shared binding B would pick
+    // one of the two equal channels at random (each conversation would stay put with odds 1 in 32).
+    for (let c = 0; c < 10; c++) {
+      const conversation = `conv-${randomUUID()}`;
+      const served = (): string[] => [...twinA.requests, ...twinB.requests].filter((r) => r.body['prompt_cache_key'] === conversation).map((r) => (twinA.requests.includes(r) ? 'twin-a' : 'twin-b'));
+      const first = await postChat(a.url, { model: 'twin-model', prompt_cache_key: conversation, messages: [{ role: 'user', content: 'start' }] }, { key: RPM_KEY.replace('rpm', 'aff') });
+      assert.equal(first.status, 200, await first.clone().text());
+      await first.arrayBuffer();
+      const startedOn = served()[0];
+      for (let turn = 0; turn < 5; turn++) {
+        const res = await postChat(b.url, { model: 'twin-model', prompt_cache_key: conversation, messages: [{ role: 'user', content: `turn ${turn}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+      }
+      assert.deepEqual(served(), Array(6).fill(startedOn), `conversation ${c}`);
+    }
+  });
+
+  it('a channel cooled down by one instance is tried last by the other', async () => {
+    const [a, b] = gateways as [FleetMember, FleetMember];
+    // The primary fails once (A fails over to the backup and cools it down), then would answer again.
+    let failures = 1;
+    primary.reply = (req) => (failures-- > 0 ? { kind: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } } : defaultReply(req));
+    const onA = await postChat(a.url, { model: 'cool-model', messages: [{ role: 'user', content: 'on A' }] }, { key: RPM_KEY.replace('rpm', 'aff') });
+    assert.equal(onA.status, 200);
+    await onA.arrayBuffer();
+    assert.deepEqual([primary.requests.length, backup.requests.length], [1, 1], 'A tried the primary, then the backup');
+    // B learns of it through Redis's pub/sub: within a moment, not a heartbeat.
+    await sleep(200);
+    for (let i = 0; i < 5; i++) {
+      const onB = await postChat(b.url, { model: 'cool-model', messages: [{ role: 'user', content: `on B ${i}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
+      assert.equal(onB.status, 200);
+      await onB.arrayBuffer();
+    }
+    assert.deepEqual([primary.requests.length, backup.requests.length], [1, 6], 'B went to the backup first: the primary is cooling for the fleet');
   });
 });

@@ -4,7 +4,6 @@
 // again without a restart. Skipped, with the reason, when redis-server is not installed.
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { GatewayError } from '../../../core/errors.js';
@@ -14,33 +13,17 @@ import { RedisLimiter, type RedisScripting } from '../../../core/limits/redis-li
 import { SharedLimiter } from '../../../core/limits/shared-limiter.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { RedisState } from '../../../core/shared/redis-state.js';
-import { freePort } from '../../helpers/cli-process.js';
+import { OwnRedis, ownRedisSkip } from '../../helpers/own-redis.js';
 
-const installed = spawnSync('redis-server', ['--version']).status === 0;
-const skip = installed ? undefined : 'redis-server is not installed (the Debian package redis-server provides it)';
+const skip = ownRedisSkip;
 
 describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
-  let port: number;
-  let server: ChildProcess | null = null;
+  const redis = new OwnRedis();
   let state: RedisState;
   const errors: boolean[] = [];
   let recovered = 0;
-
-  async function startRedis(): Promise<void> {
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    while (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG') {
-      if (Date.now() > deadline) throw new Error('redis-server did not start');
-      await sleep(50);
-    }
-  }
-
-  async function stopRedis(): Promise<void> {
-    const stopped = new Promise((resolve) => server?.once('exit', resolve));
-    server?.kill('SIGKILL');
-    await stopped;
-    server = null;
-  }
+  const startRedis = (): Promise<void> => redis.start();
+  const stopRedis = (): Promise<void> => redis.stop();
 
   const limiter = (onFailure: 'open' | 'closed'): SharedLimiter =>
     new SharedLimiter(new RedisLimiter(state.scripting, { prefix: 'test:' }), new MemoryLimiter(), {
@@ -52,15 +35,14 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     });
 
   before(async () => {
-    port = await freePort();
     await startRedis();
-    state = new RedisState({ url: `redis://127.0.0.1:${port}`, prefix: 'test:', logger: createSilentLogger() });
+    state = new RedisState({ url: redis.url, prefix: 'test:', logger: createSilentLogger() });
     state.start();
     assert.equal(await state.ready(5000), true);
   });
   after(async () => {
     await state.close();
-    if (server !== null) await stopRedis();
+    await stopRedis();
   });
 
   /** Admits with a deadline far above the 100 ms timeout: a hang fails here. */

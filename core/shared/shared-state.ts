@@ -1,0 +1,90 @@
+// What several instances share through Redis (redis.url): the connection and its heartbeat, rate limits, conversation
+// bindings and channel cool-downs, each with its behaviour while Redis is out (limits: redis.on_failure; bindings and
+// cool-downs: this process's own, as without Redis). Failures are counted by use and the limits' logged once.
+
+import type { ResolvedRedis } from '../config/resolved.js';
+import { MemoryLimiter } from '../limits/memory-limiter.js';
+import { RedisLimiter } from '../limits/redis-limiter.js';
+import { SharedLimiter } from '../limits/shared-limiter.js';
+import type { Logger } from '../logging/logger.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { ChannelHealth } from '../routing/health.js';
+import type { MemoryAffinityStore } from '../routing/memory-affinity.js';
+import { RedisAffinityStore } from './redis-affinity.js';
+import { RedisCooldowns } from './redis-cooldowns.js';
+import { RedisState } from './redis-state.js';
+
+/** How long a request waits on Redis before the failure behaviour applies. */
+const REDIS_TIMEOUT_MS = 100;
+/** A killed instance's limit slots are free again after this. */
+const SLOT_TTL_MS = 10_000;
+
+export interface SharedState {
+  readonly redis: RedisState;
+  readonly limiter: SharedLimiter;
+  readonly affinity: RedisAffinityStore;
+  /** The fleet's cool-downs copied into `health`, and this process's told to the fleet. */
+  readonly cooldowns: RedisCooldowns;
+  close(): Promise<void>;
+}
+
+export interface SharedStateOptions {
+  readonly logger: Logger;
+  readonly metrics: GatewayMetrics;
+  /** This process's channel health, which the fleet's cool-downs update. */
+  readonly health: ChannelHealth;
+  /** This process's bindings: kept too, and used while Redis is out. */
+  readonly localAffinity: MemoryAffinityStore;
+}
+
+/** Connects (in the background) and starts the heartbeat and the cool-downs' subscription. */
+export function startSharedState(redis: ResolvedRedis, options: SharedStateOptions): SharedState {
+  const { logger, metrics } = options;
+  let limiter: RedisLimiter | null = null;
+  const state = new RedisState({
+    url: redis.url,
+    prefix: redis.prefix,
+    logger,
+    onHeartbeat: async () => limiter?.renew(),
+    onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
+  });
+  limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS });
+  const shared = new SharedLimiter(limiter, new MemoryLimiter(), {
+    onFailure: redis.onFailure,
+    timeoutMs: REDIS_TIMEOUT_MS,
+    liveInstances: () => state.liveInstances,
+    onError: (err, first) => {
+      metrics.sharedStateErrors.inc(['limits']);
+      if (first) {
+        logger.warn(
+          { err },
+          redis.onFailure === 'open'
+            ? `Redis is unreachable: rate limits now hold per instance (each shared limit divided by ${state.liveInstances} live instances) until it answers again`
+            : 'Redis is unreachable: limited keys get 503 until it answers again (redis.on_failure: closed)',
+        );
+      }
+    },
+    onRecovered: () => logger.info('Redis answers again: rate limits are shared again'),
+  });
+  const affinity = new RedisAffinityStore(state, options.localAffinity, {
+    prefix: redis.prefix,
+    timeoutMs: REDIS_TIMEOUT_MS,
+    onError: () => metrics.sharedStateErrors.inc(['affinity']),
+  });
+  const cooldowns = new RedisCooldowns(state, options.health, {
+    prefix: redis.prefix,
+    onError: () => metrics.sharedStateErrors.inc(['cooldowns']),
+  });
+  state.start();
+  cooldowns.start();
+  return {
+    redis: state,
+    limiter: shared,
+    affinity,
+    cooldowns,
+    async close() {
+      await cooldowns.close();
+      await state.close();
+    },
+  };
+}
