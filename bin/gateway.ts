@@ -18,7 +18,8 @@ import { builtinPlugins } from '../plugins/index.js';
 const USAGE = `usage:
   gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
   gateway config check [--config FILE]          validate a config file and exit
-  gateway keys create --name NAME --group GROUP [--account ACCOUNT] [--max-spend AMOUNT] [--config FILE]
+  gateway keys create --name NAME --group GROUP [--account ACCOUNT] [--max-spend AMOUNT]
+                      [--rpm N] [--tpm N] [--concurrency N] [--config FILE]   limits: the key's own, over its group's
   gateway keys list [--config FILE]
   gateway keys revoke ID_OR_NAME [--config FILE]
   gateway accounts create NAME [--description TEXT] [--config FILE]
@@ -39,6 +40,9 @@ async function main(argv: string[]): Promise<number> {
       group: { type: 'string' },
       account: { type: 'string' },
       'max-spend': { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      concurrency: { type: 'string' },
       description: { type: 'string' },
       note: { type: 'string' },
       'idempotency-key': { type: 'string' },
@@ -62,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
-        const created = await createKey(store, config, { name: values.name, group: values.group, account: values.account, max_spend: values['max-spend'] });
+        const limits = Object.fromEntries((['rpm', 'tpm', 'concurrency'] as const).filter((n) => values[n] !== undefined).map((n) => [n, Number(values[n])]));
+        const created = await createKey(store, config, { name: values.name, group: values.group, account: values.account, max_spend: values['max-spend'], limits });
         console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
         // Which database it went into: a gateway on another store would answer 401 to this key.
         console.error(`Created in ${describeStoreUrl(config.store.url)}. Store this key now: it is not shown again.`);

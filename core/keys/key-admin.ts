@@ -1,6 +1,6 @@
 // Creating and revoking run-time keys: shared by the CLI and the admin HTTP API.
 
-import type { ResolvedConfig } from '../config/resolved.js';
+import type { ResolvedConfig, ResolvedLimits } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
 import type { Store, StoredKey } from '../store/store.js';
 import { readAmount } from '../money/account-admin.js';
@@ -18,7 +18,7 @@ export interface CreatedKey {
 export async function createKey(
   store: Store,
   config: ResolvedConfig,
-  input: { readonly name: unknown; readonly group: unknown; readonly account?: unknown; readonly max_spend?: unknown },
+  input: { readonly name: unknown; readonly group: unknown; readonly account?: unknown; readonly max_spend?: unknown; readonly limits?: unknown },
 ): Promise<CreatedKey> {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
@@ -38,14 +38,39 @@ export async function createKey(
     money.account = input.account;
   }
   if (input.max_spend !== undefined && input.max_spend !== null) money.maxSpend = readAmount(input.max_spend, 'max_spend');
+  const limits = readLimits(input.limits);
   const key = generateKey();
   const record = await store.createKey(
-    Object.assign({ id: newKeyId(), name: input.name, group: input.group, prefix: keyPrefix(key), hash: digestKey(key), createdAt: Date.now() }, money),
+    Object.assign({ id: newKeyId(), name: input.name, group: input.group, prefix: keyPrefix(key), hash: digestKey(key), createdAt: Date.now() }, money, limits === null ? {} : { limits }),
   );
   return { key, record };
 }
 
-/** The JSON shape of a key in listings: never the hash; `account` and `max_spend` when the key has them. */
+const LIMIT_NAMES = ['rpm', 'tpm', 'concurrency'] as const;
+
+/**
+ * A key's own limits, `{rpm?, tpm?, concurrency?}` of positive integers, as the config file's `limits` are; null
+ * when absent or empty. They override its group's, as a declared key's do.
+ */
+export function readLimits(input: unknown): ResolvedLimits | null {
+  if (input === undefined || input === null) return null;
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'limits must be an object: {"rpm": 60, "tpm": 100000, "concurrency": 4}, each optional.', { param: 'limits' });
+  }
+  const limits: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; the limits are rpm, tpm and concurrency.`, { param: `limits.${name}` });
+    }
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} must be a whole number of at least 1.`, { param: `limits.${name}` });
+    }
+    limits[name as (typeof LIMIT_NAMES)[number]] = value;
+  }
+  return Object.keys(limits).length === 0 ? null : limits;
+}
+
+/** The JSON shape of a key in listings: never the hash; `account`, `max_spend` and `limits` when the key has them. */
 export function describeKey(k: StoredKey): Record<string, unknown> {
   const described: Record<string, unknown> = {
     id: k.id,
@@ -58,5 +83,6 @@ export function describeKey(k: StoredKey): Record<string, unknown> {
   // Present for a metered or capped key only.
   if (k.account !== undefined) described['account'] = k.account;
   if (k.maxSpend !== undefined) described['max_spend'] = formatMoney(k.maxSpend);
+  if (k.limits !== undefined) described['limits'] = k.limits;
   return described;
 }

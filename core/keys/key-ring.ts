@@ -46,7 +46,7 @@ const REVOKED: AuthOutcome = { kind: 'revoked' };
 function outcomeOf(stored: StoredKey | undefined): AuthOutcome {
   if (stored === undefined) return UNKNOWN;
   if (stored.revokedAt !== null) return REVOKED;
-  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored)) };
+  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored), stored.limits === undefined ? {} : { limits: stored.limits }) };
 }
 
 function keyOf(outcome: AuthOutcome): AuthedKey {

@@ -24,7 +24,7 @@ export class LimitPlan {
   readonly #accounts = new Map<string, LimitCheck>();
   /** Each key object's checks (a declared key's object lives as long as its load; a run-time key's as its cache entry). */
   readonly #keys = new WeakMap<AuthedKey, KeyChecks>();
-  /** Whether any limit is set anywhere in the load: when none is (and no run-time key has one), nothing is checked. */
+  /** Whether the load's file sets any limit: when none does, only a key with limits of its own (run-time) is checked. */
   readonly declared: boolean;
 
   constructor(config: Pick<ResolvedConfig, 'groups' | 'accounts' | 'keys'>) {

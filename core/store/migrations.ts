@@ -156,6 +156,17 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.createIndex('usage_records_request_id_key').ifNotExists().unique().on('usage_records').column('request_id').execute();
       },
     },
+    '0006_key_limits': {
+      // A run-time key's own rate limits (keys create --rpm ..., POST /admin/keys {limits}), over its group's. Only
+      // the columns missing are added: SQLite migrates outside a transaction, so one cut short by a crash runs again.
+      async up(db: Kysely<unknown>): Promise<void> {
+        const table = (await db.introspection.getTables()).find((t) => t.name === 'api_keys');
+        const present = new Set(table?.columns.map((c) => c.name));
+        for (const column of ['rpm_limit', 'tpm_limit', 'concurrency_limit']) {
+          if (!present.has(column)) await db.schema.alterTable('api_keys').addColumn(column, 'integer').execute();
+        }
+      },
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 // Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
 import type { Insertable, Selectable } from 'kysely';
+import type { ResolvedLimits } from '../config/resolved.js';
 import type { ApiKeysTable, UsageRecordsTable } from './schema.js';
 import type { NewKey, StoredKey, UsageRecord } from './store.js';
 
@@ -43,6 +44,9 @@ export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
     revoked_at: null,
     account: key.account ?? null,
     max_spend: key.maxSpend ?? null,
+    rpm_limit: key.limits?.rpm ?? null,
+    tpm_limit: key.limits?.tpm ?? null,
+    concurrency_limit: key.limits?.concurrency ?? null,
   };
 }
 
@@ -59,7 +63,17 @@ export function decodeKeyRow(row: KeyRow): StoredKey {
     },
     row.account === null ? {} : { account: row.account },
     row.max_spend === null ? {} : { maxSpend: decodeMoney(row.max_spend) },
+    limitsOf(row),
   );
+}
+
+/** A key row's own limits, present only when it has one (so a key without any is as it always was). */
+function limitsOf(row: KeyRow): { limits?: ResolvedLimits } {
+  const limits: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  if (row.rpm_limit !== null) limits.rpm = decodeInteger(row.rpm_limit);
+  if (row.tpm_limit !== null) limits.tpm = decodeInteger(row.tpm_limit);
+  if (row.concurrency_limit !== null) limits.concurrency = decodeInteger(row.concurrency_limit);
+  return Object.keys(limits).length === 0 ? {} : { limits };
 }
 
 export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTable> {

@@ -23,6 +23,10 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<number | string | bigint | null, number | null, number | null>;
   account: ColumnType<string | null, string | null | undefined, string | null>;
   max_spend: ColumnType<number | string | bigint | null, bigint | null | undefined, bigint | null>;
+  /** The key's own rate limits (null: its group's apply). */
+  rpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  tpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  concurrency_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 export interface UsageRecordsTable {

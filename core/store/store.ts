@@ -3,6 +3,7 @@
 // one contract, one query layer (kysely-store.ts), and one test suite run against both.
 
 import type { LedgerStore } from './ledger-store.js';
+import type { ResolvedLimits } from '../config/resolved.js';
 
 /** One usage record per request that reached routing (bad input and auth failures write none). */
 export interface UsageRecord {
@@ -72,6 +73,8 @@ export interface StoredKey {
   readonly account?: string;
   /** Most the key may spend in all, nano-units; absent: no cap. */
   readonly maxSpend?: bigint;
+  /** Its own rate limits, over its group's; absent: its group's apply. */
+  readonly limits?: ResolvedLimits;
 }
 
 /** A key as created: not revoked yet. */

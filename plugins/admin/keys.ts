@@ -1,4 +1,4 @@
-// /admin/keys: the run-time keys: list (GET), create (POST {name, group, account?, max_spend?}) and revoke (DELETE
+// /admin/keys: the run-time keys: list (GET), create (POST {name, group, account?, max_spend?, limits?}) and revoke (DELETE
 // /admin/keys/{id}, by id or name).
 
 import { GatewayError, createKey, describeKey, type GatewayServices, type RelayResult, type RequestContext } from '../../core/index.js';
@@ -9,7 +9,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices)
   if (ctx.method === 'GET') return json(200, { object: 'list', data: (await store.listKeys()).map(describeKey) });
   if (ctx.method === 'POST') {
     const input = ctx.request.head;
-    const created = await createKey(store, services.config, { name: input['name'], group: input['group'], account: input['account'], max_spend: input['max_spend'] });
+    const created = await createKey(store, services.config, { name: input['name'], group: input['group'], account: input['account'], max_spend: input['max_spend'], limits: input['limits'] });
     return json(201, Object.assign(describeKey(created.record), { key: created.key }));
   }
   const id = ctx.params?.['id'] ?? '';

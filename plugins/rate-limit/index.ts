@@ -19,8 +19,6 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
   name: 'rate-limit',
   create(_options, services): Plugin {
     const plan = new LimitPlan(services.config);
-    // No limit anywhere in this load (run-time keys have none of their own yet): nothing to do per request.
-    if (!plan.declared) return { name: 'rate-limit' };
     const { limiter, metrics } = services;
     const tickets = new WeakMap<RequestContext, Held>();
     const admitted = (ctx: RequestContext, group: string, admission: Admission): void => {
@@ -38,7 +36,8 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
       name: 'rate-limit',
       request(ctx) {
         const key = ctx.key;
-        if (key === null) return undefined;
+        // No limit in this load's file and none of the key's own (a run-time key's, from the store): nothing to do.
+        if (key === null || (!plan.declared && key.limits === undefined)) return undefined;
         const checks = plan.checksFor(key, ctx.request.model);
         if (checks.length === 0) return undefined;
         const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request) : 0;

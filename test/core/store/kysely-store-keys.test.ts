@@ -29,6 +29,16 @@ for (const backend of storeBackends()) describe(`store keys (${backend.name})`, 
     );
   });
 
+  it('keeps a key\'s own limits (each one optional); a key without has none', async () => {
+    await temp.get().createKey(Object.assign(newKey('paced', 3), { limits: { rpm: 10, concurrency: 4 } }));
+    await temp.get().createKey(Object.assign(newKey('tokens', 4), { limits: { tpm: 100_000 } }));
+    await temp.get().createKey(newKey('plain', 5));
+    assert.deepEqual((await temp.get().findKeyByHash('hash-3'))?.limits, { rpm: 10, concurrency: 4 });
+    assert.deepEqual((await temp.get().findKeyByHash('hash-4'))?.limits, { tpm: 100_000 });
+    const plain = await temp.get().findKeyByHash('hash-5');
+    assert.equal(plain !== undefined && 'limits' in plain, false);
+  });
+
   it('rejects a duplicate name, saying the name is taken', async () => {
     await temp.get().createKey(newKey('alice', 1));
     await assert.rejects(temp.get().createKey({ ...newKey('alice', 2) }), /name "alice" is already taken/);
