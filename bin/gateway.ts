@@ -66,7 +66,10 @@ async function main(argv: string[]): Promise<number> {
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
-        const limits = Object.fromEntries((['rpm', 'tpm', 'concurrency'] as const).filter((n) => values[n] !== undefined).map((n) => [n, Number(values[n])]));
+        // Digits only become numbers (`1e3`, `0x10` or ` 7 ` stay text, which the check refuses as not a whole number).
+        const limits = Object.fromEntries(
+          (['rpm', 'tpm', 'concurrency'] as const).filter((n) => values[n] !== undefined).map((n) => [n, /^[0-9]+$/.test(values[n] ?? '') ? Number(values[n]) : values[n]]),
+        );
         const created = await createKey(store, config, { name: values.name, group: values.group, account: values.account, max_spend: values['max-spend'], limits });
         console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
         // Which database it went into: a gateway on another store would answer 401 to this key.

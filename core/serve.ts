@@ -79,7 +79,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics = new GatewayMetrics();
   const localAffinity = new MemoryAffinityStore(config.affinity.maxEntries);
   const health = new ChannelHealth();
-  const shared = config.redis === null ? null : startSharedState(config.redis, { logger, metrics, health, localAffinity });
+  // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
+  const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
+  const knownChannel = (name: string): boolean => channelNames.current.has(name);
+  const shared = config.redis === null ? null : startSharedState(config.redis, { logger, metrics, health, localAffinity, knownChannel });
   if (shared !== null) {
     // A Redis that answers at start is used from the first request; one that does not is not waited for long.
     const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
@@ -138,13 +141,14 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const next = parseConfig(text, { file, env, endpoints });
       await recordMoneyConfig(store, next);
       runtime.reload(next);
+      channelNames.current = new Set(next.channels.map((c) => c.name));
       leases.holdTtlMs = next.pricing.reservationTimeoutMs;
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();
       logger.level = next.log.level ?? startLevel;
       logger.info({ channels: next.channels.length }, 'config reloaded');
       if (needsRestart(config, next)) {
-        logger.warn('server settings (but admin_token, metrics_token and shutdown_grace_ms), store and affinity.max_entries take effect after a restart');
+        logger.warn('server settings (but admin_token, metrics_token and shutdown_grace_ms), store, redis and affinity.max_entries take effect after a restart');
       }
       return true;
     } catch (err) {
@@ -205,6 +209,7 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
     JSON.stringify(c.server.metricsListen),
     c.store.url,
     c.affinity.maxEntries,
+    JSON.stringify(c.redis),
   ];
   const a = fixed(current);
   return fixed(next).some((value, i) => value !== a[i]);

@@ -46,7 +46,9 @@ export async function createKey(
   return { key, record };
 }
 
-const LIMIT_NAMES = ['rpm', 'tpm', 'concurrency'] as const;
+/** Each limit's largest value: the config file's (schemas/gateway.schema.json, Limits). */
+const LIMIT_MAX = { rpm: 1_000_000_000, tpm: 1_000_000_000, concurrency: 1_000_000 } as const;
+const LIMIT_NAMES = Object.keys(LIMIT_MAX) as readonly (keyof typeof LIMIT_MAX)[];
 
 /**
  * A key's own limits, `{rpm?, tpm?, concurrency?}` of positive integers, as the config file's `limits` are; null
@@ -62,10 +64,11 @@ export function readLimits(input: unknown): ResolvedLimits | null {
     if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; the limits are rpm, tpm and concurrency.`, { param: `limits.${name}` });
     }
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} must be a whole number of at least 1.`, { param: `limits.${name}` });
+    const max = LIMIT_MAX[name as keyof typeof LIMIT_MAX];
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} must be a whole number from 1 to ${max}.`, { param: `limits.${name}` });
     }
-    limits[name as (typeof LIMIT_NAMES)[number]] = value;
+    limits[name as keyof typeof LIMIT_MAX] = value;
   }
   return Object.keys(limits).length === 0 ? null : limits;
 }

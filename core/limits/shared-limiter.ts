@@ -5,7 +5,8 @@
 // finished there (a failure leaves its slot to expire); one admitted locally, locally.
 
 import { GatewayError } from '../errors.js';
-import { within } from '../shared/within.js';
+import type { RedisGate } from '../shared/redis-gate.js';
+import { RedisTimeout, within } from '../shared/within.js';
 import type { Admission, LimitCheck, Limiter, Ticket } from './limiter.js';
 import type { MemoryLimiter } from './memory-limiter.js';
 import type { RedisLimiter } from './redis-limiter.js';
@@ -20,6 +21,8 @@ export interface SharedLimiterOptions {
   readonly onError: (err: unknown, first: boolean) => void;
   /** Redis answered again after failing. */
   readonly onRecovered?: () => void;
+  /** Whether to wait on Redis at all now (one that timed out is only probed); always, without. */
+  readonly gate?: RedisGate;
 }
 
 /** Tickets admitted by this process's own limiter while Redis was out. */
@@ -31,6 +34,7 @@ export class SharedLimiter implements Limiter {
   readonly #local: MemoryLimiter;
   readonly #options: SharedLimiterOptions;
   #failing = false;
+  readonly #finishing = new Set<Promise<void>>();
 
   constructor(redis: RedisLimiter, local: MemoryLimiter, options: SharedLimiterOptions) {
     this.#redis = redis;
@@ -39,9 +43,12 @@ export class SharedLimiter implements Limiter {
   }
 
   async admit(checks: readonly LimitCheck[], tokens: number): Promise<Admission> {
+    const gate = this.#options.gate;
+    if (gate !== undefined && !gate.open()) return this.#withoutRedis(checks, tokens, new Error('Redis is not connected or not answering'));
     const pending = this.#redis.admit(checks, tokens);
     try {
       const admission = await within(pending, this.#options.timeoutMs);
+      gate?.answered();
       if (this.#failing) {
         this.#failing = false;
         this.#options.onRecovered?.();
@@ -56,29 +63,44 @@ export class SharedLimiter implements Limiter {
         },
         () => undefined,
       );
-      this.#options.onError(err, !this.#failing);
-      this.#failing = true;
-      if (this.#options.onFailure === 'closed') {
-        throw new GatewayError('GW_ERR_LIMITS_UNAVAILABLE', 'The gateway cannot check rate limits right now; retry shortly.', { cause: err, retryAfter: 1 });
-      }
-      const share = Math.max(1, this.#options.liveInstances());
-      const local = this.#local.admit(checks.map((c) => divided(c, share)), tokens);
-      return local.admitted ? { admitted: true, ticket: Object.assign({}, local.ticket, { [LOCAL]: true as const }), states: local.states } : local;
+      if (err instanceof RedisTimeout) gate?.timedOut();
+      return this.#withoutRedis(checks, tokens, err);
     }
   }
 
-  async finish(ticket: Ticket, usedTokens: number | null): Promise<void> {
+  /** Redis failed, or is not to be waited on: `closed` refuses, `open` admits under this instance's share. */
+  #withoutRedis(checks: readonly LimitCheck[], tokens: number, err: unknown): Admission {
+    this.#options.onError(err, !this.#failing);
+    this.#failing = true;
+    if (this.#options.onFailure === 'closed') {
+      throw new GatewayError('GW_ERR_LIMITS_UNAVAILABLE', 'The gateway cannot check rate limits right now; retry shortly.', { cause: err, retryAfter: 1 });
+    }
+    const share = Math.max(1, this.#options.liveInstances());
+    const local = this.#local.admit(checks.map((c) => divided(c, share)), tokens);
+    return local.admitted ? { admitted: true, ticket: Object.assign({}, local.ticket, { [LOCAL]: true as const }), states: local.states } : local;
+  }
+
+  finish(ticket: Ticket, usedTokens: number | null): Promise<void> {
     if ((ticket as Partial<LocalTicket>)[LOCAL] === true) {
       this.#local.finish(ticket, usedTokens);
-      return;
+      return Promise.resolve();
     }
-    try {
-      await within(this.#redis.finish(ticket, usedTokens), this.#options.timeoutMs);
-    } catch (err) {
+    // Sent even while the gate is closed: RedisLimiter stops renewing the slot either way (it expires if not freed).
+    const done = within(this.#redis.finish(ticket, usedTokens), this.#options.timeoutMs).catch((err: unknown) => {
       // Its slot expires by itself; its correction is lost.
+      if (err instanceof RedisTimeout) this.#options.gate?.timedOut();
       this.#options.onError(err, !this.#failing);
       this.#failing = true;
-    }
+    });
+    // Kept until told, so that a shutdown frees the last requests' slots before it closes the connection.
+    this.#finishing.add(done);
+    void done.finally(() => this.#finishing.delete(done));
+    return done;
+  }
+
+  /** Resolves once every finish sent to Redis has been answered (each is bounded by the timeout). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#finishing]);
   }
 
   inFlight(subject: string): number {

@@ -2,6 +2,8 @@
 // request, so it answers from this process's memory; with Redis, the fleet's cool-downs are copied into it as they
 // happen (shared/redis-cooldowns.ts) and this process's go out through its `CooldownSink`.
 
+import { performance } from 'node:perf_hooks';
+
 /** Where this process's cool-downs are told to the other instances. */
 export interface CooldownSink {
   cooled(channel: string, ms: number): void;
@@ -9,35 +11,61 @@ export interface CooldownSink {
   cleared(channel: string): void;
 }
 
+/** A cool-down told to the fleet again only when it extends what was told by this much: not once per failure. */
+const RETELL_MS = 1000;
+
+interface Cooling {
+  readonly until: number;
+  /** When it began (or was last extended): a success of a request sent before that does not end it. */
+  readonly since: number;
+  /** Until when the fleet was told. */
+  readonly told: number;
+}
+
 export class ChannelHealth {
-  private readonly cooledUntil = new Map<string, number>();
+  private readonly cooling = new Map<string, Cooling>();
   /** Set once the fleet's cool-downs are shared (Redis). */
   sink: CooldownSink | null = null;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   isCooling(channel: string): boolean {
-    const until = this.cooledUntil.get(channel);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.cooledUntil.delete(channel);
+    const entry = this.cooling.get(channel);
+    if (entry === undefined) return false;
+    if (entry.until > this.now()) return true;
+    this.cooling.delete(channel);
     return false;
   }
 
   markFailure(channel: string, cooldownMs: number): void {
     if (cooldownMs <= 0) return;
-    this.cooledUntil.set(channel, this.now() + cooldownMs);
-    this.sink?.cooled(channel, cooldownMs);
+    const now = this.now();
+    const until = now + cooldownMs;
+    const told = this.cooling.get(channel)?.told ?? 0;
+    const retell = until - told >= RETELL_MS || !this.isCooling(channel);
+    this.cooling.set(channel, { until, since: now, told: retell ? until : told });
+    if (retell) this.sink?.cooled(channel, cooldownMs);
   }
 
-  markSuccess(channel: string): void {
+  /**
+   * A request sent at `sentAt` (this clock) was served: the channel is healthy again, unless it failed after that
+   * request was sent (an answer to a request sent before the failure says nothing about the channel since).
+   */
+  markSuccess(channel: string, sentAt: number = this.now()): void {
+    const entry = this.cooling.get(channel);
+    if (entry === undefined || sentAt < entry.since) return;
+    this.cooling.delete(channel);
     // Told to the fleet only when it changes something: a success on a healthy channel is every request.
-    if (this.cooledUntil.delete(channel)) this.sink?.cleared(channel);
+    this.sink?.cleared(channel);
   }
 
   /** Another instance's news: `ms` left of a cool-down, or 0 for healthy again. Not told back to the fleet. */
   apply(channel: string, ms: number): void {
-    if (ms > 0) this.cooledUntil.set(channel, this.now() + ms);
-    else this.cooledUntil.delete(channel);
+    if (ms <= 0) {
+      this.cooling.delete(channel);
+      return;
+    }
+    const now = this.now();
+    this.cooling.set(channel, { until: now + ms, since: now, told: now + ms });
   }
 }

@@ -40,10 +40,19 @@ end
 return out
 `;
 
+/** The longest cool-down taken from the fleet's news, ms: a day (cooldown_ms is minutes at most in practice). */
+const MAX_COOLDOWN_MS = 86_400_000;
+
 interface CooldownNews {
-  readonly from: string;
   readonly channel: string;
   readonly ms: number;
+}
+
+export interface RedisCooldownsOptions {
+  readonly prefix: string;
+  /** Whether a channel name is one of the current config's: news of any other is ignored (bounded memory). */
+  readonly known: (channel: string) => boolean;
+  readonly onError: (err: unknown) => void;
 }
 
 export class RedisCooldowns implements CooldownSink {
@@ -51,31 +60,30 @@ export class RedisCooldowns implements CooldownSink {
   readonly #health: ChannelHealth;
   readonly #hash: string;
   readonly #topic: string;
-  readonly #onError: (err: unknown) => void;
+  readonly #options: RedisCooldownsOptions;
   readonly #subscriber: RedisState['client'];
+  #subscribed = false;
 
-  constructor(state: RedisState, health: ChannelHealth, options: { prefix: string; onError: (err: unknown) => void }) {
+  constructor(state: RedisState, health: ChannelHealth, options: RedisCooldownsOptions) {
     this.#state = state;
     this.#health = health;
     this.#hash = `${options.prefix}cooldowns`;
     this.#topic = `${options.prefix}cooldowns`;
-    this.#onError = options.onError;
-    // A subscribed connection can do nothing else: a second one, which reconnects and resubscribes by itself.
+    this.#options = options;
+    // A subscribed connection can do nothing else: a second one. Its errors are the main connection's too (same
+    // server), which logs them; a failed subscription is counted where it fails.
     this.#subscriber = state.client.duplicate();
-    // Its errors are the main connection's too (same server), which logs them; this one only counts.
     this.#subscriber.on('error', () => undefined);
-    // Every (re)connection of either: what was missed meanwhile is in the hash.
-    this.#subscriber.on('ready', () => void this.#load());
+    // Every (re)connection of either: what was missed meanwhile is in the hash. node-redis subscribes again by
+    // itself on a reconnection; the first subscription is made (and retried) here.
+    this.#subscriber.on('ready', () => void this.#subscribeThenLoad());
     this.#state.client.on('ready', () => void this.#load());
   }
 
-  /** Subscribes (in the background: a Redis that is down is retried by the client) and tells `health` to publish. */
+  /** Connects in the background (a Redis that is down is retried by the client) and tells `health` to publish. */
   start(): void {
     this.#health.sink = this;
-    this.#subscriber
-      .connect()
-      .then(() => this.#subscriber.subscribe(this.#topic, (message) => this.#receive(message)))
-      .catch((err: unknown) => this.#onError(err));
+    this.#subscriber.connect().catch((err: unknown) => this.#options.onError(err));
   }
 
   cooled(channel: string, ms: number): void {
@@ -93,13 +101,17 @@ export class RedisCooldowns implements CooldownSink {
   }
 
   #publish(channel: string, ms: number): void {
-    if (!this.#state.client.isReady) return this.#onError(new Error('Redis is not connected'));
-    const news: CooldownNews = { from: this.#state.id, channel, ms };
+    if (!this.#state.client.isReady) return this.#options.onError(new Error('Redis is not connected'));
+    const news: CooldownNews = { channel, ms };
     this.#state.client
       .eval(COOL, { keys: [this.#hash], arguments: [channel, String(ms), JSON.stringify(news), this.#topic] })
-      .catch((err: unknown) => this.#onError(err));
+      .catch((err: unknown) => this.#options.onError(err));
   }
 
+  /**
+   * Every instance applies every message, its own too, in the order Redis ran them: a cool-down and a recovery
+   * of one channel told by two instances at once end the same way everywhere (re-applying its own is harmless).
+   */
   #receive(message: string): void {
     let news: Partial<CooldownNews>;
     try {
@@ -107,18 +119,40 @@ export class RedisCooldowns implements CooldownSink {
     } catch {
       return;
     }
-    if (news.from === this.#state.id || typeof news.channel !== 'string' || typeof news.ms !== 'number') return;
-    this.#health.apply(news.channel, news.ms);
+    if (typeof news.channel === 'string' && typeof news.ms === 'number') this.#take(news.channel, news.ms);
   }
 
-  /** Reads the hash on the main connection (the subscriber's is in subscribe mode), once it is connected. */
+  #take(channel: string, ms: number): void {
+    if (!Number.isFinite(ms) || !this.#options.known(channel)) return;
+    this.#health.apply(channel, Math.min(ms, MAX_COOLDOWN_MS));
+  }
+
+  async #subscribeThenLoad(): Promise<void> {
+    if (!this.#subscribed) {
+      try {
+        await this.#subscriber.subscribe(this.#topic, (message) => this.#receive(message));
+        this.#subscribed = true;
+      } catch (err) {
+        // Retried at the next 'ready' (the connection dropped in between).
+        this.#options.onError(err);
+        return;
+      }
+    }
+    await this.#load();
+  }
+
+  /**
+   * Reads the hash on the main connection (the subscriber's is in subscribe mode), once it is connected. Its answer
+   * may cross a newer message (a recovery told meanwhile): the channel is then tried last for the rest of a
+   * cool-down that had ended, no worse than before the news.
+   */
   async #load(): Promise<void> {
     if (!this.#state.client.isReady) return;
     try {
       const flat = (await this.#state.client.eval(LOAD, { keys: [this.#hash], arguments: [] })) as string[];
-      for (let i = 0; i + 1 < flat.length; i += 2) this.#health.apply(String(flat[i]), Number(flat[i + 1]));
+      for (let i = 0; i + 1 < flat.length; i += 2) this.#take(String(flat[i]), Number(flat[i + 1]));
     } catch (err) {
-      this.#onError(err);
+      this.#options.onError(err);
     }
   }
 }

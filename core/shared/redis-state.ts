@@ -1,4 +1,4 @@
-// The gateway's connection to Redis, for what several instances share (limits now; affinity and cool-downs next):
+// The gateway's connection to Redis, for what several instances share (limits, affinity bindings, cool-downs):
 // one client that never queues commands while disconnected (a call fails at once and its caller's failure policy
 // applies, rather than waiting for a reconnection) and reconnects by itself; this instance's heartbeat, which also
 // counts the live instances (how `on_failure: open` divides a shared limit); and the renewal of whatever this
@@ -9,6 +9,7 @@ import { createClient } from 'redis';
 import type { Logger } from '../logging/logger.js';
 import type { RedisScripting } from '../limits/redis-limiter.js';
 import type { InstanceInfo, Instances } from './instances.js';
+import { RedisGate } from './redis-gate.js';
 
 /** How often this instance says it is alive, and renews what it holds. */
 const HEARTBEAT_MS = 2000;
@@ -39,6 +40,8 @@ export class RedisState implements Instances {
   /** This process's id (its heartbeat's member). */
   readonly id = `gw-${randomUUID()}`;
   readonly client: ReturnType<typeof createClient>;
+  /** Whether requests should wait on Redis now (shared/redis-gate.ts); the heartbeat's answers open it too. */
+  readonly gate: RedisGate;
   readonly #options: RedisStateOptions;
   readonly #instancesKey: string;
   #live = 1;
@@ -55,6 +58,7 @@ export class RedisState implements Instances {
       pingInterval: 1000,
       socket: { connectTimeout: 1000, socketTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2000) },
     });
+    this.gate = new RedisGate(() => this.client.isReady);
     // Without a listener a connection error would be thrown as an unhandled 'error' event. The cause (refused, a
     // wrong password) is logged, at most every 30 s; the callers count what failed for them.
     let loggedAt = 0;
@@ -113,6 +117,7 @@ export class RedisState implements Instances {
     if (!this.client.isReady) return;
     try {
       this.#live = Math.max(1, Number(await this.client.eval(HEARTBEAT, { keys: [this.#instancesKey], arguments: [this.id, String(INSTANCE_TTL_MS)] })));
+      this.gate.answered();
       await this.#options.onHeartbeat?.();
     } catch (err) {
       this.#options.onError?.(err);

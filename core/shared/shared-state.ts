@@ -35,6 +35,8 @@ export interface SharedStateOptions {
   readonly health: ChannelHealth;
   /** This process's bindings: kept too, and used while Redis is out. */
   readonly localAffinity: MemoryAffinityStore;
+  /** Whether a channel is one of the current config's (the fleet's news of others is ignored). */
+  readonly knownChannel: (name: string) => boolean;
 }
 
 /** Connects (in the background) and starts the heartbeat and the cool-downs' subscription. */
@@ -65,6 +67,7 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
       }
     },
     onRecovered: () => logger.info('Redis answers again: rate limits are shared again'),
+    gate: state.gate,
   });
   const affinity = new RedisAffinityStore(state, options.localAffinity, {
     prefix: redis.prefix,
@@ -73,6 +76,7 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
   });
   const cooldowns = new RedisCooldowns(state, options.health, {
     prefix: redis.prefix,
+    known: options.knownChannel,
     onError: () => metrics.sharedStateErrors.inc(['cooldowns']),
   });
   state.start();
@@ -83,6 +87,8 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
     affinity,
     cooldowns,
     async close() {
+      // The requests that ended last (the shutdown's) free their slots now, not 10 s from now.
+      await shared.settled();
       await cooldowns.close();
       await state.close();
     },

@@ -1,9 +1,17 @@
 // A bound on how long a request waits for Redis: past it, the caller's failure policy applies.
 
-/** `promise`, or a rejection after `ms`. */
+/** Redis did not answer in time (as opposed to refusing at once, e.g. while disconnected). */
+export class RedisTimeout extends Error {
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = 'RedisTimeout';
+  }
+}
+
+/** `promise`, or a RedisTimeout after `ms`. */
 export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new RedisTimeout(ms)), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

@@ -158,11 +158,18 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
     },
     '0006_key_limits': {
       // A run-time key's own rate limits (keys create --rpm ..., POST /admin/keys {limits}), over its group's. Only
-      // the columns missing are added: SQLite migrates outside a transaction, so one cut short by a crash runs again.
+      // the columns missing are added: SQLite migrates outside a transaction, so one cut short by a crash runs again
+      // (its introspection sees the one database; PostgreSQL's would see every schema's api_keys, so it is asked
+      // IF NOT EXISTS instead).
       async up(db: Kysely<unknown>): Promise<void> {
+        const columns = ['rpm_limit', 'tpm_limit', 'concurrency_limit'];
+        if (dialect === 'postgres') {
+          for (const column of columns) await sql`alter table api_keys add column if not exists ${sql.ref(column)} integer`.execute(db);
+          return;
+        }
         const table = (await db.introspection.getTables()).find((t) => t.name === 'api_keys');
         const present = new Set(table?.columns.map((c) => c.name));
-        for (const column of ['rpm_limit', 'tpm_limit', 'concurrency_limit']) {
+        for (const column of columns) {
           if (!present.has(column)) await db.schema.alterTable('api_keys').addColumn(column, 'integer').execute();
         }
       },

@@ -119,7 +119,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       await res.discard();
       continue;
     }
-    router.health.markSuccess(channel.name);
+    router.health.markSuccess(channel.name, sentAt);
     sticky?.served(attempt, keyIndex);
     return translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
   }

@@ -82,6 +82,7 @@ describe('run-time keys with limits of their own', () => {
     const cases: [unknown, string][] = [
       [{ rpm: 0 }, 'limits.rpm'],
       [{ tpm: 1.5 }, 'limits.tpm'],
+      [{ tpm: 3_000_000_000 }, 'limits.tpm'], // above the file's maximum (and a PostgreSQL integer's)
       [{ concurrency: '4' }, 'limits.concurrency'],
       [{ rps: 4 }, 'limits.rps'],
       [[10], 'limits'],
@@ -103,9 +104,11 @@ describe('run-time keys with limits of their own', () => {
     assert.deepEqual(created.limits, { rpm: 2, concurrency: 1 });
     assert.deepEqual((await burst(created.key, 3)).statuses, [200, 200, 429]);
 
-    const bad = await runCli(['keys', 'create', '--name', 'cli-bad', '--group', 'pro', '--tpm', 'lots', '--config', gw.configPath]);
-    assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /limits\.tpm must be a whole number/);
+    for (const value of ['lots', '1e3', '0x10', '0']) {
+      const bad = await runCli(['keys', 'create', '--name', 'cli-bad', '--group', 'pro', '--tpm', value, '--config', gw.configPath]);
+      assert.notEqual(bad.code, 0, value);
+      assert.match(bad.stderr, /limits\.tpm must be a whole number from 1 to 1000000000/, value);
+    }
     const listed = (await (await admin('GET', '/admin/keys')).json()) as { data: { name: string }[] };
     assert.equal(listed.data.some((k) => k.name === 'cli-bad'), false);
   });

@@ -175,7 +175,7 @@ channels:
     await onA.arrayBuffer();
     assert.deepEqual([primary.requests.length, backup.requests.length], [1, 1], 'A tried the primary, then the backup');
     // B learns of it through Redis's pub/sub: within a moment, not a heartbeat.
-    await sleep(200);
+    await sleep(1000);
     for (let i = 0; i < 5; i++) {
       const onB = await postChat(b.url, { model: 'cool-model', messages: [{ role: 'user', content: `on B ${i}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
       assert.equal(onB.status, 200);

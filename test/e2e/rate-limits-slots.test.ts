@@ -2,7 +2,8 @@
 // spread over both, that end every way but well (the client aborts mid-stream, the upstream breaks the connection
 // mid-stream, the upstream goes silent past idle_timeout_ms, the upstream never answers within timeout_ms) leave no
 // request in flight on either instance (gateway_limited_requests_in_flight) and no slot in Redis. An instance killed
-// with -9 while holding every slot of a key frees them after the bounded expiry (10 s unrenewed), not never. Each
+// with -9 while holding every slot of a key frees them after the bounded expiry (10 s unrenewed), not never; one
+// stopped with SIGTERM while streams hold slots frees them as it shuts down, not 10 s later. Each
 // run has a Redis key prefix of its own (deleted after) and a PostgreSQL schema of its own. Skipped, with the
 // reason, without both services.
 
@@ -56,7 +57,7 @@ describe('concurrency slots never leak (two instances, Redis, PostgreSQL)', { sk
     const configPath = join(dir, 'gateway.yaml');
     await writeFile(
       configPath,
-      `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000 }
+      `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 1000 }
 store: { url: "${db.url}" }
 redis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed }
 groups:
@@ -176,5 +177,24 @@ channels:
       [200, 200, 200, 200],
     );
     await Promise.all(now.map((r) => r.arrayBuffer()));
+  });
+
+  it('SIGTERM with streams holding slots: the shutdown frees them in Redis before the process exits', async () => {
+    const [a] = gateways as [FleetMember];
+    const held = Array.from({ length: 3 }, (_, i) =>
+      postChat(a.url, { model: 'hold-model', stream: true, messages: [{ role: 'user', content: `hold ${i}` }] }, { key: HOLD_KEY })
+        .then((res) => res.text())
+        .catch(() => null),
+    );
+    const deadline = Date.now() + 5000;
+    while ((await slotsInRedis('hold')) < 3) {
+      if (Date.now() > deadline) assert.fail('A never held the three slots');
+      await sleep(20);
+    }
+    a.cli.proc.kill('SIGTERM');
+    const exit = await a.cli.exited;
+    // Read at once: an expired slot would take 10 s to go (and stays in the set until the next admission sweeps it).
+    assert.equal(await slotsInRedis('hold'), 0, `slots left after the shutdown (exit ${JSON.stringify(exit)})`);
+    await Promise.all(held);
   });
 });

@@ -35,4 +35,13 @@ export class OwnRedis {
     await stopped;
     this.#server = null;
   }
+
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as a hung or overloaded server. */
+  pause(): void {
+    this.#server?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.#server?.kill('SIGCONT');
+  }
 }

@@ -25,8 +25,9 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
   const startRedis = (): Promise<void> => redis.start();
   const stopRedis = (): Promise<void> => redis.stop();
 
-  const limiter = (onFailure: 'open' | 'closed'): SharedLimiter =>
+  const limiter = (onFailure: 'open' | 'closed', gated = false): SharedLimiter =>
     new SharedLimiter(new RedisLimiter(state.scripting, { prefix: 'test:' }), new MemoryLimiter(), {
+      ...(gated ? { gate: state.gate } : {}),
       onFailure,
       timeoutMs: 100,
       liveInstances: () => 2,
@@ -102,5 +103,35 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
       (err: unknown) => err instanceof GatewayError && err.status === 503 && err.code === 'GW_ERR_LIMITS_UNAVAILABLE' && err.retryAfter === 1,
     );
     await startRedis();
+  });
+
+  it('Redis frozen (connections open, nothing answering): one admission waits the timeout, the next ones none', async () => {
+    const open = limiter('open', true);
+    const check: LimitCheck = { subject: 'key:frozen', scope: 'key', label: 'key "frozen"', rpm: 100 };
+    const connected = Date.now() + 10_000;
+    while (!state.client.isReady && Date.now() < connected) await sleep(50);
+    assert.equal((await admitSoon(open, check)).admitted, true);
+    assert.equal(await state.client.zCard('test:rs:{key:frozen}'), 0);
+    assert.ok((await state.client.exists('test:rl:{key:frozen}')) === 1, 'admitted on Redis before the freeze');
+    redis.pause();
+    try {
+      const waits: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        assert.equal((await admitSoon(open, check)).admitted, true, 'served under the local share');
+        waits.push(performance.now() - started);
+      }
+      // The first waits the 100 ms timeout; after it, Redis is skipped (a probe every 250 ms may wait again).
+      assert.ok((waits[0] ?? 0) >= 90, `the first waited ${waits[0]} ms`);
+      assert.ok(waits.slice(1).filter((ms) => ms >= 90).length <= 1, `waits: ${waits.map((ms) => Math.round(ms)).join(' ')}`);
+    } finally {
+      redis.resume();
+    }
+    // Answering again: a probe (or the heartbeat) opens the gate, and admissions go to Redis again.
+    const deadline = Date.now() + 5000;
+    while (!(await state.client.ping().then(() => true, () => false)) && Date.now() < deadline) await sleep(50);
+    await sleep(300);
+    await admitSoon(open, check);
+    assert.equal(state.gate.open(), true);
   });
 });

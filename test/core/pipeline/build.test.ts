@@ -47,9 +47,10 @@ test('without routes:, /v1/chat/completions gets the default chain auth, rate-li
   const chain = gateway.chains.get('/v1/chat/completions');
   assert.deepEqual(chain?.plugins.map((p) => p.name), ['auth', 'rate-limit', 'quota', 'meter', 'relay']);
   assert.equal(chain?.relay.name, 'relay');
-  assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'quota', 'meter'], 'without limits rate-limit has nothing to check');
+  // rate-limit's request hook is always there: a run-time key may have limits of its own.
+  assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'rate-limit', 'quota', 'meter']);
   assert.deepEqual(chain?.frame.map((p) => p.name), ['meter'], 'frame hooks in reverse order');
-  assert.deepEqual(chain?.finish.map((p) => p.name), ['meter'], 'without prices quota has nothing to settle');
+  assert.deepEqual(chain?.finish.map((p) => p.name), ['rate-limit', 'meter'], 'without prices quota has nothing to settle');
 });
 
 test('a written route keeps its own chain', () => {

@@ -244,6 +244,36 @@ describe('cool-down', () => {
     now = 1_000;
     assert.equal(health.isCooling('a'), false, 'the cool-down ends at exactly its deadline');
   });
+
+  it('a success of a request sent before the failure does not end the cool-down; one sent after does', () => {
+    let now = 100;
+    const health = new ChannelHealth(() => now);
+    const sentBefore = now;
+    now = 200;
+    health.markFailure('a', 10_000);
+    health.markSuccess('a', sentBefore);
+    assert.equal(health.isCooling('a'), true, 'the earlier request\'s answer says nothing about the channel since');
+    health.markSuccess('a', 250);
+    assert.equal(health.isCooling('a'), false);
+  });
+
+  it('tells the fleet a cool-down when it starts and when it grows by a second, not on every failure; an end once', () => {
+    let now = 0;
+    const told: string[] = [];
+    const health = new ChannelHealth(() => now);
+    health.sink = { cooled: (c, ms) => told.push(`${c} ${ms}`), cleared: (c) => told.push(`${c} healthy`) };
+    health.markFailure('a', 5_000);
+    now = 500;
+    health.markFailure('a', 5_000);
+    now = 1_000;
+    health.markFailure('a', 5_000);
+    health.markSuccess('a');
+    health.markSuccess('a');
+    health.apply('b', 5_000);
+    health.markFailure('b', 0);
+    assert.deepEqual(told, ['a 5000', 'a 5000', 'a healthy']);
+    assert.equal(health.isCooling('b'), true, 'another instance\'s news is applied, not told back');
+  });
 });
 
 describe('key rotation', () => {

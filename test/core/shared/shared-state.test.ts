@@ -1,12 +1,15 @@
-// Conversation bindings and channel cool-downs shared through Redis (issue 24), between two instances' shared states
-// on a redis-server this test starts on a port of its own and stops: a binding written by one is read by the other;
-// a cool-down set or cleared by one reaches the other's channel health; an instance that connects later reads the
-// cool-downs already running; while Redis is down bindings and cool-downs stay per instance (no call waits past the
-// timeout, failures counted) and both are shared again once it is back, without a restart.
+// Conversation bindings and channel cool-downs shared through Redis (issue 24), between instances' shared states on
+// a redis-server this test starts on a port of its own, stops and freezes: a binding written by one is read by the
+// other; a cool-down set or cleared by one reaches the others' channel health (news of channels not configured is
+// ignored); an instance that connects later, or reconnects, reads the cool-downs already running from the hash.
+// While Redis is down, bindings and cool-downs stay per instance, and a binding made then is still used after;
+// while Redis is frozen (connections open, nothing answering) a request waits at most the timeout once, then not at
+// all until Redis answers a probe; everything is shared again once it is back, without a restart.
 
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { createClient } from 'redis';
 import type { ResolvedRedis } from '../../../core/config/resolved.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
@@ -23,6 +26,9 @@ interface Instance {
   readonly metrics: GatewayMetrics;
 }
 
+/** The channels every instance's config has. */
+const CHANNELS = new Set(['east', 'west', 'north', 'south', 'far', 'missed']);
+
 /** Polls until `check` holds (Redis's pub/sub delivers within milliseconds; the bound is generous). */
 async function eventually(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -30,6 +36,13 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
     if (Date.now() > deadline) assert.fail(`never: ${what}`);
     await sleep(10);
   }
+}
+
+/** How long `call` took, ms. */
+async function took(call: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await call();
+  return performance.now() - started;
 }
 
 describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip }, () => {
@@ -41,80 +54,136 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     const health = new ChannelHealth();
     const local = new MemoryAffinityStore(100);
     const metrics = new GatewayMetrics({ defaultMetrics: false });
-    const shared = startSharedState(config, { logger: createSilentLogger(), metrics, health, localAffinity: local });
+    const shared = startSharedState(config, { logger: createSilentLogger(), metrics, health, localAffinity: local, knownChannel: (name) => CHANNELS.has(name) });
     assert.equal(await shared.redis.ready(5000), true);
     const made = { shared, health, local, metrics };
     instances.push(made);
     return made;
   }
 
-  async function reconnected(): Promise<void> {
-    await eventually(() => instances.every((i) => i.shared.redis.client.isReady), 'every instance reconnected');
-    // The subscriber connections reconnect on their own schedule: a cool-down published meanwhile is read from the
-    // hash when each comes back, which the last test checks; here, one beat for them.
-    await sleep(500);
+  /** A plain client of the test's own, for what no instance would do. */
+  async function connectRaw() {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    return client;
+  }
+  async function raw<T>(use: (client: Awaited<ReturnType<typeof connectRaw>>) => Promise<T>): Promise<T> {
+    const client = await connectRaw();
+    try {
+      return await use(client);
+    } finally {
+      client.destroy();
+    }
   }
 
   before(async () => {
     await redis.start();
   });
   after(async () => {
+    redis.resume();
     for (const i of instances) await i.shared.close();
     await redis.stop();
   });
 
-  it('a binding one instance writes is what the other reads', async () => {
+  it('a binding one instance writes is what the other reads; Redis holds no client string', async () => {
     const [a, b] = [await instance(), await instance()];
-    await a.shared.affinity.set('conv-1', { channel: 'east', keyIndex: 2 }, 60_000);
-    assert.deepEqual(await b.shared.affinity.get('conv-1'), { channel: 'east', keyIndex: 2 });
-    assert.equal(await b.local.get('conv-1'), null, 'read from Redis, not from its own table');
+    await a.shared.affinity.set('conv-1\u0000a user id', { channel: 'east', keyIndex: 2 }, 60_000);
+    assert.deepEqual(await b.shared.affinity.get('conv-1\u0000a user id'), { channel: 'east', keyIndex: 2 });
+    assert.equal(await b.local.get('conv-1\u0000a user id'), null, 'read from Redis, not from its own table');
+    const keys = await raw((c) => c.keys('test:aff:*'));
+    assert.equal(keys.length, 1);
+    assert.doesNotMatch(keys[0] as string, /user/, 'the key is a digest');
     // A channel name with a colon survives the round trip.
     await b.shared.affinity.set('conv-2', { channel: 'a:b', keyIndex: 0 }, 60_000);
     assert.deepEqual(await a.shared.affinity.get('conv-2'), { channel: 'a:b', keyIndex: 0 });
     assert.equal(await a.shared.affinity.get('conv-unknown'), null);
   });
 
-  it('a cool-down set by one instance reaches the other, and so does its end', async () => {
+  it('a cool-down set by one instance reaches the other, and so does its end; news of unknown channels is ignored', async () => {
     const [a, b] = instances as [Instance, Instance];
     a.health.markFailure('east', 60_000);
     await eventually(() => b.health.isCooling('east'), 'B sees east cooling');
     // A success on a cooling channel ends the cool-down for the fleet.
     b.health.markSuccess('east');
     await eventually(() => !a.health.isCooling('east'), 'A sees east healthy again');
-    // A cool-down of 0 ms (none configured) is nobody's news.
+    // A failure with no cool-down configured (0 ms) is not told as a recovery: B's cool-down of west holds on A.
+    b.health.markFailure('west', 60_000);
+    await eventually(() => a.health.isCooling('west'), 'A sees west cooling');
     a.health.markFailure('west', 0);
-    await sleep(100);
-    assert.equal(b.health.isCooling('west'), false);
+    await sleep(200);
+    assert.equal(b.health.isCooling('west'), true);
+    // A name no config has (a spoofed or stale message) takes no memory.
+    await raw((c) => c.publish('test:cooldowns', JSON.stringify({ channel: 'nowhere', ms: 60_000 })));
+    await raw((c) => c.publish('test:cooldowns', JSON.stringify({ channel: 'far', ms: 60_000 })));
+    await eventually(() => a.health.isCooling('far'), 'a known channel is taken');
+    assert.equal(a.health.isCooling('nowhere'), false);
+    b.health.markSuccess('far');
+    a.health.markSuccess('far');
   });
 
-  it('an instance that connects later reads the cool-downs already running', async () => {
-    const [a] = instances as [Instance];
+  it('an instance that connects later, or reconnects, reads the cool-downs already running', async () => {
+    const [a, b] = instances as [Instance, Instance];
     a.health.markFailure('north', 60_000);
-    await eventually(() => (instances[1] as Instance).health.isCooling('north'), 'B sees north cooling');
+    await eventually(() => b.health.isCooling('north'), 'B sees north cooling');
     const c = await instance();
     await eventually(() => c.health.isCooling('north'), 'C, started later, sees north cooling');
     assert.equal(c.health.isCooling('east'), false, 'an ended cool-down is not loaded');
+    // A cool-down whose message B missed (written to the hash only): B learns it when its subscription reconnects.
+    await raw(async (client) => {
+      const [seconds] = await client.time();
+      await client.hSet('test:cooldowns', 'missed', String(Number(seconds) * 1000 + 60_000));
+      await client.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+    });
+    await eventually(() => b.health.isCooling('missed'), 'B read the hash again on reconnecting');
   });
 
-  it('Redis down: bindings and cool-downs stay per instance, no call waits past the timeout; shared again once it is back', async () => {
+  it('Redis down: bindings and cool-downs stay per instance, no call waits; a binding made then is used after', async () => {
     const [a, b] = instances as [Instance, Instance];
     await redis.stop();
     await eventually(() => !a.shared.redis.client.isReady, 'A saw Redis go');
-    const started = Date.now();
-    await a.shared.affinity.set('conv-down', { channel: 'west', keyIndex: 1 }, 60_000);
-    assert.deepEqual(await a.shared.affinity.get('conv-down'), { channel: 'west', keyIndex: 1 }, 'A keeps its own binding');
-    assert.equal(await b.shared.affinity.get('conv-down'), null, 'B cannot know it');
+    const waited = await took(async () => {
+      await a.shared.affinity.set('conv-down', { channel: 'west', keyIndex: 1 }, 60_000);
+      assert.deepEqual(await a.shared.affinity.get('conv-down'), { channel: 'west', keyIndex: 1 }, 'A keeps its own binding');
+      assert.equal(await b.shared.affinity.get('conv-down'), null, 'B cannot know it');
+    });
+    assert.ok(waited < 50, `calls to a disconnected Redis waited ${waited} ms`);
     a.health.markFailure('south', 60_000);
     assert.equal(a.health.isCooling('south'), true, 'A keeps its own cool-down');
-    assert.ok(Date.now() - started < 1000, `calls waited ${Date.now() - started} ms`);
     const errors = series(await a.metrics.registry.metrics(), 'gateway_shared_state_errors_total');
     assert.ok((errors['{use="cooldowns"}'] ?? 0) >= 1, JSON.stringify(errors));
 
     await redis.start();
-    await reconnected();
+    await eventually(() => instances.every((i) => i.shared.redis.client.isReady), 'every instance reconnected');
+    assert.deepEqual(await a.shared.affinity.get('conv-down'), { channel: 'west', keyIndex: 1 }, 'Redis knows none: A\'s own still holds');
     await a.shared.affinity.set('conv-up', { channel: 'east', keyIndex: 0 }, 60_000);
     assert.deepEqual(await b.shared.affinity.get('conv-up'), { channel: 'east', keyIndex: 0 });
+    // Every subscriber is back (each on its own schedule): a cool-down told now reaches A.
+    await sleep(500);
     b.health.markFailure('far', 60_000);
     await eventually(() => a.health.isCooling('far'), 'A sees B\'s cool-down after the outage');
+  });
+
+  it('Redis frozen: one call waits the timeout, the next ones do not wait at all; it answers again, all is shared again', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    await a.shared.affinity.set('conv-frozen', { channel: 'north', keyIndex: 0 }, 60_000);
+    redis.pause();
+    try {
+      const first = await took(() => b.shared.affinity.get('conv-frozen'));
+      assert.ok(first >= 90 && first < 1000, `the first call waited ${first} ms (the timeout is 100)`);
+      const next = await Promise.all(Array.from({ length: 20 }, () => took(() => b.shared.affinity.get('conv-frozen'))));
+      // Among them at most one probe (one every 250 ms) waits the timeout; the rest go to B's own table at once.
+      assert.ok(next.filter((ms) => ms >= 90).length <= 1, `waits: ${next.map((ms) => Math.round(ms)).join(' ')}`);
+      assert.equal(await b.shared.affinity.get('conv-frozen'), null, 'B\'s own table has none');
+    } finally {
+      redis.resume();
+    }
+    // A probe or the heartbeat finds Redis answering: the fleet's binding is read again.
+    const deadline = Date.now() + 5000;
+    let binding = await b.shared.affinity.get('conv-frozen');
+    while (binding === null && Date.now() < deadline) {
+      await sleep(50);
+      binding = await b.shared.affinity.get('conv-frozen');
+    }
+    assert.deepEqual(binding, { channel: 'north', keyIndex: 0 });
   });
 });
