@@ -62,6 +62,7 @@ const ERRORS = {
   GW_ERR_RATE_LIMITED: { status: 429, kind: 'rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_TOKEN_RATE_LIMITED: { status: 429, kind: 'token_rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_LIMITS_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'rate_limits_unavailable' },
+  GW_ERR_SHARED_STATE_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'shared_state_unavailable' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -142,6 +142,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       await recordMoneyConfig(store, next);
       runtime.reload(next);
       channelNames.current = new Set(next.channels.map((c) => c.name));
+      void shared?.cooldowns.refresh();
       leases.holdTtlMs = next.pricing.reservationTimeoutMs;
       lastDigest = digest;
       metrics.configReloads.labels('ok').inc();

@@ -16,10 +16,12 @@ const RETELL_MS = 1000;
 
 interface Cooling {
   readonly until: number;
-  /** When it began (or was last extended): a success of a request sent before that does not end it. */
+  /** When its last failure was seen: a success of a request sent before that does not end it. */
   readonly since: number;
-  /** Until when the fleet was told. */
-  readonly told: number;
+  /** When the fleet last heard of it (told, or telling us): a failure since then is this process's alone. */
+  readonly toldAt: number;
+  /** The end the fleet last heard of. */
+  readonly toldUntil: number;
 }
 
 export class ChannelHealth {
@@ -41,10 +43,13 @@ export class ChannelHealth {
     if (cooldownMs <= 0) return;
     const now = this.now();
     const until = now + cooldownMs;
-    const told = this.cooling.get(channel)?.told ?? 0;
-    const retell = until - told >= RETELL_MS || !this.isCooling(channel);
-    this.cooling.set(channel, { until, since: now, told: retell ? until : told });
-    if (retell) this.sink?.cooled(channel, cooldownMs);
+    const entry = this.isCooling(channel) ? this.cooling.get(channel) : undefined;
+    if (entry === undefined || until - entry.toldUntil >= RETELL_MS) {
+      this.cooling.set(channel, { until, since: now, toldAt: now, toldUntil: until });
+      this.sink?.cooled(channel, cooldownMs);
+    } else {
+      this.cooling.set(channel, { until, since: now, toldAt: entry.toldAt, toldUntil: entry.toldUntil });
+    }
   }
 
   /**
@@ -59,13 +64,25 @@ export class ChannelHealth {
     this.sink?.cleared(channel);
   }
 
-  /** Another instance's news: `ms` left of a cool-down, or 0 for healthy again. Not told back to the fleet. */
+  /**
+   * The fleet's news (this process's own included, as Redis ordered it): `ms` left of a cool-down, or 0 for healthy
+   * again. A cool-down only grows by news; a recovery does not end a failure this process saw after the fleet last
+   * heard from it (that failure is told instead, so the fleet ends agreeing).
+   */
   apply(channel: string, ms: number): void {
-    if (ms <= 0) {
+    const now = this.now();
+    const entry = this.isCooling(channel) ? this.cooling.get(channel) : undefined;
+    if (ms > 0) {
+      const until = Math.max(entry?.until ?? 0, now + ms);
+      this.cooling.set(channel, { until, since: now, toldAt: now, toldUntil: until });
+      return;
+    }
+    if (entry === undefined) return;
+    if (entry.since <= entry.toldAt) {
       this.cooling.delete(channel);
       return;
     }
-    const now = this.now();
-    this.cooling.set(channel, { until: now + ms, since: now, told: now + ms });
+    this.cooling.set(channel, { until: entry.until, since: entry.since, toldAt: now, toldUntil: entry.until });
+    this.sink?.cooled(channel, entry.until - now);
   }
 }

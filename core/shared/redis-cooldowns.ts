@@ -1,7 +1,7 @@
 // Channel cool-downs shared by the fleet: a channel one instance saw fail is tried last by every instance for its
 // cool-down. The router asks its ChannelHealth on every request, from memory; this copies the fleet's news into it.
 // A cool-down (or its end) is written to a hash on Redis's clock (for instances that connect later or reconnect)
-// and published; every instance subscribes and applies the others'. While Redis is out each instance keeps its own
+// and published; every instance subscribes and applies every message, its own too (in Redis's order). While Redis is out each instance keeps its own
 // cool-downs, as without Redis, and the hash is read again when the subscription comes back.
 
 import type { ChannelHealth, CooldownSink } from '../routing/health.js';
@@ -77,7 +77,13 @@ export class RedisCooldowns implements CooldownSink {
     // Every (re)connection of either: what was missed meanwhile is in the hash. node-redis subscribes again by
     // itself on a reconnection; the first subscription is made (and retried) here.
     this.#subscriber.on('ready', () => void this.#subscribeThenLoad());
-    this.#state.client.on('ready', () => void this.#load());
+    this.#state.client.on('ready', () => void this.refresh());
+    // The main connection was found dead (a frozen or unreachable server): this one, to the same server, is too.
+    state.onRecycled(() => {
+      if (this.#subscriber.isOpen) this.#subscriber.destroy();
+      this.#subscribed = false;
+      this.#subscriber.connect().catch((err: unknown) => this.#options.onError(err));
+    });
   }
 
   /** Connects in the background (a Redis that is down is retried by the client) and tells `health` to publish. */
@@ -138,15 +144,16 @@ export class RedisCooldowns implements CooldownSink {
         return;
       }
     }
-    await this.#load();
+    await this.refresh();
   }
 
   /**
-   * Reads the hash on the main connection (the subscriber's is in subscribe mode), once it is connected. Its answer
+   * Reads the hash on the main connection (the subscriber's is in subscribe mode), once it is connected: at every
+   * (re)connection, and after a reload (a channel it adds may be cooling already). Its answer
    * may cross a newer message (a recovery told meanwhile): the channel is then tried last for the rest of a
    * cool-down that had ended, no worse than before the news.
    */
-  async #load(): Promise<void> {
+  async refresh(): Promise<void> {
     if (!this.#state.client.isReady) return;
     try {
       const flat = (await this.#state.client.eval(LOAD, { keys: [this.#hash], arguments: [] })) as string[];

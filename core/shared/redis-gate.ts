@@ -4,6 +4,8 @@
 // failure behaviour, and one call every PROBE_MS (and every heartbeat) is let through to find out whether Redis
 // answers again; the first answer opens it.
 
+import { performance } from 'node:perf_hooks';
+
 /** How often a request is let through to a Redis that timed out, ms. */
 const PROBE_MS = 250;
 
@@ -13,7 +15,8 @@ export class RedisGate {
   #stalled = false;
   #probedAt = 0;
 
-  constructor(connected: () => boolean, now: () => number = Date.now) {
+  // Monotonic: a wall clock stepped back must not hold the gate shut.
+  constructor(connected: () => boolean, now: () => number = () => performance.now()) {
     this.#connected = connected;
     this.#now = now;
   }
@@ -34,7 +37,7 @@ export class RedisGate {
     this.#stalled = true;
   }
 
-  /** A call answered. */
+  /** A call answered within its bound. */
   answered(): void {
     this.#stalled = false;
   }

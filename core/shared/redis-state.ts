@@ -10,11 +10,21 @@ import type { Logger } from '../logging/logger.js';
 import type { RedisScripting } from '../limits/redis-limiter.js';
 import type { InstanceInfo, Instances } from './instances.js';
 import { RedisGate } from './redis-gate.js';
+import { RedisTimeout, within } from './within.js';
+import { performance } from 'node:perf_hooks';
 
 /** How often this instance says it is alive, and renews what it holds. */
 const HEARTBEAT_MS = 2000;
 /** An instance not heard from for this long is gone. */
 const INSTANCE_TTL_MS = 6000;
+/**
+ * A heartbeat not answered within this means the connection is dead without saying so (a frozen server, a
+ * blackholed route: node-redis's pings wait forever for their answer, and the writes keep the socket from idling
+ * out): it is dropped and made anew. A Redis that is only slow answers it, and keeps its connection.
+ */
+const HEARTBEAT_WAIT_MS = 1500;
+/** The longest a shutdown or GET /admin/instances waits on Redis. */
+const ADMIN_WAIT_MS = 1000;
 
 // KEYS: the instances set. ARGV: this instance's id, its ttl. Returns how many are alive.
 const HEARTBEAT = `
@@ -25,6 +35,13 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
 `;
 
+// KEYS: the instances set. Returns the ids alive now, on Redis's clock (the one their expiries were written on).
+const LIST = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')
+`;
+
 export interface RedisStateOptions {
   readonly url: string;
   /** Prefix of every key this gateway writes. */
@@ -32,6 +49,8 @@ export interface RedisStateOptions {
   readonly logger: Logger;
   /** Called with each heartbeat (renew what this instance holds); its failures are the caller's to report. */
   readonly onHeartbeat?: () => Promise<void>;
+  /** A request's longest wait on Redis, ms: a heartbeat slower than this does not reopen the gate. */
+  readonly answerMs: number;
   /** A heartbeat failed. */
   readonly onError?: (err: unknown) => void;
 }
@@ -46,6 +65,8 @@ export class RedisState implements Instances {
   readonly #instancesKey: string;
   #live = 1;
   #timer: NodeJS.Timeout | null = null;
+  /** Told when the connection is dropped and made anew (a subscriber on the same server does the same). */
+  readonly #recycled: (() => void)[] = [];
 
   constructor(options: RedisStateOptions) {
     this.#options = options;
@@ -98,15 +119,20 @@ export class RedisState implements Instances {
 
   /** The instances whose heartbeat has not expired (GET /admin/instances); this one among them while it beats. */
   async list(): Promise<InstanceInfo[]> {
-    const ids = await this.client.zRangeByScore(this.#instancesKey, Date.now(), '+inf');
+    const ids = (await within(this.client.eval(LIST, { keys: [this.#instancesKey], arguments: [] }), ADMIN_WAIT_MS)) as string[];
     return ids.sort().map((id) => ({ id, self: id === this.id }));
+  }
+
+  /** `listener` is called each time the connection is dropped and made anew. */
+  onRecycled(listener: () => void): void {
+    this.#recycled.push(listener);
   }
 
   async close(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     try {
-      if (this.client.isReady) await this.client.zRem(this.#instancesKey, this.id);
+      if (this.client.isReady) await within(this.client.zRem(this.#instancesKey, this.id), ADMIN_WAIT_MS);
     } catch {
       // Its heartbeat expires by itself.
     }
@@ -115,12 +141,29 @@ export class RedisState implements Instances {
 
   async #beat(): Promise<void> {
     if (!this.client.isReady) return;
+    const started = performance.now();
     try {
-      this.#live = Math.max(1, Number(await this.client.eval(HEARTBEAT, { keys: [this.#instancesKey], arguments: [this.id, String(INSTANCE_TTL_MS)] })));
-      this.gate.answered();
-      await this.#options.onHeartbeat?.();
+      await within(
+        (async () => {
+          this.#live = Math.max(1, Number(await this.client.eval(HEARTBEAT, { keys: [this.#instancesKey], arguments: [this.id, String(INSTANCE_TTL_MS)] })));
+          // Only an answer a request could have waited for: a slow Redis stays skipped.
+          if (performance.now() - started < this.#options.answerMs) this.gate.answered();
+          await this.#options.onHeartbeat?.();
+        })(),
+        HEARTBEAT_WAIT_MS,
+      );
     } catch (err) {
       this.#options.onError?.(err);
+      if (err instanceof RedisTimeout) this.#recycle();
     }
+  }
+
+  /** Drops a connection that no longer answers and makes a new one (pending calls fail at once). */
+  #recycle(): void {
+    this.#options.logger.warn('Redis stopped answering on an open connection; reconnecting');
+    if (this.client.isOpen) this.client.destroy();
+    this.gate.timedOut();
+    this.client.connect().catch((err: unknown) => this.#options.onError?.(err));
+    for (const listener of this.#recycled) listener();
   }
 }

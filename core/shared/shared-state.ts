@@ -47,6 +47,7 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
     url: redis.url,
     prefix: redis.prefix,
     logger,
+    answerMs: REDIS_TIMEOUT_MS,
     onHeartbeat: async () => limiter?.renew(),
     onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
   });

@@ -11,7 +11,9 @@ export class RedisTimeout extends Error {
 /** `promise`, or a RedisTimeout after `ms`. */
 export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RedisTimeout(ms)), ms);
+    // Rejected after the poll phase that follows the timer: a reply already in the socket when the event loop was
+    // stalled past `ms` is read first, and counts as answered (the stall was ours, not Redis's).
+    const timer = setTimeout(() => setImmediate(() => reject(new RedisTimeout(ms))), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

@@ -27,7 +27,13 @@ function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayRe
 
 /** GET /admin/instances: the deployment's live instances (with Redis, every one whose heartbeat is recent). */
 async function instancesAnswer(services: GatewayServices): Promise<RelayResult> {
-  return json(200, { object: 'list', data: await services.instances.list() });
+  let data;
+  try {
+    data = await services.instances.list();
+  } catch (err) {
+    throw new GatewayError('GW_ERR_SHARED_STATE_UNAVAILABLE', 'Redis, where the instances register, does not answer right now; retry shortly.', { cause: err, retryAfter: 1 });
+  }
+  return json(200, { object: 'list', data });
 }
 
 export default adminPlugin;

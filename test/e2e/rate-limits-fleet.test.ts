@@ -174,8 +174,14 @@ channels:
     assert.equal(onA.status, 200);
     await onA.arrayBuffer();
     assert.deepEqual([primary.requests.length, backup.requests.length], [1, 1], 'A tried the primary, then the backup');
-    // B learns of it through Redis's pub/sub: within a moment, not a heartbeat.
-    await sleep(1000);
+    // B learns of it through Redis's pub/sub, published by the script that writes the hash: once the hash has it,
+    // the message is on its way (a moment more for B to read it).
+    const client = createClient({ url: REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    await client.connect();
+    const deadline = Date.now() + 5000;
+    while ((await client.hGet(`${prefix}cooldowns`, 'primary')) === null && Date.now() < deadline) await sleep(20);
+    client.destroy();
+    await sleep(200);
     for (let i = 0; i < 5; i++) {
       const onB = await postChat(b.url, { model: 'cool-model', messages: [{ role: 'user', content: `on B ${i}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
       assert.equal(onB.status, 200);

@@ -195,6 +195,7 @@ channels:
     const exit = await a.cli.exited;
     // Read at once: an expired slot would take 10 s to go (and stays in the set until the next admission sweeps it).
     assert.equal(await slotsInRedis('hold'), 0, `slots left after the shutdown (exit ${JSON.stringify(exit)})`);
+    assert.deepEqual(exit, { code: 0, signal: null }, a.cli.output.stderr.slice(-2000));
     await Promise.all(held);
   });
 });

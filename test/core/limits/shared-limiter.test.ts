@@ -37,7 +37,7 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
 
   before(async () => {
     await startRedis();
-    state = new RedisState({ url: redis.url, prefix: 'test:', logger: createSilentLogger() });
+    state = new RedisState({ url: redis.url, prefix: 'test:', logger: createSilentLogger(), answerMs: 100 });
     state.start();
     assert.equal(await state.ready(5000), true);
   });

@@ -269,10 +269,33 @@ describe('cool-down', () => {
     health.markFailure('a', 5_000);
     health.markSuccess('a');
     health.markSuccess('a');
+    // The fleet's news is applied, not told back; a failure right after it adds nothing worth telling.
     health.apply('b', 5_000);
-    health.markFailure('b', 0);
+    health.markFailure('b', 5_000);
     assert.deepEqual(told, ['a 5000', 'a 5000', 'a healthy']);
-    assert.equal(health.isCooling('b'), true, 'another instance\'s news is applied, not told back');
+    assert.equal(health.isCooling('b'), true);
+  });
+
+  it('the fleet\'s recovery ends a cool-down it knew of, not a failure seen here since (that one is told instead)', () => {
+    let now = 0;
+    const told: string[] = [];
+    const health = new ChannelHealth(() => now);
+    health.sink = { cooled: (c, ms) => told.push(`${c} ${ms}`), cleared: (c) => told.push(`${c} healthy`) };
+    health.markFailure('a', 5_000); // told
+    health.apply('a', 5_000); // its own message back
+    now = 500;
+    health.markFailure('a', 5_000); // pushed on by 0.5 s: not told
+    health.apply('a', 0); // another instance saw it serve
+    assert.equal(health.isCooling('a'), true, 'the failure at 500 stands');
+    assert.deepEqual(told, ['a 5000', 'a 5000'], 'and is told, for the fleet to agree');
+    health.apply('a', 5_000); // that news back
+    health.apply('a', 0); // a later recovery, which the fleet heard after it
+    assert.equal(health.isCooling('a'), false);
+    // News only lengthens a cool-down: a short remainder read from Redis does not cut a longer one made here.
+    health.markFailure('b', 60_000);
+    health.apply('b', 1_000);
+    now += 30_000;
+    assert.equal(health.isCooling('b'), true);
   });
 });
 

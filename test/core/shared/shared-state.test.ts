@@ -27,7 +27,7 @@ interface Instance {
 }
 
 /** The channels every instance's config has. */
-const CHANNELS = new Set(['east', 'west', 'north', 'south', 'far', 'missed']);
+const CHANNELS = new Set(['east', 'west', 'north', 'south', 'far', 'missed', 'thaw']);
 
 /** Polls until `check` holds (Redis's pub/sub delivers within milliseconds; the bound is generous). */
 async function eventually(check: () => boolean, what: string): Promise<void> {
@@ -163,27 +163,41 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     await eventually(() => a.health.isCooling('far'), 'A sees B\'s cool-down after the outage');
   });
 
-  it('Redis frozen: one call waits the timeout, the next ones do not wait at all; it answers again, all is shared again', async () => {
-    const [a, b] = instances as [Instance, Instance];
+  it('Redis frozen: one call waits the timeout, then only a probe every 250 ms; a shutdown does not hang; the dead connection is made anew and all is shared again', async () => {
+    const [a, b, c] = instances as [Instance, Instance, Instance];
     await a.shared.affinity.set('conv-frozen', { channel: 'north', keyIndex: 0 }, 60_000);
     redis.pause();
     try {
       const first = await took(() => b.shared.affinity.get('conv-frozen'));
       assert.ok(first >= 90 && first < 1000, `the first call waited ${first} ms (the timeout is 100)`);
       const next = await Promise.all(Array.from({ length: 20 }, () => took(() => b.shared.affinity.get('conv-frozen'))));
-      // Among them at most one probe (one every 250 ms) waits the timeout; the rest go to B's own table at once.
-      assert.ok(next.filter((ms) => ms >= 90).length <= 1, `waits: ${next.map((ms) => Math.round(ms)).join(' ')}`);
+      assert.ok(next.every((ms) => ms < 50), `waits: ${next.map((ms) => Math.round(ms)).join(' ')}`);
       assert.equal(await b.shared.affinity.get('conv-frozen'), null, 'B\'s own table has none');
+      await sleep(300);
+      const probe = await took(() => b.shared.affinity.get('conv-frozen'));
+      const afterProbe = await took(() => b.shared.affinity.get('conv-frozen'));
+      assert.ok(probe >= 90 && afterProbe < 50, `a probe waited ${probe} ms, the call after it ${afterProbe} ms`);
+      // A shutdown while Redis is frozen ends (its goodbye to Redis is bounded).
+      instances.splice(instances.indexOf(c), 1);
+      const closing = await took(() => c.shared.close());
+      assert.ok(closing < 3000, `closing took ${closing} ms`);
+      // The heartbeat (unanswered for 1.5 s) finds the connection dead and makes a new one.
+      await sleep(2500);
+      const errors = series(await b.metrics.registry.metrics(), 'gateway_shared_state_errors_total');
+      assert.ok((errors['{use="heartbeat"}'] ?? 0) >= 1, JSON.stringify(errors));
     } finally {
       redis.resume();
     }
-    // A probe or the heartbeat finds Redis answering: the fleet's binding is read again.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 10_000;
     let binding = await b.shared.affinity.get('conv-frozen');
     while (binding === null && Date.now() < deadline) {
       await sleep(50);
       binding = await b.shared.affinity.get('conv-frozen');
     }
     assert.deepEqual(binding, { channel: 'north', keyIndex: 0 });
+    // The subscriptions were made anew too: cool-downs travel again.
+    await sleep(500);
+    a.health.markFailure('thaw', 60_000);
+    await eventually(() => b.health.isCooling('thaw'), 'B sees A\'s cool-down after the freeze');
   });
 });
