@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../core/config/load.js';
 import { ConfigError } from '../core/config/resolved.js';
-import { createKey, describeKey } from '../core/keys/key-admin.js';
+import { createKey, describeKey, updateKey } from '../core/keys/key-admin.js';
+import { KEY_FLAG_OPTIONS, keyFields } from './key-flags.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
 import type { Store } from '../core/store/store.js';
@@ -19,7 +20,11 @@ const USAGE = `usage:
   gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
   gateway config check [--config FILE]          validate a config file and exit
   gateway keys create --name NAME --group GROUP [--account ACCOUNT] [--max-spend AMOUNT]
-                      [--rpm N] [--tpm N] [--concurrency N] [--config FILE]   limits: the key's own, over its group's
+                      [--rpm N] [--tpm N] [--concurrency N]      limits: the key's own, over its group's
+                      [--expires ISO-TIME] [--models A,B] [--ips CIDR,...] [--disable] [--config FILE]
+  gateway keys update ID_OR_NAME [--name NEW] [--max-spend AMOUNT|none] [--rpm N] [--tpm N] [--concurrency N]
+                      [--clear-limits] [--expires ISO-TIME|never] [--models A,B|group] [--ips CIDR,...|any]
+                      [--enable|--disable] [--config FILE]       only what is given changes
   gateway keys list [--config FILE]
   gateway keys revoke ID_OR_NAME [--config FILE]
   gateway accounts create NAME [--description TEXT] [--config FILE]
@@ -40,9 +45,7 @@ async function main(argv: string[]): Promise<number> {
       group: { type: 'string' },
       account: { type: 'string' },
       'max-spend': { type: 'string' },
-      rpm: { type: 'string' },
-      tpm: { type: 'string' },
-      concurrency: { type: 'string' },
+      ...KEY_FLAG_OPTIONS,
       description: { type: 'string' },
       note: { type: 'string' },
       'idempotency-key': { type: 'string' },
@@ -66,14 +69,13 @@ async function main(argv: string[]): Promise<number> {
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
-        // Digits only become numbers (`1e3`, `0x10` or ` 7 ` stay text, which the check refuses as not a whole number).
-        const limits = Object.fromEntries(
-          (['rpm', 'tpm', 'concurrency'] as const).filter((n) => values[n] !== undefined).map((n) => [n, /^[0-9]+$/.test(values[n] ?? '') ? Number(values[n]) : values[n]]),
-        );
-        const created = await createKey(store, config, { name: values.name, group: values.group, account: values.account, max_spend: values['max-spend'], limits });
+        const created = await createKey(store, config, Object.assign({ group: values.group, account: values.account }, keyFields(values)));
         console.log(JSON.stringify(Object.assign(describeKey(created.record), { key: created.key }), null, 2));
         // Which database it went into: a gateway on another store would answer 401 to this key.
         console.error(`Created in ${describeStoreUrl(config.store.url)}. Store this key now: it is not shown again.`);
+      } else if (sub === 'update' && arg !== undefined) {
+        console.log(JSON.stringify(describeKey(await updateKey(store, config, arg, keyFields(values)))));
+        console.error('Running gateways apply it within 5 s (their key cache).');
       } else if (sub === 'list') {
         for (const k of await store.listKeys()) console.log(JSON.stringify(describeKey(k)));
       } else if (sub === 'revoke' && arg !== undefined) {

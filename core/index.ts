@@ -38,4 +38,4 @@ export { limitHeaders, openAIDuration } from './limits/limit-headers.js';
 export { createAccount, creditAccount, describeAccount, describeEntry } from './money/account-admin.js';
 export { formatMoney } from './money/decimal.js';
 export { carriesToken } from './keys/operator-token.js';
-export { createKey, describeKey } from './keys/key-admin.js';
+export { createKey, describeKey, updateKey } from './keys/key-admin.js';

@@ -95,6 +95,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
   { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },

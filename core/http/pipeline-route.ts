@@ -42,6 +42,7 @@ export async function servePipelineRoute(
   res.on('close', onClose);
   const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(matched.path, req.headers);
   const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
+  ctx.clientAddress = req.socket.remoteAddress ?? '';
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {

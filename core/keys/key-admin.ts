@@ -5,6 +5,8 @@ import { GatewayError } from '../errors.js';
 import type { Store, StoredKey } from '../store/store.js';
 import { readAmount } from '../money/account-admin.js';
 import { formatMoney } from '../money/decimal.js';
+import { compileGlobs, isGlob } from '../routing/glob.js';
+import { parseCidr } from './address-list.js';
 import { digestKey, generateKey, keyPrefix, newKeyId } from './key-material.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -18,7 +20,7 @@ export interface CreatedKey {
 export async function createKey(
   store: Store,
   config: ResolvedConfig,
-  input: { readonly name: unknown; readonly group: unknown; readonly account?: unknown; readonly max_spend?: unknown; readonly limits?: unknown },
+  input: KeyInput & { readonly group: unknown; readonly account?: unknown },
 ): Promise<CreatedKey> {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
@@ -39,11 +41,112 @@ export async function createKey(
   }
   if (input.max_spend !== undefined && input.max_spend !== null) money.maxSpend = readAmount(input.max_spend, 'max_spend');
   const limits = readLimits(input.limits);
+  const access = readAccess(input, input.group, config);
+  const settings: { limits?: ResolvedLimits; expiresAt?: number; disabled?: true; models?: readonly string[]; ips?: readonly string[] } = {};
+  if (limits !== null) settings.limits = limits;
+  if (access.expiresAt !== undefined && access.expiresAt !== null) settings.expiresAt = access.expiresAt;
+  if (access.disabled === true) settings.disabled = true;
+  if (access.models !== undefined && access.models !== null) settings.models = access.models;
+  if (access.ips !== undefined && access.ips !== null) settings.ips = access.ips;
   const key = generateKey();
   const record = await store.createKey(
-    Object.assign({ id: newKeyId(), name: input.name, group: input.group, prefix: keyPrefix(key), hash: digestKey(key), createdAt: Date.now() }, money, limits === null ? {} : { limits }),
+    Object.assign({ id: newKeyId(), name: input.name, group: input.group, prefix: keyPrefix(key), hash: digestKey(key), createdAt: Date.now() }, money, settings),
   );
   return { key, record };
+}
+
+/** The fields a key is created or edited with, as the admin API and the CLI take them (snake_case, `null` clears). */
+export interface KeyInput {
+  readonly name?: unknown;
+  readonly max_spend?: unknown;
+  readonly limits?: unknown;
+  /** An ISO 8601 time, or null for never. */
+  readonly expires_at?: unknown;
+  readonly enabled?: unknown;
+  /** Model names or globs, each within the key's group's; null for the group's. */
+  readonly models?: unknown;
+  /** Addresses or CIDRs (IPv4 or IPv6); null for any. */
+  readonly ips?: unknown;
+}
+
+const PATCH_FIELDS: ReadonlySet<string> = new Set(['name', 'max_spend', 'limits', 'expires_at', 'enabled', 'models', 'ips']);
+
+/**
+ * Edits a run-time key by id or name: only the fields given change (`null` clears one). Throws the 400 naming a bad
+ * field, or the 404 for no such key; a key's group and account are not edited (make a new key).
+ */
+export async function updateKey(store: Store, config: ResolvedConfig, idOrName: string, input: Readonly<Record<string, unknown>>): Promise<StoredKey> {
+  for (const field of Object.keys(input)) {
+    if (!PATCH_FIELDS.has(field)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${field} cannot be edited; the fields are ${[...PATCH_FIELDS].join(', ')}.`, { param: field });
+    }
+  }
+  const existing = (await store.listKeys()).find((k) => k.id === idOrName) ?? (await store.listKeys()).find((k) => k.name === idOrName);
+  if (existing === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${idOrName}".`);
+  const patch: { name?: string; maxSpend?: bigint | null; limits?: ResolvedLimits | null } = {};
+  if (input['name'] !== undefined) {
+    const name = input['name'];
+    if (typeof name !== 'string' || !NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
+    if (name !== existing.name && (config.keys.some((k) => k.name === name) || (await store.listKeys()).some((k) => k.name === name))) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${name}" already exists.`, { param: 'name' });
+    }
+    patch.name = name;
+  }
+  if (input['max_spend'] !== undefined) patch.maxSpend = input['max_spend'] === null ? null : readAmount(input['max_spend'], 'max_spend');
+  if (input['limits'] !== undefined) patch.limits = readLimits(input['limits']);
+  const updated = await store.updateKey(existing.id, Object.assign(patch, readAccess(input, existing.group, config)));
+  if (updated === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${idOrName}".`);
+  return updated;
+}
+
+/** The access fields of `input` that are present, checked (`null` kept: it clears). */
+function readAccess(
+  input: KeyInput,
+  group: string,
+  config: ResolvedConfig,
+): { expiresAt?: number | null; disabled?: boolean; models?: readonly string[] | null; ips?: readonly string[] | null } {
+  const out: { expiresAt?: number | null; disabled?: boolean; models?: readonly string[] | null; ips?: readonly string[] | null } = {};
+  if (input.expires_at !== undefined) out.expiresAt = input.expires_at === null ? null : readTime(input.expires_at);
+  if (input.enabled !== undefined) {
+    if (typeof input.enabled !== 'boolean') throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'enabled must be true or false.', { param: 'enabled' });
+    out.disabled = !input.enabled;
+  }
+  if (input.models !== undefined) out.models = input.models === null ? null : readModels(input.models, group, config);
+  if (input.ips !== undefined) out.ips = input.ips === null ? null : readAddresses(input.ips);
+  return out;
+}
+
+function readTime(value: unknown): number {
+  const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(at)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'expires_at must be an ISO 8601 time such as "2027-01-31T00:00:00Z", or null for never.', { param: 'expires_at' });
+  }
+  return at;
+}
+
+/** At most this many entries in an allow-list: it is checked on every request. */
+const MAX_LIST = 100;
+
+function readModels(value: unknown, group: string, config: ResolvedConfig): readonly string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST || !value.every((m) => typeof m === 'string' && m !== '' && m.length <= 256)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `models must be a list of 1 to ${MAX_LIST} model names or globs (null: the group's).`, { param: 'models' });
+  }
+  const patterns = config.groups.get(group)?.models ?? [];
+  const access = compileGlobs(patterns);
+  for (const model of value as string[]) {
+    // Within the group's: a name the group allows, or one of its own patterns (a key narrows its group, never widens it).
+    if (isGlob(model) ? !patterns.includes(model) : !access(model)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `models: "${model}" is not within the group "${group}" (${patterns.join(', ') || 'no models'}).`, { param: 'models' });
+    }
+  }
+  return value as string[];
+}
+
+function readAddresses(value: unknown): readonly string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST || !value.every((v) => typeof v === 'string' && parseCidr(v) !== null)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `ips must be a list of 1 to ${MAX_LIST} addresses or CIDRs, such as ["203.0.113.0/24", "2001:db8::/32"] (null: any).`, { param: 'ips' });
+  }
+  return value as string[];
 }
 
 /** Each limit's largest value: the config file's (schemas/gateway.schema.json, Limits). */
@@ -87,5 +190,9 @@ export function describeKey(k: StoredKey): Record<string, unknown> {
   if (k.account !== undefined) described['account'] = k.account;
   if (k.maxSpend !== undefined) described['max_spend'] = formatMoney(k.maxSpend);
   if (k.limits !== undefined) described['limits'] = k.limits;
+  described['enabled'] = k.disabled !== true;
+  described['expires_at'] = k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString();
+  described['models'] = k.models ?? null;
+  described['ips'] = k.ips ?? null;
   return described;
 }

@@ -7,6 +7,8 @@ import type { Store, StoredKey } from '../store/store.js';
 import { GatewayError } from '../errors.js';
 import { digestKey } from './key-material.js';
 import { presentedKey } from './presented-key.js';
+import { compileGlobs, type ModelMatcher } from '../routing/glob.js';
+import { AddressList } from './address-list.js';
 
 /** The caller, once authenticated. */
 export interface AuthedKey {
@@ -19,6 +21,12 @@ export interface AuthedKey {
   readonly maxSpend?: bigint;
   /** Its own rate limits, over its group's (core/limits). */
   readonly limits?: ResolvedLimits;
+  /** Epoch ms from which it is refused (401). */
+  readonly expiresAt?: number;
+  /** The models it may call, within its group's (403 for others). */
+  readonly models?: ModelMatcher;
+  /** The addresses it may be used from (403 from others). */
+  readonly addresses?: AddressList;
 }
 
 /** The key's money fields, present only when set (so an unmetered key's object is as it always was). */
@@ -32,6 +40,7 @@ function moneyOf(k: { readonly account?: string | undefined; readonly maxSpend?:
 export type AuthOutcome =
   | { readonly kind: 'ok'; readonly key: AuthedKey }
   | { readonly kind: 'revoked' }
+  | { readonly kind: 'disabled' }
   | { readonly kind: 'unknown' };
 
 interface Declared {
@@ -42,17 +51,35 @@ interface Declared {
 
 const UNKNOWN: AuthOutcome = { kind: 'unknown' };
 const REVOKED: AuthOutcome = { kind: 'revoked' };
+const DISABLED: AuthOutcome = { kind: 'disabled' };
 
 function outcomeOf(stored: StoredKey | undefined): AuthOutcome {
   if (stored === undefined) return UNKNOWN;
   if (stored.revokedAt !== null) return REVOKED;
-  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored), stored.limits === undefined ? {} : { limits: stored.limits }) };
+  if (stored.disabled === true) return DISABLED;
+  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored), settingsOf(stored)) };
+}
+
+/** A stored key's limits and access, compiled once per lookup (present only when set). */
+function settingsOf(stored: StoredKey): { limits?: ResolvedLimits; expiresAt?: number; models?: ModelMatcher; addresses?: AddressList } {
+  const settings: { limits?: ResolvedLimits; expiresAt?: number; models?: ModelMatcher; addresses?: AddressList } = {};
+  if (stored.limits !== undefined) settings.limits = stored.limits;
+  if (stored.expiresAt !== undefined) settings.expiresAt = stored.expiresAt;
+  if (stored.models !== undefined) settings.models = compileGlobs(stored.models);
+  if (stored.ips !== undefined) settings.addresses = new AddressList(stored.ips);
+  return settings;
 }
 
 function keyOf(outcome: AuthOutcome): AuthedKey {
   if (outcome.kind === 'unknown') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', 'Incorrect API key provided.');
   if (outcome.kind === 'revoked') throw new GatewayError('GW_ERR_AUTH_REVOKED_KEY', 'This API key has been revoked.');
-  return outcome.key;
+  if (outcome.kind === 'disabled') throw new GatewayError('GW_ERR_AUTH_DISABLED_KEY', 'This API key is disabled.');
+  const { key } = outcome;
+  // Checked on every use: a cached lookup outlives the moment its key expires.
+  if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) {
+    throw new GatewayError('GW_ERR_AUTH_EXPIRED_KEY', `This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
+  }
+  return key;
 }
 
 export interface KeyRingOptions {

@@ -27,6 +27,8 @@ export interface RequestContext {
   readonly query: string;
   readonly format: ClientFormat;
   readonly headers: Readonly<Record<string, HeaderValue>>;
+  /** The peer's address, as the socket has it ('' when unknown). */
+  readonly clientAddress: string;
   /** The client's disconnect (`aborted`, `onAbort`, and an AbortSignal made on first use); passed to the upstream request. */
   readonly abort: ClientAbort;
   /** Epoch ms at arrival (for records). */

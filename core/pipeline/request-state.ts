@@ -32,6 +32,7 @@ export class RequestState implements RequestContext {
   error: GatewayError | null = null;
   firstByteAt: number | null = null;
   aborted = false;
+  clientAddress = '';
   readonly method: HttpMethod | 'HEAD';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;

@@ -2,9 +2,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
-import { decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyRow, encodeUsageRow } from './row-codec.js';
+import { decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
-import type { NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+import type { KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { writeTransaction } from './write-transaction.js';
 
@@ -109,6 +109,23 @@ export class KyselyStore implements Store {
   async listKeys(): Promise<StoredKey[]> {
     const rows = await this.#db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('name').execute();
     return rows.map(decodeKeyRow);
+  }
+
+  updateKey(idOrName: string, patch: KeyPatch): Promise<StoredKey | undefined> {
+    return writeTransaction(this.#db, this.#dialect, async (trx) => {
+      const key = (await this.#findKey(trx, 'id', idOrName)) ?? (await this.#findKey(trx, 'name', idOrName));
+      if (key === undefined) return undefined;
+      const changes = encodeKeyPatch(patch);
+      if (Object.keys(changes).length > 0) {
+        try {
+          await trx.updateTable('api_keys').set(changes).where('id', '=', key.id).execute();
+        } catch (err) {
+          if (!isUniqueViolation(err)) throw err;
+          throw new Error(`key name "${patch.name ?? ''}" is already taken`, { cause: err });
+        }
+      }
+      return this.#findKey(trx, 'id', key.id);
+    });
   }
 
   revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined> {

@@ -157,24 +157,42 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
       },
     },
     '0006_key_limits': {
-      // A run-time key's own rate limits (keys create --rpm ..., POST /admin/keys {limits}), over its group's. Only
-      // the columns missing are added: SQLite migrates outside a transaction, so one cut short by a crash runs again
-      // (its introspection sees the one database; PostgreSQL's would see every schema's api_keys, so it is asked
-      // IF NOT EXISTS instead).
+      // A run-time key's own rate limits (keys create --rpm ..., POST /admin/keys {limits}), over its group's.
       async up(db: Kysely<unknown>): Promise<void> {
-        const columns = ['rpm_limit', 'tpm_limit', 'concurrency_limit'];
-        if (dialect === 'postgres') {
-          for (const column of columns) await sql`alter table api_keys add column if not exists ${sql.ref(column)} integer`.execute(db);
-          return;
-        }
-        const table = (await db.introspection.getTables()).find((t) => t.name === 'api_keys');
-        const present = new Set(table?.columns.map((c) => c.name));
-        for (const column of columns) {
-          if (!present.has(column)) await db.schema.alterTable('api_keys').addColumn(column, 'integer').execute();
-        }
+        await addMissingColumns(db, dialect, 'api_keys', [
+          ['rpm_limit', 'integer'],
+          ['tpm_limit', 'integer'],
+          ['concurrency_limit', 'integer'],
+        ]);
+      },
+    },
+    '0007_key_access': {
+      // What a run-time key may do, edited after its creation (keys update, PATCH /admin/keys/{id}, the console):
+      // an expiry, enabled or not, a model allow-list within its group's, an IP allow-list.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'api_keys', [
+          ['expires_at', 'bigint'],
+          ['disabled', 'integer'],
+          ['allowed_models', 'text'],
+          ['allowed_ips', 'text'],
+        ]);
       },
     },
   };
+}
+
+/**
+ * Adds the columns `table` lacks. SQLite migrates outside a transaction, so a migration cut short by a crash runs
+ * again and finds some of its columns there (its introspection sees the one database); PostgreSQL's introspection
+ * would see every schema's table of that name, so it is asked IF NOT EXISTS instead.
+ */
+async function addMissingColumns(db: Kysely<unknown>, dialect: StoreDialect, table: string, columns: readonly (readonly [string, 'integer' | 'bigint' | 'text'])[]): Promise<void> {
+  if (dialect === 'postgres') {
+    for (const [name, type] of columns) await sql`alter table ${sql.table(table)} add column if not exists ${sql.ref(name)} ${sql.raw(type)}`.execute(db);
+    return;
+  }
+  const present = new Set((await db.introspection.getTables()).find((t) => t.name === table)?.columns.map((c) => c.name));
+  for (const [name, type] of columns) if (!present.has(name)) await db.schema.alterTable(table).addColumn(name, type).execute();
 }
 
 function createMigrationProvider(dialect: StoreDialect): MigrationProvider {

@@ -1,8 +1,8 @@
 // Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ResolvedLimits } from '../config/resolved.js';
 import type { ApiKeysTable, UsageRecordsTable } from './schema.js';
-import type { NewKey, StoredKey, UsageRecord } from './store.js';
+import type { KeyPatch, NewKey, StoredKey, UsageRecord } from './store.js';
 
 type KeyRow = Selectable<ApiKeysTable>;
 type UsageRow = Selectable<UsageRecordsTable>;
@@ -47,7 +47,28 @@ export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
     rpm_limit: key.limits?.rpm ?? null,
     tpm_limit: key.limits?.tpm ?? null,
     concurrency_limit: key.limits?.concurrency ?? null,
+    expires_at: key.expiresAt ?? null,
+    disabled: key.disabled === true ? 1 : null,
+    allowed_models: key.models === undefined ? null : JSON.stringify(key.models),
+    allowed_ips: key.ips === undefined ? null : JSON.stringify(key.ips),
   };
+}
+
+/** The columns an edit sets: only those of the fields it names (`null` clears). */
+export function encodeKeyPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
+  const row: Updateable<ApiKeysTable> = {};
+  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.maxSpend !== undefined) row.max_spend = patch.maxSpend;
+  if (patch.limits !== undefined) {
+    row.rpm_limit = patch.limits?.rpm ?? null;
+    row.tpm_limit = patch.limits?.tpm ?? null;
+    row.concurrency_limit = patch.limits?.concurrency ?? null;
+  }
+  if (patch.expiresAt !== undefined) row.expires_at = patch.expiresAt;
+  if (patch.disabled !== undefined) row.disabled = patch.disabled ? 1 : null;
+  if (patch.models !== undefined) row.allowed_models = patch.models === null ? null : JSON.stringify(patch.models);
+  if (patch.ips !== undefined) row.allowed_ips = patch.ips === null ? null : JSON.stringify(patch.ips);
+  return row;
 }
 
 export function decodeKeyRow(row: KeyRow): StoredKey {
@@ -64,7 +85,24 @@ export function decodeKeyRow(row: KeyRow): StoredKey {
     row.account === null ? {} : { account: row.account },
     row.max_spend === null ? {} : { maxSpend: decodeMoney(row.max_spend) },
     limitsOf(row),
+    accessOf(row),
   );
+}
+
+/** A key row's access settings, present only when set. */
+function accessOf(row: KeyRow): { expiresAt?: number; disabled?: true; models?: readonly string[]; ips?: readonly string[] } {
+  const access: { expiresAt?: number; disabled?: true; models?: readonly string[]; ips?: readonly string[] } = {};
+  if (row.expires_at !== null) access.expiresAt = decodeInteger(row.expires_at);
+  if (row.disabled !== null && decodeInteger(row.disabled) !== 0) access.disabled = true;
+  if (row.allowed_models !== null) access.models = stringList(row.allowed_models);
+  if (row.allowed_ips !== null) access.ips = stringList(row.allowed_ips);
+  return access;
+}
+
+/** A JSON array of strings as the codec wrote it (anything else reads as empty: nothing allowed, never everything). */
+function stringList(json: string): readonly string[] {
+  const value: unknown = JSON.parse(json);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** A key row's own limits, present only when it has one (so a key without any is as it always was). */

@@ -27,6 +27,14 @@ export interface ApiKeysTable {
   rpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   tpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   concurrency_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Epoch ms after which the key is refused (null: never). */
+  expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** 1: refused until enabled again (null or 0: enabled). */
+  disabled: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** JSON array of model names or globs, a subset of the group's (null: the group's). */
+  allowed_models: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON array of CIDRs the key may be used from (null: anywhere). */
+  allowed_ips: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UsageRecordsTable {

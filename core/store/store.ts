@@ -75,10 +75,29 @@ export interface StoredKey {
   readonly maxSpend?: bigint;
   /** Its own rate limits, over its group's; absent: its group's apply. */
   readonly limits?: ResolvedLimits;
+  /** Epoch ms from which it is refused; absent: never. */
+  readonly expiresAt?: number;
+  /** Refused until enabled again. */
+  readonly disabled?: true;
+  /** The models it may call (names or globs, within its group's); absent: its group's. */
+  readonly models?: readonly string[];
+  /** The addresses it may be used from (CIDRs); absent: any. */
+  readonly ips?: readonly string[];
 }
 
 /** A key as created: not revoked yet. */
 export type NewKey = Omit<StoredKey, 'revokedAt'>;
+
+/** What an edit changes; `null` clears a setting, an absent field keeps it. */
+export interface KeyPatch {
+  readonly name?: string;
+  readonly maxSpend?: bigint | null;
+  readonly limits?: ResolvedLimits | null;
+  readonly expiresAt?: number | null;
+  readonly disabled?: boolean;
+  readonly models?: readonly string[] | null;
+  readonly ips?: readonly string[] | null;
+}
 
 export interface UsageQuery {
   readonly requestId?: string;
@@ -91,6 +110,8 @@ export interface KeyStore {
   listKeys(): Promise<StoredKey[]>;
   /** Revokes by id or by name; returns the revoked key, or undefined when none matched. */
   revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined>;
+  /** Edits a key by id or by name (a revoked one stays revoked); returns it as it is now, or undefined when none matched. */
+  updateKey(idOrName: string, patch: KeyPatch): Promise<StoredKey | undefined>;
 }
 
 export interface UsageStore {

@@ -1,7 +1,7 @@
 // auth: who is calling, from the headers before the body is read. With a gateway key (the default), then, with the
 // body, may their group call this model. With `credential: admin_token`, the operator's token (the admin API).
 
-import { GatewayError, carriesToken, type Plugin, type PluginFactory, type GatewayServices } from '../../core/index.js';
+import { GatewayError, carriesToken, type AuthedKey, type Plugin, type PluginFactory, type GatewayServices } from '../../core/index.js';
 import type { AuthOptions } from './options.gen.js';
 
 export const authPlugin: PluginFactory<AuthOptions> = {
@@ -19,9 +19,11 @@ function keyAuth(services: GatewayServices): Plugin {
       const key = services.keys.identify(ctx.headers);
       if (key instanceof Promise) {
         return key.then((found) => {
+          admitAddress(found, ctx.clientAddress);
           ctx.key = found;
         });
       }
+      admitAddress(key, ctx.clientAddress);
       ctx.key = key;
       return undefined;
     },
@@ -35,8 +37,18 @@ function keyAuth(services: GatewayServices): Plugin {
           param: 'model',
         });
       }
+      if (key.models !== undefined && !key.models(model)) {
+        throw new GatewayError('GW_ERR_AUTH_MODEL_FORBIDDEN', `Your API key "${key.name}" does not have access to model "${model}".`, { param: 'model' });
+      }
     },
   };
+}
+
+/** A key with an IP allow-list is refused (403) from any other address, before its body is read. */
+function admitAddress(key: AuthedKey, address: string): void {
+  if (key.addresses !== undefined && !key.addresses.allows(address)) {
+    throw new GatewayError('GW_ERR_AUTH_ADDRESS_FORBIDDEN', `This API key may not be used from ${address || 'this address'}.`);
+  }
 }
 
 function adminAuth(services: GatewayServices): Plugin {

@@ -119,7 +119,18 @@ describe('admin API', () => {
     const list = JSON.parse(listText) as { object: string; data: Record<string, unknown>[] };
     assert.equal(list.object, 'list');
     const listed = list.data.find((k) => k['name'] === 'ci-bot');
-    assert.deepEqual(listed, { id: key['id'], name: 'ci-bot', group: 'pro', prefix: clear.slice(0, 7), created_at: key['created_at'], revoked_at: null });
+    assert.deepEqual(listed, {
+      id: key['id'],
+      name: 'ci-bot',
+      group: 'pro',
+      prefix: clear.slice(0, 7),
+      created_at: key['created_at'],
+      revoked_at: null,
+      enabled: true,
+      expires_at: null,
+      models: null,
+      ips: null,
+    });
     assert.ok(!list.data.some((k) => k['name'] === 'tester'), 'config keys are not store keys');
 
     const revoke = await admin('DELETE', '/admin/keys/ci-bot');
@@ -215,7 +226,7 @@ describe('keys CLI', () => {
     const keys = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.deepEqual(keys.map((k) => k['name']).sort(), ['ci-bot', 'cli-key']);
     const cli = keys.find((k) => k['name'] === 'cli-key');
-    assert.deepEqual(Object.keys(cli ?? {}).sort(), ['created_at', 'group', 'id', 'name', 'prefix', 'revoked_at']);
+    assert.deepEqual(Object.keys(cli ?? {}).sort(), ['created_at', 'enabled', 'expires_at', 'group', 'id', 'ips', 'models', 'name', 'prefix', 'revoked_at']);
     assert.equal(cli?.['revoked_at'], null);
     assert.notEqual(keys.find((k) => k['name'] === 'ci-bot')?.['revoked_at'], null);
   });

@@ -25,6 +25,7 @@ function context(key: string, model: string): RequestContext {
     query: '',
     format: createOpenAIChatFormat(),
     headers: { authorization: `Bearer ${key}` },
+    clientAddress: '127.0.0.1',
     abort: new ClientAbort(),
     receivedAt: Date.now(),
     startedAt: 0,

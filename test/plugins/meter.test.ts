@@ -33,6 +33,7 @@ function context(body: Record<string, unknown>): RequestContext {
     query: '',
     format: createOpenAIChatFormat(),
     headers: {},
+    clientAddress: '127.0.0.1',
     abort: new ClientAbort(),
     receivedAt: Date.now(),
     startedAt: 0,

@@ -8,7 +8,7 @@ import { issuesOf, parse, yaml } from './config-helpers.js';
 const BASE = ['channels:', '  - name: demo', '    type: mock', '    models: [demo-*]', 'routes:'];
 
 describe('routes of the gateway\'s own endpoints', () => {
-  for (const path of ['GET /admin/keys', '/admin/keys', 'DELETE /admin/keys/{id}']) {
+  for (const path of ['GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}']) {
     it(`refuses a written route for ${path}`, () => {
       const issues = issuesOf(yaml(...BASE, `  - path: ${path}`, '    plugins: [{ use: admin }]'));
       assert.equal(issues.length, 1, issues.join('\n'));

@@ -39,6 +39,21 @@ for (const backend of storeBackends()) describe(`store keys (${backend.name})`, 
     assert.equal(plain !== undefined && 'limits' in plain, false);
   });
 
+  it('edits a key by id or name: only the fields given; null clears; a rename to a taken name is refused', async () => {
+    await temp.get().createKey(Object.assign(newKey('edited', 6), { maxSpend: 5n, limits: { rpm: 3 } }));
+    await temp.get().createKey(newKey('other', 7));
+    const set = await temp.get().updateKey('edited', { expiresAt: 2_000_000, disabled: true, models: ['gpt-4o', 'claude-*'], ips: ['10.0.0.0/8'] });
+    assert.deepEqual(
+      [set?.expiresAt, set?.disabled, set?.models, set?.ips, set?.maxSpend, set?.limits],
+      [2_000_000, true, ['gpt-4o', 'claude-*'], ['10.0.0.0/8'], 5n, { rpm: 3 }],
+    );
+    const cleared = await temp.get().updateKey('id-6', { expiresAt: null, disabled: false, models: null, ips: null, maxSpend: null, limits: null, name: 'renamed' });
+    assert.deepEqual(cleared, { ...newKey('renamed', 6), revokedAt: null });
+    assert.deepEqual(await temp.get().findKeyByHash('hash-6'), cleared);
+    await assert.rejects(temp.get().updateKey('renamed', { name: 'other' }), /name "other" is already taken/);
+    assert.equal(await temp.get().updateKey('nobody', { disabled: true }), undefined);
+  });
+
   it('rejects a duplicate name, saying the name is taken', async () => {
     await temp.get().createKey(newKey('alice', 1));
     await assert.rejects(temp.get().createKey({ ...newKey('alice', 2) }), /name "alice" is already taken/);
