@@ -255,15 +255,15 @@ export class KyselyLedger implements LedgerStore {
    * Writes the priced records (those with a cost) with their charges, inside the usage insert's transaction: the
    * records, INSERT_CHUNK at a time (a request recorded before, by an earlier attempt of the same batch, is left
    * out by the unique index on request_id, with its charge); then the plan of what those inserted now change
-   * (charge-plan.ts): their ledger entries, and one statement per account, key and hold. Returns the records
-   * without a cost, for the caller to insert in bulk.
+   * (charge-plan.ts): their ledger entries, and one statement per account, key and hold. Adds the request ids it
+   * inserted to `written`; returns the records without a cost, for the caller to insert in bulk.
    */
-  async writePriced(trx: Kysely<Database>, records: readonly UsageRecord[]): Promise<UsageRecord[]> {
+  async writePriced(trx: Kysely<Database>, records: readonly UsageRecord[], written: Set<string>): Promise<UsageRecord[]> {
     const priced: UsageRecord[] = [];
     const unpriced: UsageRecord[] = [];
     for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
     if (priced.length === 0) return unpriced;
-    const written = new Set<string>();
+    const fresh = new Set<string>();
     for (let at = 0; at < priced.length; at += INSERT_CHUNK) {
       const inserted = await trx
         .insertInto('usage_records')
@@ -271,9 +271,10 @@ export class KyselyLedger implements LedgerStore {
         .onConflict((oc) => oc.column('request_id').doNothing())
         .returning('request_id')
         .execute();
-      for (const row of inserted) written.add(row.request_id);
+      for (const row of inserted) fresh.add(row.request_id);
     }
-    const plan = planCharges(priced, written);
+    for (const id of fresh) written.add(id);
+    const plan = planCharges(priced, fresh);
     for (let at = 0; at < plan.entries.length; at += INSERT_CHUNK) {
       await trx
         .insertInto('ledger')

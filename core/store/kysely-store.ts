@@ -2,10 +2,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
-import { decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
+import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
-import type { KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+import type { HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
+import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** 500 rows x 27 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
@@ -39,11 +40,38 @@ export class KyselyStore implements Store {
   async insertUsage(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
     await writeTransaction(this.#db, this.#dialect, async (trx) => {
-      const rows = (await this.ledger.writePriced(trx, records)).map(encodeUsageRow);
+      const written = new Set<string>();
+      const rows = (await this.ledger.writePriced(trx, records, written)).map(encodeUsageRow);
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-        await trx.insertInto('usage_records').values(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict((oc) => oc.column('request_id').doNothing()).execute();
+        const inserted = await trx
+          .insertInto('usage_records')
+          .values(rows.slice(start, start + INSERT_CHUNK_ROWS))
+          .onConflict((oc) => oc.column('request_id').doNothing())
+          .returning('request_id')
+          .execute();
+        for (const row of inserted) written.add(row.request_id);
+      }
+      const hourly = hourlyRows(insertedOnce(records, written));
+      for (let start = 0; start < hourly.length; start += INSERT_CHUNK_ROWS) {
+        await trx
+          .insertInto('usage_hourly')
+          .values(hourly.slice(start, start + INSERT_CHUNK_ROWS))
+          .onConflict((oc) =>
+            oc.columns(['hour', 'account', 'key_id', 'model', 'channel']).doUpdateSet((eb) =>
+              Object.fromEntries(HOURLY_SUMS.map((c) => [c, eb(eb.ref(`usage_hourly.${c}`), '+', eb.ref(`excluded.${c}`))])),
+            ),
+          )
+          .execute();
       }
     });
+  }
+
+  async hourlyUsage(query: HourlyQuery): Promise<HourlyUsage[]> {
+    let q = this.#db.selectFrom('usage_hourly').selectAll().where('hour', '>=', query.from).where('hour', '<', query.to);
+    if (query.account !== undefined) q = q.where('account', '=', query.account);
+    if (query.keyId !== undefined) q = q.where('key_id', '=', query.keyId);
+    const rows = await q.orderBy('hour').orderBy('key_id').orderBy('model').orderBy('channel').execute();
+    return rows.map(decodeHourlyRow);
   }
 
   async listUsage(query: UsageQuery = {}): Promise<UsageRecord[]> {

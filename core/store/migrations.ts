@@ -1,5 +1,5 @@
 // Versioned schema migrations, kept in code so a single build carries its schema; applied by Kysely's Migrator.
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 
 /** The dialects the migrations know how to spell; only the auto-increment key differs between them. */
@@ -176,6 +176,43 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           ['allowed_models', 'text'],
           ['allowed_ips', 'text'],
         ]);
+      },
+    },
+    '0008_usage_hourly': {
+      // Usage summed per hour, account, key, model and channel (store/usage-hourly.ts), written with the records:
+      // dashboards and charts read this, not millions of records. The records already there are summed in.
+      async up(db: Kysely<unknown>): Promise<void> {
+        const sum = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder => c.notNull().defaultTo(0);
+        await db.schema
+          .createTable('usage_hourly')
+          .ifNotExists()
+          .addColumn('hour', 'bigint', (c) => c.notNull())
+          .addColumn('account', 'text', (c) => c.notNull())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('model', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('requests', 'bigint', sum)
+          .addColumn('errors', 'bigint', sum)
+          .addColumn('prompt_tokens', 'bigint', sum)
+          .addColumn('completion_tokens', 'bigint', sum)
+          .addColumn('cached_tokens', 'bigint', sum)
+          .addColumn('cache_write_tokens', 'bigint', sum)
+          .addColumn('reasoning_tokens', 'bigint', sum)
+          .addColumn('images', 'bigint', sum)
+          .addColumn('cost', 'bigint', sum)
+          .addColumn('latency_ms', 'bigint', sum)
+          .addPrimaryKeyConstraint('usage_hourly_pk', ['hour', 'account', 'key_id', 'model', 'channel'])
+          .execute();
+        // An account's or a key's hours (a dashboard's range): the primary key leads with the hour instead.
+        await db.schema.createIndex('usage_hourly_account_hour_idx').ifNotExists().on('usage_hourly').columns(['account', 'hour']).execute();
+        await db.schema.createIndex('usage_hourly_key_hour_idx').ifNotExists().on('usage_hourly').columns(['key_id', 'hour']).execute();
+        // A rerun (SQLite migrates outside a transaction) starts the sums again.
+        await sql`delete from usage_hourly`.execute(db);
+        await sql`insert into usage_hourly (hour, account, key_id, model, channel, requests, errors, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, images, cost, latency_ms)
+          select (ts / 3600000) * 3600000, coalesce(account, ''), key_id, model, coalesce(channel, ''), count(*),
+            sum(case when status >= 400 then 1 else 0 end), sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens),
+            sum(coalesce(cache_write_tokens, 0)), sum(reasoning_tokens), sum(coalesce(images, 0)), sum(coalesce(cost, 0)), sum(latency_ms)
+          from usage_records group by (ts / 3600000) * 3600000, coalesce(account, ''), key_id, model, coalesce(channel, '')`.execute(db);
       },
     },
   };

@@ -1,8 +1,8 @@
 // Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ResolvedLimits } from '../config/resolved.js';
-import type { ApiKeysTable, UsageRecordsTable } from './schema.js';
-import type { KeyPatch, NewKey, StoredKey, UsageRecord } from './store.js';
+import type { ApiKeysTable, UsageHourlyTable, UsageRecordsTable } from './schema.js';
+import type { HourlyUsage, KeyPatch, NewKey, StoredKey, UsageRecord } from './store.js';
 
 type KeyRow = Selectable<ApiKeysTable>;
 type UsageRow = Selectable<UsageRecordsTable>;
@@ -186,5 +186,25 @@ function decodeTokenRow(row: UsageRow): UsageRecord {
     latencyMs: decodeInteger(row.latency_ms),
     ttftMs: decodeNullableInteger(row.ttft_ms),
     aborted: decodeFlag(row.aborted),
+  };
+}
+
+export function decodeHourlyRow(row: Selectable<UsageHourlyTable>): HourlyUsage {
+  return {
+    hour: decodeInteger(row.hour),
+    account: row.account === '' ? null : row.account,
+    keyId: row.key_id,
+    model: row.model,
+    channel: row.channel === '' ? null : row.channel,
+    requests: decodeInteger(row.requests),
+    errors: decodeInteger(row.errors),
+    promptTokens: decodeInteger(row.prompt_tokens),
+    completionTokens: decodeInteger(row.completion_tokens),
+    cachedTokens: decodeInteger(row.cached_tokens),
+    cacheWriteTokens: decodeInteger(row.cache_write_tokens),
+    reasoningTokens: decodeInteger(row.reasoning_tokens),
+    images: decodeInteger(row.images),
+    cost: decodeMoney(row.cost),
+    latencyMs: decodeInteger(row.latency_ms),
   };
 }

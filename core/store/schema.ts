@@ -10,6 +10,9 @@ export type EpochMsColumn = ColumnType<number | string | bigint, number, number>
 /** Booleans are stored as INTEGER 0/1: the one representation both SQLite and PostgreSQL accept. */
 export type FlagColumn = ColumnType<number | string | bigint, number, number>;
 
+/** A sum in a BIGINT column: written as a number, read back loosely and narrowed in row-codec.ts. */
+export type CountColumn = ColumnType<number | string | bigint, number, number>;
+
 /** Nano-units in a BIGINT column: written as bigint, read back loosely (a driver may give a string) and narrowed in row-codec.ts. */
 export type MoneyColumn = ColumnType<number | string | bigint, bigint, bigint>;
 
@@ -73,6 +76,28 @@ export interface UsageRecordsTable {
   usage_estimated: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
+/** Usage summed per hour, account, key, model and channel (store/usage-hourly.ts): what dashboards read. */
+export interface UsageHourlyTable {
+  /** Epoch ms of the hour's start. */
+  hour: EpochMsColumn;
+  /** '' for an unmetered key. */
+  account: string;
+  key_id: string;
+  model: string;
+  /** '' when no channel was reached. */
+  channel: string;
+  requests: CountColumn;
+  errors: CountColumn;
+  prompt_tokens: CountColumn;
+  completion_tokens: CountColumn;
+  cached_tokens: CountColumn;
+  cache_write_tokens: CountColumn;
+  reasoning_tokens: CountColumn;
+  images: CountColumn;
+  cost: MoneyColumn;
+  latency_ms: CountColumn;
+}
+
 export interface AccountsTable {
   name: string;
   description: string | null;
@@ -116,6 +141,7 @@ export interface PriceVersionsTable {
 export interface Database {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
+  usage_hourly: UsageHourlyTable;
   accounts: AccountsTable;
   ledger: LedgerTable;
   holds: HoldsTable;

@@ -10,6 +10,7 @@ import { encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { Store, UsageRecord } from './store.js';
 import { SQLITE_MEMORY } from './store-url.js';
+import { HOURLY_COLUMNS, hourlyRows, hourlyUpsertSql, insertedOnce } from './usage-hourly.js';
 
 /**
  * WAL lets readers run while the usage writer commits; NORMAL sync is durable across process crashes in WAL
@@ -69,14 +70,28 @@ class SqliteStore extends KyselyStore {
   }
 
   #prepareInsert(columns: readonly string[]): (records: readonly UsageRecord[]) => void {
-    const inserts = new Multi(this.#database, (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) DO NOTHING`);
+    const inserts = new Multi(
+      this.#database,
+      (n) => `INSERT INTO usage_records (${columns.join(',')}) VALUES ${tuples(columns.length, n)} ON CONFLICT(request_id) DO NOTHING RETURNING request_id`,
+    );
     const pushRow = rowPusher(columns);
     this.#charges ??= new SqliteCharges(this.#database, columns);
     const charges = this.#charges;
-    // All or nothing, as the Kysely path: a failed batch is retried whole by the usage writer. The charges are
-    // written in the same transaction; a record already charged (an earlier attempt) is left out with its charge.
+    const hourly = new Multi(this.#database, (n) => hourlyUpsertSql(n));
+    const pushHourly = rowPusher(HOURLY_COLUMNS);
+    // All or nothing, as the Kysely path: a failed batch is retried whole by the usage writer. The charges and the
+    // hourly sums are written in the same transaction; a record already there (an earlier attempt) is left out,
+    // with its charge and its part of the sums.
     return this.#database.transaction((records: readonly UsageRecord[]) => {
-      inserts.run(charges.writePriced(records).map(encodeUsageRow), pushRow);
+      const written = new Set<string>();
+      const collect = (rows: unknown[]): void => {
+        for (const r of rows as { request_id: string }[]) written.add(r.request_id);
+      };
+      inserts.run(charges.writePriced(records, written).map(encodeUsageRow), pushRow, collect);
+      hourly.run(
+        hourlyRows(insertedOnce(records, written)),
+        (row, params) => pushHourly(row as unknown as Readonly<Record<string, unknown>>, params),
+      );
     });
   }
 }
@@ -110,17 +125,18 @@ class SqliteCharges {
     this.#draw = database.prepare('UPDATE holds SET amount = CASE WHEN amount > ? THEN amount - ? ELSE 0 END WHERE id = ?');
   }
 
-  /** Writes the priced records with their charges; returns the others, for the bulk insert. */
-  writePriced(records: readonly UsageRecord[]): readonly UsageRecord[] {
+  /** Writes the priced records with their charges, adding the ids inserted to `written`; returns the others, for the bulk insert. */
+  writePriced(records: readonly UsageRecord[], written: Set<string>): readonly UsageRecord[] {
     const priced: UsageRecord[] = [];
     const unpriced: UsageRecord[] = [];
     for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
     if (priced.length === 0) return records;
-    const written = new Set<string>();
+    const fresh = new Set<string>();
     this.#records.run(priced.map(encodeUsageRow), this.#pushRow, (inserted) => {
-      for (const r of inserted as { request_id: string }[]) written.add(r.request_id);
+      for (const r of inserted as { request_id: string }[]) fresh.add(r.request_id);
     });
-    const plan = planCharges(priced, written);
+    for (const id of fresh) written.add(id);
+    const plan = planCharges(priced, fresh);
     this.#ledger.run(plan.entries, (e, params) => params.push(e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts));
     for (const [account, amount] of sorted(plan.balances)) this.#balance.run(amount, account);
     for (const [keyId, amount] of sorted(plan.spends)) this.#spend.run(keyId, amount);

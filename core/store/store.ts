@@ -114,6 +114,38 @@ export interface KeyStore {
   updateKey(idOrName: string, patch: KeyPatch): Promise<StoredKey | undefined>;
 }
 
+/** Which hourly sums to read: hours from `from` (inclusive) to `to` (exclusive), epoch ms. */
+export interface HourlyQuery {
+  readonly from: number;
+  readonly to: number;
+  /** One account's keys only. */
+  readonly account?: string;
+  /** One key only. */
+  readonly keyId?: string;
+}
+
+/** One hour's sums for an account, key, model and channel (store/usage-hourly.ts). */
+export interface HourlyUsage {
+  readonly hour: number;
+  /** null for an unmetered key. */
+  readonly account: string | null;
+  readonly keyId: string;
+  readonly model: string;
+  /** null when no channel was reached. */
+  readonly channel: string | null;
+  readonly requests: number;
+  readonly errors: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly reasoningTokens: number;
+  readonly images: number;
+  /** Nano-units. */
+  readonly cost: bigint;
+  readonly latencyMs: number;
+}
+
 export interface UsageStore {
   /**
    * Inserts all records in one transaction, all or none. A record with a cost is unique by request id (written
@@ -122,6 +154,8 @@ export interface UsageStore {
    * holds the records draw on.
    */
   insertUsage(records: readonly UsageRecord[]): Promise<void>;
+  /** The hourly sums the records were added to (with them, in the same transaction), oldest hour first. */
+  hourlyUsage(query: HourlyQuery): Promise<HourlyUsage[]>;
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
   countUsage(): Promise<number>;

@@ -27,7 +27,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       const names = raw.prepare('select name from kysely_migration order by name').pluck().all();
-      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access']);
+      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access', '0008_usage_hourly']);
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
       const tables = raw
         .prepare("select name from sqlite_master where type = 'table' and name in ('api_keys', 'usage_records')")
@@ -52,7 +52,8 @@ describe('openStore', () => {
       create unique index usage_records_priced_request_idx on usage_records (request_id) where cost is not null;
       delete from kysely_migration where name = '0005_one_record_per_request';
       delete from kysely_migration where name = '0006_key_limits';
-      delete from kysely_migration where name = '0007_key_access';`);
+      delete from kysely_migration where name = '0007_key_access';
+      delete from kysely_migration where name = '0008_usage_hourly';`);
     raw.prepare('insert into usage_records (request_id, ts, key_id, key_name, group_name, route, model, status, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted) select request_id, 3, key_id, key_name, group_name, route, model, 500, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted from usage_records where request_id = ?').run('twice');
     assert.equal(raw.prepare('select count(*) from usage_records').pluck().get(), 3, 'written twice before the migration');
     raw.close();
@@ -81,6 +82,7 @@ describe('openStore', () => {
       delete from kysely_migration where name = '0005_one_record_per_request';
       delete from kysely_migration where name = '0006_key_limits';
       delete from kysely_migration where name = '0007_key_access';
+      delete from kysely_migration where name = '0008_usage_hourly';
       alter table api_keys drop column concurrency_limit;
       alter table api_keys drop column allowed_ips;`); // and 0006 and 0007 cut before their last column
     raw.close();
@@ -90,6 +92,37 @@ describe('openStore', () => {
       assert.equal(await again.countUsage(), 1);
     } finally {
       await again.close();
+    }
+  });
+
+  it('migration 0008 sums the records already there into the hourly table', async () => {
+    const file = join(dir, 'before-0008.db');
+    const store = await openStore(`sqlite:${file}`);
+    const hour = 1_700_000_000_000 - (1_700_000_000_000 % 3_600_000);
+    await store.insertUsage([
+      makeUsage({ requestId: 'old-1', ts: hour + 1 }),
+      makeUsage({ requestId: 'old-2', ts: hour + 2, status: 500 }),
+      makeUsage({ requestId: 'old-3', ts: hour + 3_600_000, keyId: 'key-2', channel: null }),
+    ]);
+    const written = await store.hourlyUsage({ from: 0, to: 2e12 });
+    await store.close();
+    // As a store before 0008 had it: the records, no sums.
+    const raw = new BetterSqlite3(file);
+    raw.exec(`drop table usage_hourly; delete from kysely_migration where name = '0008_usage_hourly';`);
+    raw.close();
+    const migrated = await openStore(`sqlite:${file}`);
+    try {
+      const summed = await migrated.hourlyUsage({ from: 0, to: 2e12 });
+      assert.deepEqual(summed, written, 'the same sums as written with the records');
+      assert.deepEqual(
+        summed.map((r) => [r.keyId, r.requests, r.errors, r.channel]),
+        [
+          ['key-1', 2, 1, 'openai-main'],
+          ['key-2', 1, 0, null],
+        ],
+      );
+    } finally {
+      await migrated.close();
     }
   });
 

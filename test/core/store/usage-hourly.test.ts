@@ -1,0 +1,50 @@
+// The hourly sums (issue 25: what dashboards read), on SQLite and PostgreSQL: written with the records, in the same
+// transaction; per hour, account, key, model and channel; a batch retried after a lost commit adds nothing again;
+// read back by account or by key over a range of hours.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { HourlyUsage } from '../../../core/store/store.js';
+import { storeBackends } from '../../helpers/test-stores.js';
+import { makeUsage, useTempStore } from './store-fixtures.js';
+
+const HOUR = 3_600_000;
+const T0 = 1_700_000_000_000 - (1_700_000_000_000 % HOUR);
+
+/** The sums that matter here, per row. */
+const brief = (rows: readonly HourlyUsage[]): string[] =>
+  rows.map((r) => `${(r.hour - T0) / HOUR}h ${r.account ?? '-'} ${r.keyId} ${r.model} ${r.channel ?? '-'}: ${r.requests} req ${r.errors} err ${r.promptTokens}+${r.completionTokens} tok ${r.images} img ${r.cost} cost ${r.latencyMs} ms`);
+
+for (const backend of storeBackends()) describe(`hourly usage (${backend.name})`, { skip: backend.skip }, () => {
+  const temp = useTempStore('hourly.db', backend);
+
+  it('sums the records inserted, per hour, account, key, model and channel; a retried batch adds nothing again', async () => {
+    const store = temp.get();
+    await store.ledger.ensureAccounts([{ name: 'acme', description: null }], T0);
+    const batch = [
+      makeUsage({ requestId: 'a', ts: T0 + 5, account: 'acme', keyId: 'k1', cost: 1000n, priceVersion: 'v1' }),
+      makeUsage({ requestId: 'b', ts: T0 + 10, account: 'acme', keyId: 'k1', cost: 500n, priceVersion: 'v1', status: 429, errorCode: 'GW_ERR_UPSTREAM_RATE_LIMITED' }),
+      makeUsage({ requestId: 'c', ts: T0 + HOUR + 1, keyId: 'k2', model: 'gpt-image-1', channel: null, images: 2, status: 502 }),
+      makeUsage({ requestId: 'd', ts: T0 + HOUR - 1, keyId: 'k2' }),
+    ];
+    await store.insertUsage(batch);
+    // The same batch again (its commit was lost on the way back), with one new record.
+    // It also holds one request id twice (one row goes in): counted once.
+    const e = makeUsage({ requestId: 'e', ts: T0 + 20, account: 'acme', keyId: 'k1', cost: 250n, priceVersion: 'v1' });
+    await store.insertUsage([...batch, e, e]);
+    assert.deepEqual(brief(await store.hourlyUsage({ from: T0, to: T0 + 2 * HOUR })), [
+      '0h acme k1 gpt-4o openai-main: 3 req 1 err 36+102 tok 0 img 1750 cost 2550 ms',
+      '0h - k2 gpt-4o openai-main: 1 req 0 err 12+34 tok 0 img 0 cost 850 ms',
+      '1h - k2 gpt-image-1 -: 1 req 1 err 12+34 tok 2 img 0 cost 850 ms',
+    ]);
+    assert.equal(await store.countUsage(), 5);
+    assert.deepEqual(brief(await store.hourlyUsage({ from: T0, to: T0 + 2 * HOUR, account: 'acme' })), ['0h acme k1 gpt-4o openai-main: 3 req 1 err 36+102 tok 0 img 1750 cost 2550 ms']);
+    assert.deepEqual(
+      (await store.hourlyUsage({ from: T0 + HOUR, to: T0 + 2 * HOUR, keyId: 'k2' })).map((r) => r.model),
+      ['gpt-image-1'],
+      'the range is of hours: [from, to)',
+    );
+    const [first] = await store.hourlyUsage({ from: T0, to: T0 + HOUR, account: 'acme' });
+    assert.deepEqual([first?.cachedTokens, first?.cacheWriteTokens, first?.reasoningTokens], [15, 9, 21]);
+  });
+});
