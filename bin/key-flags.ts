@@ -27,8 +27,15 @@ export const KEY_FLAG_OPTIONS = {
   disable: { type: 'boolean' },
 } as const;
 
-/** The fields the flags set: only those given (`none`, `never`, `group`, `any` and --clear-limits clear one). */
+/**
+ * The fields the flags set: only those given (`none`, `never`, `group`, `any` and --clear-limits clear one; a limit
+ * given replaces that limit only). Contradicting flags are refused.
+ */
 export function keyFields(flags: KeyFlags): Record<string, unknown> {
+  if (flags.enable === true && flags.disable === true) throw new Error('--enable and --disable contradict each other');
+  if (flags['clear-limits'] === true && (['rpm', 'tpm', 'concurrency'] as const).some((n) => flags[n] !== undefined)) {
+    throw new Error('--clear-limits and --rpm/--tpm/--concurrency contradict each other');
+  }
   const fields: Record<string, unknown> = {};
   if (flags.name !== undefined) fields['name'] = flags.name;
   if (flags['max-spend'] !== undefined) fields['max_spend'] = flags['max-spend'] === 'none' ? null : flags['max-spend'];

@@ -13,6 +13,8 @@ export interface Cidr {
 export function parseCidr(text: string): Cidr | null {
   const slash = text.indexOf('/');
   const address = slash < 0 ? text : text.slice(0, slash);
+  // A zone id (fe80::1%eth0) names an interface of one host, not an address a client comes from.
+  if (address.includes('%')) return null;
   const version = isIP(address);
   if (version === 0) return null;
   const width = version === 4 ? 32 : 128;

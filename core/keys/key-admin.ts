@@ -22,6 +22,11 @@ export async function createKey(
   config: ResolvedConfig,
   input: KeyInput & { readonly group: unknown; readonly account?: unknown },
 ): Promise<CreatedKey> {
+  for (const field of Object.keys(input)) {
+    if (!CREATE_FIELDS.has(field)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${field} is not a key field; the fields are ${[...CREATE_FIELDS].join(', ')}.`, { param: field });
+    }
+  }
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
   }
@@ -70,6 +75,7 @@ export interface KeyInput {
 }
 
 const PATCH_FIELDS: ReadonlySet<string> = new Set(['name', 'max_spend', 'limits', 'expires_at', 'enabled', 'models', 'ips']);
+const CREATE_FIELDS: ReadonlySet<string> = new Set(['group', 'account', ...PATCH_FIELDS]);
 
 /**
  * Edits a run-time key by id or name: only the fields given change (`null` clears one). Throws the 400 naming a bad
@@ -93,8 +99,16 @@ export async function updateKey(store: Store, config: ResolvedConfig, idOrName: 
     patch.name = name;
   }
   if (input['max_spend'] !== undefined) patch.maxSpend = input['max_spend'] === null ? null : readAmount(input['max_spend'], 'max_spend');
-  if (input['limits'] !== undefined) patch.limits = readLimits(input['limits']);
-  const updated = await store.updateKey(existing.id, Object.assign(patch, readAccess(input, existing.group, config)));
+  if (input['limits'] !== undefined) patch.limits = input['limits'] === null ? null : mergedLimits(existing.limits, input['limits']);
+  if (existing.revokedAt !== null) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `The key "${existing.name}" is revoked: it cannot be edited (create a new one).`);
+  let updated: StoredKey | undefined;
+  try {
+    updated = await store.updateKey(existing.id, Object.assign(patch, readAccess(input, existing.group, config)));
+  } catch (err) {
+    // Another edit took the name between the check above and this write.
+    if (err instanceof Error && /already taken/.test(err.message)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${String(input['name'])}" already exists.`, { param: 'name' });
+    throw err;
+  }
   if (updated === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${idOrName}".`);
   return updated;
 }
@@ -116,10 +130,15 @@ function readAccess(
   return out;
 }
 
+/** An ISO 8601 date (midnight UTC) or time with `Z` or an offset: never the server's local time, never a day that rolls over. */
 function readTime(value: unknown): number {
-  const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(at)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'expires_at must be an ISO 8601 time such as "2027-01-31T00:00:00Z", or null for never.', { param: 'expires_at' });
+  const text = typeof value === 'string' ? value : '';
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.exec(text);
+  const at = match === null ? Number.NaN : Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  // 2027-02-30 parses as March 2: the date written must be the date read.
+  const sameDay = match !== null && new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))).toISOString().startsWith(text.slice(0, 10));
+  if (!Number.isFinite(at) || !sameDay) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'expires_at must be an ISO 8601 date or time with its offset, such as "2027-01-31" or "2027-01-31T09:00:00+01:00", or null for never.', { param: 'expires_at' });
   }
   return at;
 }
@@ -174,6 +193,27 @@ export function readLimits(input: unknown): ResolvedLimits | null {
     limits[name as keyof typeof LIMIT_MAX] = value;
   }
   return Object.keys(limits).length === 0 ? null : limits;
+}
+
+/**
+ * An edit of a key's limits: the values given replace theirs, a value of null clears that one, the others stay
+ * (tightening one limit must not loosen the rest). Null when none is left.
+ */
+function mergedLimits(existing: ResolvedLimits | undefined, input: unknown): ResolvedLimits | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return readLimits(input);
+  const cleared = Object.entries(input).filter(([, v]) => v === null).map(([name]) => name);
+  const given = readLimits(Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null))) ?? {};
+  const merged: Record<string, number> = {};
+  for (const name of LIMIT_NAMES) {
+    const value = name in given ? given[name] : cleared.includes(name) ? undefined : existing?.[name];
+    if (value !== undefined) merged[name] = value;
+  }
+  for (const name of cleared) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; the limits are rpm, tpm and concurrency.`, { param: `limits.${name}` });
+    }
+  }
+  return Object.keys(merged).length === 0 ? null : merged;
 }
 
 /** The JSON shape of a key in listings: never the hash; `account`, `max_spend` and `limits` when the key has them. */

@@ -92,6 +92,8 @@ export class KeyRing {
   private readonly declared: readonly Declared[];
   /** Store lookups by digest, as their outcomes. */
   private readonly cache: LRUCache<string, AuthOutcome>;
+  /** Bumped by forget(): lookups begun before it do not fill the cache. */
+  private generation = 0;
 
   constructor(
     declared: readonly ResolvedDeclaredKey[],
@@ -119,9 +121,11 @@ export class KeyRing {
 
     const cached = this.cache.get(hex);
     if (cached !== undefined) return cached;
+    const generation = this.generation;
     return this.store.findKeyByHash(hex).then((stored) => {
       const outcome = outcomeOf(stored);
-      this.cache.set(hex, outcome);
+      // A lookup that began before a forget() may have read the key as it was: used once, not cached.
+      if (generation === this.generation) this.cache.set(hex, outcome);
       return outcome;
     });
   }
@@ -137,6 +141,7 @@ export class KeyRing {
 
   /** Drops cached lookups, so a revocation made through this process applies at once. */
   forget(): void {
+    this.generation++;
     this.cache.clear();
   }
 }

@@ -49,10 +49,14 @@ export const HOURLY_COLUMNS = [
 /** The columns added to on a conflict (all but the key). */
 export const HOURLY_SUMS = HOURLY_COLUMNS.slice(5);
 
-/** The records whose request id was inserted now, each once (a batch may hold a request id twice; one row went in). */
+/**
+ * The records whose request id was inserted now, each once: a batch may hold a request id twice, and the row that
+ * went in is the first in insertion order, priced records before the others (as the stores insert them).
+ */
 export function insertedOnce(records: readonly UsageRecord[], written: ReadonlySet<string>): UsageRecord[] {
   const left = new Set(written);
-  return records.filter((r) => left.delete(r.requestId));
+  const priced = records.filter((r) => r.cost !== undefined && left.delete(r.requestId));
+  return priced.concat(records.filter((r) => r.cost === undefined && left.delete(r.requestId)));
 }
 
 /**
@@ -96,7 +100,8 @@ export function hourlyRows(records: readonly UsageRecord[]): HourlyRow[] {
     row.reasoning_tokens += r.reasoningTokens;
     row.images += r.images ?? 0;
     row.cost += r.cost ?? 0n;
-    row.latency_ms += r.latencyMs;
+    // As the record stores it: whole milliseconds (a timing may be fractional).
+    row.latency_ms += Math.round(r.latencyMs);
   }
   return [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, row]) => row);
 }

@@ -36,8 +36,10 @@ function answer(ctx: RequestContext, services: GatewayServices): RelayResult {
  * globs expanded over the upstreams' own lists (routing/model-catalog.ts).
  */
 function visibleModels(ctx: RequestContext, services: GatewayServices): string[] {
-  const group = ctx.key?.group;
-  return services.catalog.models().filter((model) => group !== undefined && services.access.allows(group, model));
+  const key = ctx.key;
+  if (key === null) return [];
+  // The group's models, narrowed by the key's own list when it has one (what auth would let it call).
+  return services.catalog.models().filter((model) => services.access.allows(key.group, model) && (key.models === undefined || key.models(model)));
 }
 
 function json(value: unknown): RelayResult {

@@ -130,8 +130,15 @@ pricing: { unpriced: free }
     const mini = await post('/v1/chat/completions', key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(mini.status, 403);
     assert.match(((await mini.json()) as { error: { message: string } }).error.message, /"guarded" does not have access to model "gpt-4o-mini"/);
+    // The model list shows what the key may call, no more.
+    const list = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string }[] };
+    const ids = list.data.map((m) => m.id);
+    assert.ok(ids.includes('gpt-4o') && ids.every((m) => m === 'gpt-4o' || m.startsWith('claude-')), JSON.stringify(ids));
+    assert.equal((await fetch(`${gw.url}/v1/models/gpt-5`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
     await admin('PATCH', `/admin/keys/${id}`, { models: null });
     assert.deepEqual(await everyRoute(key), ['200', '200', '200', '200']);
+    const all = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string }[] };
+    assert.ok(all.data.some((m) => m.id === 'gpt-5'));
   });
 
   it('an IP allow-list: 403 from elsewhere, on every route, before the body is read; served from an allowed address', async () => {
@@ -156,6 +163,9 @@ pricing: { unpriced: free }
       [{ ips: ['10.0.0.0/33'] }, 'ips'],
       [{ group: 'teams' }, 'group'],
       [{ limits: { rpm: 0 } }, 'limits.rpm'],
+      [{ limits: { rps: null } }, 'limits.rps'],
+      [{ expires_at: '2027-02-30' }, 'expires_at'], // no such day
+      [{ expires_at: '2027-01-31T00:00:00' }, 'expires_at'], // no offset: whose midnight?
     ];
     for (const [body, param] of cases) {
       const res = await admin('PATCH', `/admin/keys/${id}`, body);
@@ -166,6 +176,17 @@ pricing: { unpriced: free }
     const now = (listed.json['data'] as Record<string, unknown>[]).find((k) => k['id'] === id) as Record<string, unknown>;
     assert.deepEqual([now['enabled'], now['expires_at'], now['models'], now['ips'], now['limits']], [true, null, null, null, undefined]);
     assert.equal((await admin('PATCH', '/admin/keys/no-such-key', { enabled: false })).status, 404);
+    const typo = await admin('POST', '/admin/keys', { name: 'typo', group: 'teams', expire_at: '2027-01-01' });
+    assert.deepEqual([typo.status, (typo.json['error'] as { param: string }).param], [400, 'expire_at'], 'a misspelled field is not ignored');
+  });
+
+  it('limits: an edit replaces the limits it names, null clears one, the others stay', async () => {
+    await admin('PATCH', `/admin/keys/${id}`, { limits: { rpm: 100, tpm: 50_000, concurrency: 4 } });
+    assert.deepEqual((await admin('PATCH', `/admin/keys/${id}`, { limits: { rpm: 5 } })).json['limits'], { rpm: 5, tpm: 50_000, concurrency: 4 });
+    assert.deepEqual((await admin('PATCH', `/admin/keys/${id}`, { limits: { tpm: null } })).json['limits'], { rpm: 5, concurrency: 4 });
+    assert.equal((await admin('PATCH', `/admin/keys/${id}`, { limits: null })).json['limits'], undefined);
+    assert.equal((await admin('PATCH', `/admin/keys/${id}`, { expires_at: '2999-12-31' })).json['expires_at'], '2999-12-31T00:00:00.000Z');
+    await admin('PATCH', `/admin/keys/${id}`, { expires_at: null });
   });
 
   it('the CLI: keys update sets and clears; the running gateway applies it', async () => {
@@ -188,5 +209,17 @@ pricing: { unpriced: free }
     const bad = await runCli(['keys', 'update', 'guarded', '--ips', 'not-an-address', '--config', gw.configPath]);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /ips must be a list/);
+    const both = await runCli(['keys', 'update', 'guarded', '--enable', '--disable', '--config', gw.configPath]);
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /contradict/);
+  });
+
+  it('a revoked key cannot be edited (a 400 that says so), and stays refused', async () => {
+    const made = await admin('POST', '/admin/keys', { name: 'gone', group: 'teams' });
+    await admin('DELETE', '/admin/keys/gone');
+    const edit = await admin('PATCH', '/admin/keys/gone', { enabled: true });
+    assert.equal(edit.status, 400);
+    assert.match((edit.json['error'] as { message: string }).message, /revoked/);
+    assert.equal((await post('/v1/chat/completions', String(made.json['key']), ROUTES[0]?.[1] as Record<string, unknown>)).status, 401);
   });
 });

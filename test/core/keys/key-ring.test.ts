@@ -113,6 +113,32 @@ describe('KeyRing', () => {
     assert.equal(record.revokedAt, null);
   });
 
+  it('a lookup that began before forget() is not cached: the edit it raced applies from the next request', async () => {
+    const { key } = await addStoreKey(temp.get(), 'raced');
+    const real = temp.get();
+    // A store whose answers arrive late: read before the edit, delivered after the forget().
+    let release = (): void => undefined;
+    const late = new Promise<void>((resolve) => (release = resolve));
+    let read = (): void => undefined;
+    const wasRead = new Promise<void>((resolve) => (read = resolve));
+    const slow = Object.assign(Object.create(real) as Store, {
+      findKeyByHash: async (hash: string) => {
+        const found = await real.findKeyByHash(hash);
+        read();
+        await late;
+        return found;
+      },
+    });
+    const ring = new KeyRing([], slow, { cacheTtlMs: 60_000 });
+    const inFlight = ring.authenticate(key); // reads the key as it is now (enabled)
+    await wasRead;
+    await real.updateKey('raced', { disabled: true });
+    ring.forget();
+    release();
+    assert.equal((await inFlight).kind, 'ok', 'the lookup in flight answers what it read');
+    assert.deepEqual(await ring.authenticate(key), { kind: 'disabled' }, 'and did not cache it');
+  });
+
   it('caches misses too, until forget()', async () => {
     const ring = new KeyRing([], temp.get(), { cacheTtlMs: 60_000 });
     const key = generateKey();

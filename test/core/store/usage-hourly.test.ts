@@ -44,6 +44,13 @@ for (const backend of storeBackends()) describe(`hourly usage (${backend.name})`
       ['gpt-image-1'],
       'the range is of hours: [from, to)',
     );
+    // A request id twice in one batch, unpriced first: the row that goes in is the priced one (inserted first), and
+    // so is what the sums count.
+    await store.insertUsage([makeUsage({ requestId: 'f', ts: T0 + 3 * HOUR, keyId: 'k3' }), makeUsage({ requestId: 'f', ts: T0 + 3 * HOUR, keyId: 'k3', cost: 70n, priceVersion: 'v1' })]);
+    assert.deepEqual(
+      (await store.hourlyUsage({ from: T0 + 3 * HOUR, to: T0 + 4 * HOUR })).map((r) => [r.requests, r.cost]),
+      [[1, 70n]],
+    );
     const [first] = await store.hourlyUsage({ from: T0, to: T0 + HOUR, account: 'acme' });
     assert.deepEqual([first?.cachedTokens, first?.cacheWriteTokens, first?.reasoningTokens], [15, 9, 21]);
   });
