@@ -1,5 +1,6 @@
 // The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
 import type { Kysely, Transaction } from 'kysely';
+import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
@@ -17,12 +18,14 @@ export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
   readonly #dialect: StoreDialect;
   readonly ledger: KyselyLedger;
+  readonly console: KyselyConsole;
   #closed = false;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect) {
     this.#db = db;
     this.#dialect = dialect;
     this.ledger = new KyselyLedger(db, dialect);
+    this.console = new KyselyConsole(db);
   }
 
   migrate(): Promise<void> {

@@ -215,6 +215,42 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           from usage_records group by (ts / 3600000) * 3600000, coalesce(account, ''), key_id, model, coalesce(channel, '')`.execute(db);
       },
     },
+    '0009_console': {
+      // The console's users (an account's, or the operator's), their server-side sessions and one-time password links.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('console_users')
+          .ifNotExists()
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull().unique())
+          .addColumn('account', 'text')
+          .addColumn('password_hash', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('disabled', 'integer')
+          .execute();
+        await db.schema
+          .createTable('console_sessions')
+          .ifNotExists()
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('csrf', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('ended_at', 'bigint')
+          .execute();
+        // Ending every session of a user (a new password, a disabled user) finds them by user.
+        await db.schema.createIndex('console_sessions_user_idx').ifNotExists().on('console_sessions').column('user_id').execute();
+        await db.schema
+          .createTable('console_links')
+          .ifNotExists()
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .execute();
+      },
+    },
   };
 }
 

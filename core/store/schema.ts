@@ -98,6 +98,32 @@ export interface UsageHourlyTable {
   latency_ms: CountColumn;
 }
 
+export interface ConsoleUsersTable {
+  id: string;
+  name: string;
+  account: string | null;
+  password_hash: string | null;
+  created_at: EpochMsColumn;
+  disabled: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
+export interface ConsoleSessionsTable {
+  token_hash: string;
+  user_id: string;
+  csrf: string;
+  created_at: EpochMsColumn;
+  expires_at: EpochMsColumn;
+  ended_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
+export interface ConsoleLinksTable {
+  token_hash: string;
+  user_id: string;
+  created_at: EpochMsColumn;
+  expires_at: EpochMsColumn;
+  used_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
 export interface AccountsTable {
   name: string;
   description: string | null;
@@ -142,6 +168,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_links: ConsoleLinksTable;
   accounts: AccountsTable;
   ledger: LedgerTable;
   holds: HoldsTable;

@@ -2,6 +2,7 @@
 // their ledger and the balance instances hold (LedgerStore, store.ledger). SQLite by default, PostgreSQL for several instances;
 // one contract, one query layer (kysely-store.ts), and one test suite run against both.
 
+import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
 import type { ResolvedLimits } from '../config/resolved.js';
 
@@ -171,6 +172,7 @@ export interface UsageStore {
  */
 export interface Store extends KeyStore, UsageStore {
   readonly ledger: LedgerStore;
+  readonly console: ConsoleStore;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
   close(): Promise<void>;

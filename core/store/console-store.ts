@@ -1,0 +1,48 @@
+// The console's people and their sign-ins: users (the operator's, and each account's), server-side sessions (the
+// cookie holds a random token; the store holds its digest, so a copy of the table opens no session), and one-time
+// links an operator hands a user to set a password. Times are epoch ms.
+
+export interface ConsoleUser {
+  readonly id: string;
+  /** What the user signs in with; unique. */
+  readonly name: string;
+  /** The account whose data the user sees; null for an operator (every account). */
+  readonly account: string | null;
+  /** scrypt (core/console/password.ts); null until set through a link. */
+  readonly passwordHash: string | null;
+  readonly createdAt: number;
+  readonly disabled: boolean;
+}
+
+export interface ConsoleSession {
+  readonly tokenHash: string;
+  readonly userId: string;
+  /** What every state-changing call must carry in x-csrf-token. */
+  readonly csrf: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** createUser() found the name taken. */
+export class ConsoleUserExists extends Error {
+  constructor(readonly userName: string, options?: ErrorOptions) {
+    super(`console user "${userName}" already exists`, options);
+  }
+}
+
+export interface ConsoleStore {
+  createUser(user: Omit<ConsoleUser, 'disabled'>): Promise<ConsoleUser>;
+  findUser(by: { readonly id: string } | { readonly name: string }): Promise<ConsoleUser | undefined>;
+  /** An account's users, by name. */
+  listUsers(account: string | null): Promise<ConsoleUser[]>;
+  setPassword(userId: string, passwordHash: string): Promise<void>;
+  setUserDisabled(userId: string, disabled: boolean): Promise<void>;
+  createSession(session: ConsoleSession): Promise<void>;
+  /** The session and its user, while it has neither ended nor expired (at `now`) and the user is enabled. */
+  findSession(tokenHash: string, now: number): Promise<{ readonly session: ConsoleSession; readonly user: ConsoleUser } | undefined>;
+  /** Ends one session (logout), or every session of a user (`userId`: a password set, a user disabled). */
+  endSessions(by: { readonly tokenHash: string } | { readonly userId: string }, at: number): Promise<void>;
+  createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>;
+  /** Uses a link once: its user's id, or undefined when it is unknown, used or expired (at `at`). */
+  useLink(tokenHash: string, at: number): Promise<string | undefined>;
+}

@@ -1,0 +1,93 @@
+// Signing in to the console (issue 25), on a real store and the gateway's own Limiter with a clock the test moves:
+// a password set through a one-time link signs in and opens a server-side session with its CSRF token; logout ends
+// it; the 11th wrong password within a minute is refused (429) before the password is checked, per name and per
+// address, and a minute later it is admitted again; a wrong name and a wrong password get the same answer; the
+// admin token signs the operator in; a link works once; a new password ends the user's other sessions.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConsoleSignIn, SESSION_TTL_MS } from '../../../core/console/sign-in.js';
+import { GatewayError } from '../../../core/errors.js';
+import { MemoryLimiter } from '../../../core/limits/memory-limiter.js';
+import { useTempStore } from '../store/store-fixtures.js';
+
+const refusedWith = (status: number, code: string) => (err: unknown) => err instanceof GatewayError && err.status === status && err.code === code;
+
+describe('console sign-in', () => {
+  const temp = useTempStore('console-sign-in.db');
+  let clock = 1_900_000_000_000;
+  const now = (): number => clock;
+
+  function signIn(): ConsoleSignIn {
+    return new ConsoleSignIn({ store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => 'the-admin-token-0123456789', now });
+  }
+
+  async function userWithPassword(auth: ConsoleSignIn, name: string, password: string): Promise<void> {
+    await temp.get().console.createUser({ id: `id-${name}`, name, account: 'acme', passwordHash: null, createdAt: clock });
+    const { token } = await auth.link(`id-${name}`);
+    await auth.setPassword(token, password);
+  }
+
+  it('a link sets the password once; sign-in opens a session with a CSRF token; logout ends it; sessions expire', async () => {
+    const auth = signIn();
+    await temp.get().console.createUser({ id: 'id-ada', name: 'ada', account: 'acme', passwordHash: null, createdAt: clock });
+    const link = await auth.link('id-ada');
+    await assert.rejects(auth.setPassword(link.token, 'short'), refusedWith(400, 'GW_ERR_REQUEST_INVALID_FIELD'));
+    await auth.setPassword(link.token, 'a long enough password');
+    await assert.rejects(auth.setPassword(link.token, 'another long password'), refusedWith(400, 'GW_ERR_CONSOLE_LINK_INVALID'), 'used up');
+    const signed = await auth.withPassword('ada', 'a long enough password', '203.0.113.1');
+    assert.equal(signed.user.account, 'acme');
+    assert.notEqual(signed.token, signed.csrf);
+    assert.deepEqual((await auth.session(signed.token))?.csrf, signed.csrf);
+    assert.equal(await auth.session(`${signed.token}x`), undefined);
+    await auth.signOut(signed.token);
+    assert.equal(await auth.session(signed.token), undefined, 'logged out');
+    const again = await auth.withPassword('ada', 'a long enough password', '203.0.113.1');
+    clock += SESSION_TTL_MS;
+    assert.equal(await auth.session(again.token), undefined, 'expired');
+  });
+
+  it('a wrong name and a wrong password get the same 401; a user without a password cannot sign in', async () => {
+    const auth = signIn();
+    await userWithPassword(auth, 'bob', 'bob has a password');
+    await temp.get().console.createUser({ id: 'id-new', name: 'newbie', account: 'acme', passwordHash: null, createdAt: clock });
+    for (const [name, password] of [['bob', 'not his password'], ['nobody', 'bob has a password'], ['newbie', '']]) {
+      await assert.rejects(auth.withPassword(name as string, password as string, '198.51.100.1'), (err: unknown) => err instanceof GatewayError && err.status === 401 && err.message === 'Wrong name or password.');
+    }
+  });
+
+  it('the 11th wrong password within a minute is refused, even a right one, per name and per address; a minute later it passes', async () => {
+    const auth = signIn();
+    await userWithPassword(auth, 'carol', 'carol has a password');
+    for (let i = 0; i < 10; i++) await assert.rejects(auth.withPassword('carol', `guess ${i}`, `192.0.2.${i}`), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    await assert.rejects(auth.withPassword('carol', 'carol has a password', '192.0.2.99'), refusedWith(429, 'GW_ERR_RATE_LIMITED'), 'the name is locked');
+    // From one address, ten names: the address is locked for an eleventh name.
+    for (let i = 0; i < 10; i++) await assert.rejects(auth.withPassword(`user${i}`, 'x', '192.0.2.200'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    await userWithPassword(auth, 'dave', 'dave has a password');
+    await assert.rejects(auth.withPassword('dave', 'dave has a password', '192.0.2.200'), refusedWith(429, 'GW_ERR_RATE_LIMITED'), 'the address is locked');
+    assert.ok((await auth.withPassword('dave', 'dave has a password', '192.0.2.201')).token.length > 20, 'another address is not');
+    clock += 60_000;
+    assert.ok((await auth.withPassword('carol', 'carol has a password', '192.0.2.99')).token.length > 20, 'a minute later');
+    // A success gives its count back: ten right passwords in a row never lock anyone out.
+    for (let i = 0; i < 12; i++) await auth.withPassword('carol', 'carol has a password', '192.0.2.98');
+  });
+
+  it('the admin token signs the operator in; a wrong one is a 401', async () => {
+    const auth = signIn();
+    const operator = await auth.withAdminToken('the-admin-token-0123456789', '127.0.0.1');
+    assert.equal(operator.user.account, null);
+    assert.equal((await auth.withAdminToken('the-admin-token-0123456789', '127.0.0.1')).user.id, operator.user.id, 'one operator user');
+    await assert.rejects(auth.withAdminToken('the-admin-token-012345678X', '127.0.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    const off = new ConsoleSignIn({ store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => null, now });
+    await assert.rejects(off.withAdminToken('', '127.0.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+  });
+
+  it('a new password ends the user\'s other sessions', async () => {
+    const auth = signIn();
+    await userWithPassword(auth, 'erin', 'erin has a password');
+    const open = await auth.withPassword('erin', 'erin has a password', '203.0.113.9');
+    const { token } = await auth.link('id-erin');
+    await auth.setPassword(token, 'erin has a new password');
+    assert.equal(await auth.session(open.token), undefined);
+  });
+});

@@ -1,0 +1,58 @@
+// The console's users, sessions and one-time links in the store (issue 25), on SQLite and PostgreSQL: names are
+// unique; a session is found while it has neither ended nor expired and its user is enabled; logout ends one
+// session, a new password every session of the user; a link is used once, and never after it expired.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConsoleUserExists } from '../../../core/store/console-store.js';
+import { storeBackends } from '../../helpers/test-stores.js';
+import { useTempStore } from './store-fixtures.js';
+
+for (const backend of storeBackends()) describe(`console store (${backend.name})`, { skip: backend.skip }, () => {
+  const temp = useTempStore('console.db', backend);
+
+  it('users: unique names, found by id or name, listed per account, operators apart', async () => {
+    const c = temp.get().console;
+    await c.createUser({ id: 'u1', name: 'ada', account: 'acme', passwordHash: null, createdAt: 1 });
+    await c.createUser({ id: 'u2', name: 'root', account: null, passwordHash: 'scrypt$x', createdAt: 2 });
+    await c.createUser({ id: 'u3', name: 'bob', account: 'acme', passwordHash: null, createdAt: 3 });
+    await assert.rejects(c.createUser({ id: 'u4', name: 'ada', account: 'other', passwordHash: null, createdAt: 4 }), ConsoleUserExists);
+    assert.deepEqual(await c.findUser({ name: 'ada' }), { id: 'u1', name: 'ada', account: 'acme', passwordHash: null, createdAt: 1, disabled: false });
+    assert.equal((await c.findUser({ id: 'u2' }))?.account, null);
+    assert.equal(await c.findUser({ name: 'nobody' }), undefined);
+    assert.deepEqual((await c.listUsers('acme')).map((u) => u.name), ['ada', 'bob']);
+    assert.deepEqual((await c.listUsers(null)).map((u) => u.name), ['root']);
+    await c.setPassword('u1', 'scrypt$new');
+    assert.equal((await c.findUser({ id: 'u1' }))?.passwordHash, 'scrypt$new');
+  });
+
+  it('sessions: found until they end or expire, or their user is disabled', async () => {
+    const c = temp.get().console;
+    await c.createUser({ id: 'u1', name: 'ada', account: 'acme', passwordHash: 'h', createdAt: 1 });
+    await c.createSession({ tokenHash: 's1', userId: 'u1', csrf: 'c1', createdAt: 100, expiresAt: 1000 });
+    await c.createSession({ tokenHash: 's2', userId: 'u1', csrf: 'c2', createdAt: 100, expiresAt: 1000 });
+    const found = await c.findSession('s1', 500);
+    assert.deepEqual([found?.session.csrf, found?.user.name, found?.session.expiresAt], ['c1', 'ada', 1000]);
+    assert.equal(await c.findSession('s1', 1000), undefined, 'expired at its time');
+    assert.equal(await c.findSession('nope', 500), undefined);
+    await c.endSessions({ tokenHash: 's1' }, 600);
+    assert.equal(await c.findSession('s1', 700), undefined, 'logged out');
+    assert.ok((await c.findSession('s2', 700)) !== undefined, 'the other session stays');
+    await c.setUserDisabled('u1', true);
+    assert.equal(await c.findSession('s2', 700), undefined, 'a disabled user has no session');
+    await c.setUserDisabled('u1', false);
+    await c.endSessions({ userId: 'u1' }, 800);
+    assert.equal(await c.findSession('s2', 900), undefined, 'all ended');
+  });
+
+  it('links: used once, not after they expire', async () => {
+    const c = temp.get().console;
+    await c.createLink({ tokenHash: 'l1', userId: 'u9', createdAt: 0, expiresAt: 1000 });
+    await c.createLink({ tokenHash: 'l2', userId: 'u9', createdAt: 0, expiresAt: 1000 });
+    const [first, second] = await Promise.all([c.useLink('l1', 10), c.useLink('l1', 10)]);
+    assert.deepEqual([first, second].sort(), ['u9', undefined].sort(), 'two uses racing: one wins');
+    assert.equal(await c.useLink('l1', 20), undefined);
+    assert.equal(await c.useLink('l2', 1000), undefined, 'expired');
+    assert.equal(await c.useLink('unknown', 10), undefined);
+  });
+});
