@@ -7,6 +7,9 @@ import { loadConfigFile } from '../core/config/load.js';
 import { ConfigError } from '../core/config/resolved.js';
 import { createKey, describeKey, updateKey } from '../core/keys/key-admin.js';
 import { KEY_FLAG_OPTIONS, keyFields } from './key-flags.js';
+import { ConsoleSignIn } from '../core/console/sign-in.js';
+import { createConsoleUser } from '../core/console/users.js';
+import { MemoryLimiter } from '../core/limits/memory-limiter.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
 import type { Store } from '../core/store/store.js';
@@ -27,6 +30,7 @@ const USAGE = `usage:
                       [--enable|--disable] [--config FILE]       only what is given changes
   gateway keys list [--config FILE]
   gateway keys revoke ID_OR_NAME [--config FILE]
+  gateway admin create-user NAME [--config FILE]   an operator of the console; prints a one-time link to set its password
   gateway accounts create NAME [--description TEXT] [--config FILE]
   gateway accounts list [--config FILE]
   gateway accounts show NAME [--config FILE]     balance and recent ledger
@@ -89,6 +93,19 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
+    } finally {
+      await store.close();
+    }
+    return 0;
+  }
+  if (command === 'admin' && sub === 'create-user' && arg !== undefined) {
+    const config = await loadConfigFile(configPath);
+    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    try {
+      const signIn = new ConsoleSignIn({ store: store.console, limiter: new MemoryLimiter(), adminToken: () => null });
+      const made = await createConsoleUser(store.console, signIn, arg, null);
+      console.log(JSON.stringify(made, null, 2));
+      console.error(`Open <gateway URL>${made.link} to set the password (once, until ${made.link_expires_at}).`);
     } finally {
       await store.close();
     }

@@ -34,6 +34,8 @@ const ERRORS = {
   GW_ERR_AUTH_ADDRESS_FORBIDDEN: { status: 403, kind: 'permission', wireCode: 'ip_not_allowed' },
   GW_ERR_CONSOLE_SIGN_IN: { status: 401, kind: 'authentication', wireCode: 'sign_in_failed' },
   GW_ERR_CONSOLE_LINK_INVALID: { status: 400, kind: 'invalid_request', wireCode: 'link_invalid' },
+  GW_ERR_CONSOLE_SIGNED_OUT: { status: 401, kind: 'authentication', wireCode: 'not_signed_in' },
+  GW_ERR_CONSOLE_CSRF: { status: 403, kind: 'permission', wireCode: 'csrf_token_invalid' },
   GW_ERR_ADMIN_UNAUTHORIZED: { status: 401, kind: 'authentication', wireCode: 'invalid_admin_token' },
   GW_ERR_METRICS_UNAUTHORIZED: { status: 401, kind: 'authentication', wireCode: 'invalid_metrics_token' },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'unknown_url' },

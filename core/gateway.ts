@@ -23,6 +23,7 @@ import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import type { ChannelHealth } from './routing/health.js';
 import { Router } from './routing/router.js';
+import { ConsoleSignIn } from './console/sign-in.js';
 import type { Store } from './store/store.js';
 
 /** What outlives a config load: the process's store, usage writer, affinity bindings, metrics and log. */
@@ -69,6 +70,7 @@ export class Gateway {
     this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat(memory)]));
     const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
+    const limiter = deps.limiter ?? new MemoryLimiter();
     this.services = {
       config,
       router: new Router(config.channels, { health: deps.health }),
@@ -82,8 +84,9 @@ export class Gateway {
       store: deps.store,
       catalog: this.catalog,
       leases: deps.leases ?? new Leases(deps.store.ledger, { holdTtlMs: config.pricing.reservationTimeoutMs }),
-      limiter: deps.limiter ?? new MemoryLimiter(),
+      limiter,
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
+      consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken }),
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

@@ -39,3 +39,4 @@ export { createAccount, creditAccount, describeAccount, describeEntry } from './
 export { formatMoney } from './money/decimal.js';
 export { carriesToken } from './keys/operator-token.js';
 export { createKey, describeKey, updateKey } from './keys/key-admin.js';
+export { createConsoleUser } from './console/users.js';

@@ -42,13 +42,12 @@ const secret = (): string => randomBytes(32).toString('base64url');
 export class ConsoleSignIn {
   readonly #options: ConsoleSignInOptions;
   readonly #now: () => number;
-  /** Made once: a wrong name costs the same scrypt as a wrong password (no timing tells which names exist). */
-  readonly #decoy: Promise<string>;
+  /** Made at the first sign-in: a wrong name costs the same scrypt as a wrong password (no timing tells which names exist). */
+  #decoy: Promise<string> | null = null;
 
   constructor(options: ConsoleSignInOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#decoy = hashPassword(randomUUID());
   }
 
   /** Signs a user in; 401 for a wrong name or password (the same answer), 429 after too many failures. */
@@ -61,7 +60,7 @@ export class ConsoleSignIn {
     const user = name.length <= 64 ? await this.#options.store.findUser({ name }) : undefined;
     const ok =
       password.length <= MAX_PASSWORD_CHARS &&
-      (user?.passwordHash === null || user === undefined ? (await verifyPassword(password, await this.#decoy), false) : await verifyPassword(password, user.passwordHash));
+      (user?.passwordHash === null || user === undefined ? (await verifyPassword(password, await (this.#decoy ??= hashPassword(randomUUID()))), false) : await verifyPassword(password, user.passwordHash));
     // A success gives its token back; a failure keeps it taken.
     await this.#options.limiter.finish(admission.ticket, ok ? 0 : 1);
     if (!ok || user === undefined || user.disabled) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong name or password.');

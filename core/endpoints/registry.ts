@@ -52,6 +52,8 @@ const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
  */
 const RECORDED = ['auth', 'meter', 'relay'] as const;
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
+/** The console plugin signs its callers in itself (a session cookie). */
+const CONSOLE: readonly ChainStep[] = ['console'];
 
 /** The endpoints the gateway serves out of the box. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -102,6 +104,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
+  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
 ];
 
 /**

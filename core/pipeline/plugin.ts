@@ -8,6 +8,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
 import type { ChannelType } from '../config/resolved.js';
 import type { AffinityStore } from '../routing/affinity.js';
+import type { ConsoleSignIn } from '../console/sign-in.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Instances } from '../shared/instances.js';
 import type { Leases } from '../money/leases.js';
@@ -101,6 +102,8 @@ export interface GatewayServices {
   readonly limiter: Limiter;
   /** The deployment's live instances (shared/instances.ts). */
   readonly instances: Instances;
+  /** Signing in to the console (console/sign-in.ts). */
+  readonly consoleSignIn: ConsoleSignIn;
 }
 
 /**

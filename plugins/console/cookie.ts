@@ -1,0 +1,23 @@
+// The console's session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
+// Path=/console, Secure when the request came over HTTPS (directly or through a proxy that says so).
+
+import type { RequestContext } from '../../core/index.js';
+
+export const COOKIE = 'gw_console';
+
+/** The session token the request's Cookie header carries, or ''. */
+export function sessionToken(ctx: RequestContext): string {
+  const header = ctx.headers['cookie'];
+  const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
+  for (const part of text.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+  }
+  return '';
+}
+
+/** Set-Cookie for a session token (`maxAgeS` 0 ends it). */
+export function sessionCookie(ctx: RequestContext, token: string, maxAgeS: number): string {
+  const secure = ctx.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+  return `${COOKIE}=${token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`;
+}
