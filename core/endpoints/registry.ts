@@ -110,6 +110,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
 ];
 
 /**

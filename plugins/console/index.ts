@@ -6,6 +6,7 @@
 
 import { GatewayError, createConsoleUser, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
 import { sessionCookie, sessionToken } from './cookie.js';
+import { dashboard } from './dashboard.js';
 import type { ConsoleOptions } from './options.gen.js';
 
 export const consolePlugin: PluginFactory<ConsoleOptions> = {
@@ -46,6 +47,15 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
   if (path === '/console/api/session' && method === 'DELETE') {
     await signIn.signOut(token);
     return json(200, { signed_out: true }, { 'set-cookie': sessionCookie(ctx, '', 0) });
+  }
+  if (path === '/console/api/dashboard' && method === 'GET') {
+    const query = new URLSearchParams(ctx.query);
+    // A user sees their own account, whatever they ask; an operator the one asked for, or all.
+    const scope = session.user.account ?? query.get('account');
+    if (session.user.account === null && scope !== null && (await services.store.ledger.getAccount(scope)) === undefined) {
+      throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${scope}".`);
+    }
+    return json(200, await dashboard(services, scope, query));
   }
   const account = ctx.params?.['name'];
   if (account !== undefined && path.endsWith('/users') && method === 'POST') {

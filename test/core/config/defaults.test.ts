@@ -58,7 +58,7 @@ describe('default routes', () => {
     assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', '/console/api/session', 'GET /console/api/session', 'DELETE /console/api/session', '/console/api/password', '/console/api/accounts/{name}/users'],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', '/console/api/session', 'GET /console/api/session', 'DELETE /console/api/session', '/console/api/password', '/console/api/accounts/{name}/users', 'GET /console/api/dashboard'],
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

@@ -1,0 +1,113 @@
+// GET /console/api/dashboard: an account's balance, spend today and this month, and its usage over a range in
+// hourly or daily buckets, split by model and by key, read from the hourly sums (never the records: this stays fast
+// on millions of them). A user sees their own account; an operator any one (?account=), or all.
+
+import { GatewayError, formatMoney, type GatewayServices, type HourlyUsage } from '../../core/index.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** The longest range asked at once. */
+const MAX_RANGE_MS = 366 * DAY_MS;
+
+interface Sums {
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  images: number;
+  cost: bigint;
+}
+
+const empty = (): Sums => ({ requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, images: 0, cost: 0n });
+
+function add(sums: Sums, row: HourlyUsage): void {
+  sums.requests += row.requests;
+  sums.errors += row.errors;
+  sums.input_tokens += row.promptTokens;
+  sums.output_tokens += row.completionTokens;
+  sums.cached_tokens += row.cachedTokens;
+  sums.reasoning_tokens += row.reasoningTokens;
+  sums.images += row.images;
+  sums.cost += row.cost;
+}
+
+/** Sums as JSON: amounts as decimal strings (money is never a float). */
+function shown(sums: Sums): Record<string, unknown> {
+  return {
+    requests: sums.requests,
+    errors: sums.errors,
+    input_tokens: sums.input_tokens,
+    output_tokens: sums.output_tokens,
+    cached_tokens: sums.cached_tokens,
+    reasoning_tokens: sums.reasoning_tokens,
+    images: sums.images,
+    cost: formatMoney(sums.cost),
+  };
+}
+
+/** The query's range and bucket: from/to as ISO times (to excluded), by default the last 24 hours by hour. */
+export function readRange(query: URLSearchParams, now: number): { from: number; to: number; bucket: 'hour' | 'day' } {
+  const bucket = query.get('bucket') ?? 'hour';
+  if (bucket !== 'hour' && bucket !== 'day') throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'bucket must be hour or day.', { param: 'bucket' });
+  const time = (name: string, fallback: number): number => {
+    const text = query.get(name);
+    if (text === null) return fallback;
+    const at = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? Date.parse(text) : Number.NaN;
+    if (!Number.isFinite(at)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${name} must be an ISO 8601 date or time with its offset.`, { param: name });
+    return at;
+  };
+  const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
+  const to = Math.ceil(time('to', now) / size) * size;
+  const from = Math.floor(time('from', to - DAY_MS) / size) * size;
+  if (from >= to || to - from > MAX_RANGE_MS) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'from must be before to, at most 366 days apart.', { param: 'from' });
+  return { from, to, bucket };
+}
+
+export async function dashboard(services: GatewayServices, account: string | null, query: URLSearchParams, now = Date.now()): Promise<Record<string, unknown>> {
+  const { from, to, bucket } = readRange(query, now);
+  const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
+  const store = services.store;
+  const scope = account === null ? {} : { account };
+  const rows = await store.hourlyUsage(Object.assign({ from, to }, scope));
+  const totals = empty();
+  const series = new Map<number, Sums>();
+  for (let t = from; t < to; t += size) series.set(t, empty());
+  const byModel = new Map<string, Sums>();
+  const byKey = new Map<string, Sums>();
+  for (const row of rows) {
+    add(totals, row);
+    const bucketStart = Math.floor(row.hour / size) * size;
+    const point = series.get(bucketStart);
+    if (point !== undefined) add(point, row);
+    const model = byModel.get(row.model) ?? empty();
+    add(model, row);
+    byModel.set(row.model, model);
+    const key = byKey.get(row.keyId) ?? empty();
+    add(key, row);
+    byKey.set(row.keyId, key);
+  }
+  // Spend today and this month (UTC), whatever the range shown.
+  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  const date = new Date(now);
+  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const month = await store.hourlyUsage(Object.assign({ from: monthStart, to: dayStart + DAY_MS }, scope));
+  const spent = (since: number): bigint => month.filter((r) => r.hour >= since).reduce((sum, r) => sum + r.cost, 0n);
+  const names = new Map((await store.listKeys()).map((k) => [k.id, k.name]));
+  for (const k of services.config.keys) names.set(`config:${k.name}`, k.name);
+  const balance = account === null ? undefined : await store.ledger.getAccount(account);
+  const biggest = (map: Map<string, Sums>): [string, Sums][] => [...map.entries()].sort((a, b) => (b[1].cost > a[1].cost ? 1 : b[1].cost < a[1].cost ? -1 : b[1].requests - a[1].requests));
+  return {
+    account,
+    currency: services.config.pricing.currency,
+    balance: balance === undefined ? null : formatMoney(balance.balance),
+    spend_today: formatMoney(spent(dayStart)),
+    spend_month: formatMoney(spent(monthStart)),
+    range: { from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucket },
+    totals: shown(totals),
+    series: [...series.entries()].map(([t, sums]) => Object.assign({ t: new Date(t).toISOString() }, shown(sums))),
+    by_model: biggest(byModel).map(([model, sums]) => Object.assign({ model }, shown(sums))),
+    by_key: biggest(byKey).map(([id, sums]) => Object.assign({ key_id: id, name: names.get(id) ?? null }, shown(sums))),
+  };
+}
