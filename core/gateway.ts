@@ -24,6 +24,7 @@ import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import type { ChannelHealth } from './routing/health.js';
 import { Router } from './routing/router.js';
 import { ConsoleSignIn } from './console/sign-in.js';
+import { AddressList } from './keys/address-list.js';
 import type { Store } from './store/store.js';
 
 /** What outlives a config load: the process's store, usage writer, affinity bindings, metrics and log. */
@@ -56,6 +57,8 @@ export class Gateway {
   /** The format of each endpoint, by route key, also for answering errors before a chain runs. */
   readonly formats: ReadonlyMap<string, ClientFormat>;
   readonly endpoints: EndpointRegistry;
+  /** server.trusted_proxies, compiled once per load (null: none, the TCP peer is the client). */
+  readonly trustedProxies: AddressList | null;
   /** GET /v1/models: the configured models, globs expanded over what the upstreams list (startDiscovery). */
   readonly catalog: ModelCatalog;
   private inFlight = 0;
@@ -66,6 +69,7 @@ export class Gateway {
     deps: GatewayDeps,
   ) {
     this.endpoints = deps.endpoints;
+    this.trustedProxies = config.server.trustedProxies.length === 0 ? null : new AddressList(config.server.trustedProxies);
     const memory = deps.scanMemory ?? new ScanMemory();
     this.formats = new Map(deps.endpoints.all.map((endpoint) => [routeKeyOf(endpoint), endpoint.createFormat(memory)]));
     const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);

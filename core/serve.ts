@@ -140,7 +140,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       if (onlyIfChanged && digest === lastDigest) return true;
       const next = parseConfig(text, { file, env, endpoints });
       await recordMoneyConfig(store, next);
+      const adminToken = runtime.current.config.server.adminToken;
       runtime.reload(next);
+      // A changed admin token (a leaked one replaced) ends what the old one opened.
+      if (next.server.adminToken !== adminToken) await runtime.current.services.consoleSignIn.endAdminTokenSessions();
       channelNames.current = new Set(next.channels.map((c) => c.name));
       void shared?.cooldowns.refresh();
       leases.holdTtlMs = next.pricing.reservationTimeoutMs;

@@ -4,6 +4,7 @@
 import { formatPath } from './config-path.js';
 import { NATIVE_FORMATS, SERVER_DEFAULTS } from './defaults.js';
 import { parseMoney } from '../money/decimal.js';
+import { parseCidr } from '../keys/address-list.js';
 import type { Amount, GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
@@ -38,6 +39,9 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
     ...checkAmounts(config),
     ...checkFormats(config),
     ...checkBodyCap(config),
+    ...(config.server?.trusted_proxies ?? []).flatMap((text, i): ConfigIssue[] =>
+      parseCidr(text) === null ? [{ path: ['server', 'trusted_proxies', i], message: `"${text}" is not an address or a CIDR (such as 10.0.0.0/8 or 2001:db8::/32)` }] : [],
+    ),
     ...findDuplicates(
       routes.map((r) => r.path),
       (i) => ['routes', i, 'path'],

@@ -13,6 +13,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   maxInflightBodyBytes: 268_435_456,
   metricsToken: null,
   metricsListen: null,
+  trustedProxies: [],
 };
 
 export const LOG_DEFAULTS: ResolvedLog = { level: null, access: false };

@@ -90,6 +90,12 @@ export interface Server {
    * host:port of a separate listener that serves /metrics (and /healthz) only; /metrics then leaves the main port.
    */
   metrics_listen?: string;
+  /**
+   * Addresses or CIDRs of the proxies in front of the gateway. A request from one of them is taken to come from the nearest address in X-Forwarded-For that is not itself a trusted proxy (for key IP allow-lists and the console's sign-in limits). Without it, the TCP peer's address.
+   *
+   * @maxItems 100
+   */
+  trusted_proxies?: string[];
 }
 export interface Store {
   /**

@@ -32,6 +32,8 @@ export interface ResolvedServer {
   readonly metricsToken: string | null;
   /** A separate listener for /metrics, or null to serve it on the main port. */
   readonly metricsListen: { readonly host: string; readonly port: number } | null;
+  /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
+  readonly trustedProxies: readonly string[];
 }
 
 export interface ResolvedLog {

@@ -6,19 +6,29 @@
 
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors.js';
-import type { LimitCheck, Limiter } from '../limits/limiter.js';
+import type { LimitCheck, Limiter, Ticket } from '../limits/limiter.js';
+import { isIP } from 'node:net';
 import type { ConsoleStore, ConsoleUser } from '../store/console-store.js';
 import { hashPassword, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, verifyPassword } from './password.js';
 
-/** Wrong passwords allowed per name and per address in any minute (the next is refused until the bucket refills). */
+/**
+ * Wrong passwords allowed per name and per address: ten at once, then one every 6 s as the bucket refills (the
+ * eleventh in a row is refused).
+ */
 const FAILURES_PER_MINUTE = 10;
+/** Sign-in attempts per address per minute, right or wrong: each costs a scrypt. */
+const ATTEMPTS_PER_MINUTE = 30;
+/** Password and token checks at once, per process (scrypt runs on libuv's small thread pool, shared with fs and dns). */
+const MAX_CHECKS_IN_FLIGHT = 8;
 /** How long a session lasts. */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 /** How long a password link can be used. */
 export const LINK_TTL_MS = 72 * 3_600_000;
 
-/** The operator's session user when signed in with the admin token (not stored). */
+/** The operator's session user when signed in with the admin token (made at its first sign-in). */
 const OPERATOR_ID = 'operator:admin-token';
+/** Its name, which no other console user may take. */
+export const OPERATOR_NAME = 'admin-token';
 
 export interface SignedIn {
   /** The cookie's value: shown to the browser once, stored only as its digest. */
@@ -44,6 +54,8 @@ export class ConsoleSignIn {
   readonly #now: () => number;
   /** Made at the first sign-in: a wrong name costs the same scrypt as a wrong password (no timing tells which names exist). */
   #decoy: Promise<string> | null = null;
+  /** Password and token checks running now. */
+  #checking = 0;
 
   constructor(options: ConsoleSignInOptions) {
     this.#options = options;
@@ -52,35 +64,76 @@ export class ConsoleSignIn {
 
   /** Signs a user in; 401 for a wrong name or password (the same answer), 429 after too many failures. */
   async withPassword(name: string, password: string, address: string): Promise<SignedIn> {
-    const checks = failureChecks(`name:${name.toLowerCase()}`, `address:${address}`);
-    const admission = await this.#options.limiter.admit(checks, 1);
-    if (!admission.admitted) {
-      throw new GatewayError('GW_ERR_RATE_LIMITED', 'Too many failed sign-ins; try again in a minute.', { retryAfter: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)) });
+    const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`), ...addressBuckets(address)]);
+    let accepted = false;
+    try {
+      const user = name.length <= 64 ? await this.#options.store.findUser({ name }) : undefined;
+      const ok = await this.#checkPassword(password, user?.passwordHash ?? null);
+      // A disabled user's right password counts as a failure too: nothing tells it was right.
+      accepted = ok && user !== undefined && !user.disabled;
+      if (!accepted || user === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong name or password.');
+      return await this.#open(user);
+    } finally {
+      await this.#finish(ticket, accepted);
     }
-    const user = name.length <= 64 ? await this.#options.store.findUser({ name }) : undefined;
-    const ok =
-      password.length <= MAX_PASSWORD_CHARS &&
-      (user?.passwordHash === null || user === undefined ? (await verifyPassword(password, await (this.#decoy ??= hashPassword(randomUUID()))), false) : await verifyPassword(password, user.passwordHash));
-    // A success gives its token back; a failure keeps it taken.
-    await this.#options.limiter.finish(admission.ticket, ok ? 0 : 1);
-    if (!ok || user === undefined || user.disabled) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong name or password.');
-    return this.#open(user);
   }
 
-  /** The operator signs in with server.admin_token (no stored user). */
+  /** The operator signs in with server.admin_token (no stored user); limited per address only (a guess of a long secret per name would let anyone lock it). */
   async withAdminToken(token: string, address: string): Promise<SignedIn> {
-    const checks = failureChecks('name:admin-token', `address:${address}`);
+    const ticket = await this.#admit(addressBuckets(address));
+    let accepted = false;
+    try {
+      const expected = this.#options.adminToken();
+      accepted = expected !== null && carriesSecret(token, expected);
+      if (!accepted) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong admin token.');
+      let operator = await this.#options.store.findUser({ id: OPERATOR_ID });
+      if (operator === undefined) {
+        try {
+          operator = await this.#options.store.createUser({ id: OPERATOR_ID, name: OPERATOR_NAME, account: null, passwordHash: null, createdAt: this.#now() });
+        } catch (err) {
+          // Two first sign-ins at once: the other made it.
+          operator = await this.#options.store.findUser({ id: OPERATOR_ID });
+          if (operator === undefined) throw err;
+        }
+      }
+      if (operator.disabled) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong admin token.');
+      return await this.#open(operator);
+    } finally {
+      await this.#finish(ticket, accepted);
+    }
+  }
+
+  /** Ends every session opened with the admin token (it changed: a leaked one must open nothing more). */
+  async endAdminTokenSessions(): Promise<void> {
+    await this.#options.store.endSessions({ userId: OPERATOR_ID }, this.#now());
+  }
+
+  /** Takes one attempt from each bucket, or refuses (429) when any is empty; at most MAX_CHECKS_IN_FLIGHT checks at once (503 beyond). */
+  async #admit(checks: readonly LimitCheck[]): Promise<Ticket> {
     const admission = await this.#options.limiter.admit(checks, 1);
     if (!admission.admitted) {
-      throw new GatewayError('GW_ERR_RATE_LIMITED', 'Too many failed sign-ins; try again in a minute.', { retryAfter: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)) });
+      throw new GatewayError('GW_ERR_RATE_LIMITED', 'Too many sign-in attempts; try again in a minute.', { retryAfter: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)) });
     }
-    const expected = this.#options.adminToken();
-    const ok = expected !== null && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected));
-    await this.#options.limiter.finish(admission.ticket, ok ? 0 : 1);
-    if (!ok) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong admin token.');
-    let operator = await this.#options.store.findUser({ id: OPERATOR_ID });
-    operator ??= await this.#options.store.createUser({ id: OPERATOR_ID, name: 'admin-token', account: null, passwordHash: null, createdAt: this.#now() });
-    return this.#open(operator);
+    if (this.#checking >= MAX_CHECKS_IN_FLIGHT) {
+      await this.#options.limiter.finish(admission.ticket, 0);
+      throw new GatewayError('GW_ERR_INTAKE_BUSY', 'Too many sign-ins at once; retry shortly.', { retryAfter: 1 });
+    }
+    this.#checking++;
+    return admission.ticket;
+  }
+
+  /** A success gives the attempt back to its failure buckets (never to the all-attempts one); a failure keeps it. */
+  async #finish(ticket: Ticket, accepted: boolean): Promise<void> {
+    this.#checking--;
+    await this.#options.limiter.finish(ticket, accepted ? 0 : 1);
+  }
+
+  /** scrypt against the stored hash, or against a decoy when there is none (the same time either way). */
+  async #checkPassword(password: string, stored: string | null): Promise<boolean> {
+    if (password.length > MAX_PASSWORD_CHARS) return false;
+    if (stored !== null) return verifyPassword(password, stored);
+    await verifyPassword(password, await (this.#decoy ??= hashPassword(randomUUID())));
+    return false;
   }
 
   /** The session a cookie's token opens, while it lasts. */
@@ -107,11 +160,13 @@ export class ConsoleSignIn {
     if (password.length < MIN_PASSWORD_CHARS || password.length > MAX_PASSWORD_CHARS) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `password must be ${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters.`, { param: 'password' });
     }
+    // Hashed before the link is used up: a failure here leaves the link usable.
+    const hash = await hashPassword(password);
     const now = this.#now();
     const userId = linkToken.length <= 100 ? await this.#options.store.useLink(digest(linkToken), now) : undefined;
     const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });
     if (user === undefined) throw new GatewayError('GW_ERR_CONSOLE_LINK_INVALID', 'This link is unknown, used or expired; ask for a new one.');
-    await this.#options.store.setPassword(user.id, await hashPassword(password));
+    await this.#options.store.setPassword(user.id, hash);
     await this.#options.store.endSessions({ userId: user.id }, now);
     return user;
   }
@@ -125,11 +180,32 @@ export class ConsoleSignIn {
   }
 }
 
-/** The two buckets a failed sign-in takes from: its name's and its address's. */
-function failureChecks(name: string, address: string): LimitCheck[] {
-  // tpm, not rpm: its tokens can be given back (a success), and a request's count cannot.
-  return [
-    { subject: `console-sign-in:${name}`, scope: 'key', label: 'console sign-ins', tpm: FAILURES_PER_MINUTE },
-    { subject: `console-sign-in:${address}`, scope: 'key', label: 'console sign-ins', tpm: FAILURES_PER_MINUTE },
-  ];
+/** A failure bucket: tpm, not rpm, because its tokens can be given back (a success) and a request's count cannot. */
+function bucket(subject: string): LimitCheck {
+  return { subject: `console-sign-in:${subject}`, scope: 'key', label: 'console sign-ins', tpm: FAILURES_PER_MINUTE };
+}
+
+/**
+ * An address's buckets: its failures, and all its attempts (successes too, never given back: each costs a scrypt).
+ * IPv6 clients are counted by /64, what one host is usually given.
+ */
+function addressBuckets(address: string): LimitCheck[] {
+  const key = isIP(address) === 6 ? prefix64(address) : address;
+  return [bucket(`address:${key}`), { subject: `console-sign-in-all:${key}`, scope: 'key', label: 'console sign-ins', rpm: ATTEMPTS_PER_MINUTE }];
+}
+
+/** The first four groups of an IPv6 address, expanded (`2001:db8:0:1::/64`). */
+function prefix64(address: string): string {
+  const [head = '', tail = ''] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** Constant-time equality of two secrets of any length (their digests are compared). */
+function carriesSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import { ConsoleUserExists, type ConsoleStore } from '../store/console-store.js';
-import type { ConsoleSignIn } from './sign-in.js';
+import { OPERATOR_NAME, type ConsoleSignIn } from './sign-in.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 
@@ -17,6 +17,8 @@ export interface MadeUser {
 
 export async function createConsoleUser(store: ConsoleStore, signIn: ConsoleSignIn, name: string, account: string | null): Promise<MadeUser> {
   if (!NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", ".", "@" or "-".', { param: 'name' });
+  // The admin token's operator has that name (its sign-ins and its limits); nobody else may.
+  if (name.toLowerCase() === OPERATOR_NAME) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `"${name}" is reserved.`, { param: 'name' });
   let id: string;
   try {
     id = (await store.createUser({ id: `cu_${randomUUID().replaceAll('-', '')}`, name, account, passwordHash: null, createdAt: Date.now() })).id;

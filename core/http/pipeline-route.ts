@@ -1,6 +1,7 @@
 // A route served by a plugin chain: the request's context, the client's disconnect wired to it, the chain run,
 // the outcome logged.
 
+import { clientAddressOf } from '../keys/address-list.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { EndpointMatch } from '../endpoints/registry.js';
@@ -42,7 +43,7 @@ export async function servePipelineRoute(
   res.on('close', onClose);
   const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(matched.path, req.headers);
   const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
-  ctx.clientAddress = req.socket.remoteAddress ?? '';
+  ctx.clientAddress = clientAddressOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], gateway.trustedProxies);
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {

@@ -41,3 +41,19 @@ export class AddressList {
     return version !== 0 && this.#list.check(mapped, version === 4 ? 'ipv4' : 'ipv6');
   }
 }
+
+/**
+ * The client's address: the TCP peer's, or, when the peer is a trusted proxy, the nearest address in
+ * X-Forwarded-For (read from the right) that is not itself a trusted proxy. Anything a client wrote further left is
+ * never believed.
+ */
+export function clientAddressOf(peer: string, forwardedFor: string | string[] | undefined, trusted: AddressList | null): string {
+  if (trusted === null || forwardedFor === undefined || !trusted.allows(peer)) return peer;
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => h.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i] ?? '';
+    if (isIP(hop) === 0) return peer;
+    if (!trusted.allows(hop)) return hop;
+  }
+  return peer;
+}

@@ -2,6 +2,7 @@
 
 import type { ResolvedConfig, ResolvedLimits } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
+import { parseIsoTime } from '../iso-time.js';
 import type { Store, StoredKey } from '../store/store.js';
 import { readAmount } from '../money/account-admin.js';
 import { formatMoney } from '../money/decimal.js';
@@ -130,14 +131,9 @@ function readAccess(
   return out;
 }
 
-/** An ISO 8601 date (midnight UTC) or time with `Z` or an offset: never the server's local time, never a day that rolls over. */
 function readTime(value: unknown): number {
-  const text = typeof value === 'string' ? value : '';
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.exec(text);
-  const at = match === null ? Number.NaN : Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
-  // 2027-02-30 parses as March 2: the date written must be the date read.
-  const sameDay = match !== null && new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))).toISOString().startsWith(text.slice(0, 10));
-  if (!Number.isFinite(at) || !sameDay) {
+  const at = typeof value === 'string' ? parseIsoTime(value) : null;
+  if (at === null) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'expires_at must be an ISO 8601 date or time with its offset, such as "2027-01-31" or "2027-01-31T09:00:00+01:00", or null for never.', { param: 'expires_at' });
   }
   return at;

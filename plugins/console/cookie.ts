@@ -9,11 +9,13 @@ export const COOKIE = 'gw_console';
 export function sessionToken(ctx: RequestContext): string {
   const header = ctx.headers['cookie'];
   const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
+  const found: string[] = [];
   for (const part of text.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) found.push(part.slice(eq + 1).trim());
   }
-  return '';
+  // Two of them: one was planted (a sibling subdomain can set a cookie for this host); trust neither.
+  return found.length === 1 ? (found[0] ?? '') : '';
 }
 
 /** Set-Cookie for a session token (`maxAgeS` 0 ends it). */

@@ -2,7 +2,7 @@
 // hourly or daily buckets, split by model and by key, read from the hourly sums (never the records: this stays fast
 // on millions of them). A user sees their own account; an operator any one (?account=), or all.
 
-import { GatewayError, formatMoney, type GatewayServices, type HourlyUsage } from '../../core/index.js';
+import { GatewayError, formatMoney, parseIsoTime, type GatewayServices, type HourlyUsage } from '../../core/index.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -52,10 +52,11 @@ export function readRange(query: URLSearchParams, now: number): { from: number; 
   const bucket = query.get('bucket') ?? 'hour';
   if (bucket !== 'hour' && bucket !== 'day') throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'bucket must be hour or day.', { param: 'bucket' });
   const time = (name: string, fallback: number): number => {
-    const text = query.get(name);
+    // A `+` of an offset arrives as a space when the caller did not escape it (%2B).
+    const text = query.get(name)?.replace(' ', '+') ?? null;
     if (text === null) return fallback;
-    const at = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? Date.parse(text) : Number.NaN;
-    if (!Number.isFinite(at)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${name} must be an ISO 8601 date or time with its offset.`, { param: name });
+    const at = parseIsoTime(text);
+    if (at === null) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${name} must be an ISO 8601 date, or a time with its offset (Z or +01:00).`, { param: name });
     return at;
   };
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;

@@ -16,8 +16,6 @@ export const consolePlugin: PluginFactory<ConsoleOptions> = {
   },
 };
 
-const SESSION_S = 12 * 3600;
-
 async function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const signIn = services.consoleSignIn;
   const path = ctx.path ?? ctx.route;
@@ -29,7 +27,8 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
       typeof body['admin_token'] === 'string'
         ? await signIn.withAdminToken(body['admin_token'], ctx.clientAddress)
         : await signIn.withPassword(text(body['name'], 'name'), text(body['password'], 'password'), ctx.clientAddress);
-    return json(200, { user: describeUser(signed.user), csrf: signed.csrf }, { 'set-cookie': sessionCookie(ctx, signed.token, SESSION_S) });
+    const maxAgeS = Math.floor((signed.expiresAt - Date.now()) / 1000);
+    return json(200, { user: describeUser(signed.user), csrf: signed.csrf }, { 'set-cookie': sessionCookie(ctx, signed.token, maxAgeS) });
   }
   if (path === '/console/api/password' && method === 'POST') {
     const body = ctx.request.head;

@@ -109,6 +109,8 @@ channels:
       ['?bucket=week', 'bucket'],
       ['?from=yesterday', 'from'],
       ['?from=2020-01-01&to=2022-01-01', 'from'],
+      ['?from=2024-02-30', 'from'], // no such day
+      ['?from=2024-01-01T24:00:00Z', 'from'],
     ] as const) {
       const bad = await dashboard(operator.cookie, query);
       assert.deepEqual([bad.status, (bad.json['error'] as { param: string }).param], [400, param], query);

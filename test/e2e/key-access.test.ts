@@ -222,4 +222,33 @@ pricing: { unpriced: free }
     assert.match((edit.json['error'] as { message: string }).message, /revoked/);
     assert.equal((await post('/v1/chat/completions', String(made.json['key']), ROUTES[0]?.[1] as Record<string, unknown>)).status, 401);
   });
+
+  it('X-Forwarded-For is believed only from server.trusted_proxies', async () => {
+    const made = await admin('POST', '/admin/keys', { name: 'proxied', group: 'teams', ips: ['203.0.113.0/24'] });
+    const proxiedKey = String(made.json['key']);
+    const viaProxy = (url: string): Promise<Response> =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${proxiedKey}`, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.5' },
+        body: JSON.stringify(ROUTES[0]?.[1]),
+      });
+    // This gateway trusts no proxy: the header is the client's own say, and the peer (127.0.0.1) is refused.
+    assert.equal((await viaProxy(gw.url)).status, 403);
+    const behind = await startGatewayUnderTest(
+      `server: { port: 0, host: 127.0.0.1, trusted_proxies: ["127.0.0.1"] }
+store: { url: "sqlite:${gw.configPath.replace(/gateway\.yaml$/, 'gateway.db')}" }
+channels:
+  - { name: chat, type: openai, base_url: "${chat.url}", keys: [sk-up-chat], models: ["gpt-4o"], models_refresh_ms: 0 }
+groups:
+  teams: { models: ["gpt-*", "claude-*"] }
+pricing: { unpriced: free }
+`,
+    );
+    try {
+      const res = await viaProxy(behind.url);
+      assert.equal(res.status, 200, await res.text());
+    } finally {
+      await behind.stop();
+    }
+  });
 });

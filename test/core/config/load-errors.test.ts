@@ -176,6 +176,12 @@ describe('cross-field checks', () => {
     assert.deepEqual(parse(yaml(...CHANNELS, 'server:', '  metrics_listen: "[::1]:9464"')).server.metricsListen, { host: '::1', port: 9464 });
   });
 
+  it('rejects a trusted proxy that is not an address or a CIDR', () => {
+    const issues = issuesOf(yaml('server: {trusted_proxies: ["10.0.0.0/8", "proxy.internal"]}', ...CHANNELS));
+    assert.equal(issues.length, 1, issues.join('\n'));
+    assert.match(issues[0] as string, /^server\.trusted_proxies\[1\]: "proxy\.internal" is not an address or a CIDR/);
+  });
+
   it('rejects a key whose group is not declared', () => {
     const keys = ['keys:', `  - {name: laptop, key: ${KEY}, group: pro}`];
     assert.deepEqual(issuesOf(yaml(...CHANNELS, ...keys)), [

@@ -82,6 +82,27 @@ describe('console sign-in', () => {
     await assert.rejects(off.withAdminToken('', '127.0.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
   });
 
+  it('a disabled user\'s right password counts as a failure (nothing tells it was right); the reserved name; odd tokens', async () => {
+    const auth = signIn();
+    await userWithPassword(auth, 'frank', 'frank has a password');
+    await temp.get().console.setUserDisabled('id-frank', true);
+    for (let i = 0; i < 10; i++) await assert.rejects(auth.withPassword('frank', 'frank has a password', `10.1.0.${i}`), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    await assert.rejects(auth.withPassword('frank', 'frank has a password', '10.1.1.1'), refusedWith(429, 'GW_ERR_RATE_LIMITED'), 'ten failures, not ten refunds');
+    // A token of another byte length than the real one (multibyte), or of none: a 401, never a throw.
+    await assert.rejects(auth.withAdminToken('é'.repeat(26), '10.2.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    await assert.rejects(auth.withAdminToken('', '10.2.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+  });
+
+  it('IPv6 clients are counted by /64; ten failures at once lock, and the bucket refills one every 6 s', async () => {
+    const auth = signIn();
+    for (let i = 0; i < 10; i++) await assert.rejects(auth.withPassword(`v6user${i}`, 'x', `2001:db8:1:2::${i + 1}`), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
+    await userWithPassword(auth, 'gina', 'gina has a password');
+    await assert.rejects(auth.withPassword('gina', 'gina has a password', '2001:db8:1:2:ffff::9'), refusedWith(429, 'GW_ERR_RATE_LIMITED'), 'the same /64');
+    assert.ok((await auth.withPassword('gina', 'gina has a password', '2001:db8:1:3::1')).token.length > 20, 'another /64');
+    clock += 6_000;
+    assert.ok((await auth.withPassword('gina', 'gina has a password', '2001:db8:1:2::77')).token.length > 20, 'one more after 6 s');
+  });
+
   it('a new password ends the user\'s other sessions', async () => {
     const auth = signIn();
     await userWithPassword(auth, 'erin', 'erin has a password');
