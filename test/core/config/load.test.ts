@@ -26,6 +26,7 @@ describe('the issue example', () => {
       maxInflightBodyBytes: 268435456,
       metricsToken: null,
       metricsListen: null,
+      trustedProxies: [],
     });
     // `sqlite:./data/gateway.db` in the file: relative to the file's folder, whatever the working directory.
     assert.deepEqual(config.store, { poolMax: 10, url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}` });
@@ -95,6 +96,7 @@ describe('defaults', () => {
       maxInflightBodyBytes: 268435456,
       metricsToken: null,
       metricsListen: null,
+      trustedProxies: [],
     });
     assert.equal(config.store.url, 'sqlite:/somewhere/data/gateway.db', 'the default path, in the config file\'s folder');
     assert.deepEqual(config.groups, new Map());
@@ -134,7 +136,7 @@ describe('defaults', () => {
       yaml(
         'server: {port: 9000, host: 127.0.0.1, body_limit: 2048, admin_token: admin-token-123456, shutdown_grace_ms: 5,',
         '  body_timeout_ms: 7, header_timeout_ms: 8, max_inflight_body_bytes: 4096, metrics_token: metrics-token-123456,',
-        '  metrics_listen: "[::1]:9464"}',
+        '  metrics_listen: "[::1]:9464", trusted_proxies: ["10.0.0.0/8", "::1"]}',
         'log: {level: debug, access: true}',
         'store: {url: "sqlite::memory:"}',
         'channels:',
@@ -168,6 +170,7 @@ describe('defaults', () => {
       maxInflightBodyBytes: 4096,
       metricsToken: 'metrics-token-123456',
       metricsListen: { host: '::1', port: 9464 },
+      trustedProxies: ['10.0.0.0/8', '::1'],
     });
     assert.deepEqual(config.log, { level: 'debug', access: true });
     assert.equal(config.store.url, 'sqlite::memory:');
