@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { postRoute } from '../helpers/chat-requests.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
@@ -60,14 +61,7 @@ pricing: { unpriced: free }
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
 
-  const post = (path: string, key: string, body: Record<string, unknown>): Promise<Response> =>
-    fetch(`${gw.url}${path}`, {
-      method: 'POST',
-      headers: path.startsWith('/v1/messages')
-        ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
-        : { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, key: string, body: Record<string, unknown>): Promise<Response> => postRoute(gw.url, path, key, body);
 
   /** Each route's answer to `key`: the status and the error in the route's shape (type for Anthropic, code else). */
   async function everyRoute(key: string): Promise<string[]> {

@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { postRoute } from '../helpers/chat-requests.js';
 import { MemoryLimiter } from '../../core/limits/memory-limiter.js';
 import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
@@ -64,15 +65,7 @@ keys:
     for (const fake of [chat, responses, images, claude]) await fake.close();
   });
 
-  const post = (path: string, key: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> =>
-    fetch(`${gw.url}${path}`, {
-      method: 'POST',
-      headers: path.startsWith('/v1/messages')
-        ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
-        : { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      ...(signal === undefined ? {} : { signal }),
-    });
+  const post = (path: string, key: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> => postRoute(gw.url, path, key, body, signal);
 
   const ROUTES: readonly [string, Record<string, unknown>][] = [
     ['/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }],

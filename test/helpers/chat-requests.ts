@@ -21,6 +21,18 @@ export function postChat(baseUrl: string, body: string | Record<string, unknown>
   });
 }
 
+/** POSTs `body` to any model route with `key` as that route's callers send it (x-api-key on Anthropic's, else Bearer). */
+export function postRoute(baseUrl: string, path: string, key: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: path.startsWith('/v1/messages')
+      ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
+      : { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
 /** Parses an error body and checks it is `{ error }` with exactly the four keys of an OpenAI error and a string message. */
 export function parseOpenAIError(text: string): OpenAIError {
   const json = JSON.parse(text) as { error: OpenAIError };
