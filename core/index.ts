@@ -24,7 +24,7 @@ export { affinityKey, type AffinityBinding, type AffinityOutcome } from './routi
 export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js';
 export { readWhole } from './providers/read-whole.js';
 export { scrubError, scrubErrorBody, scrubErrorFrame } from './providers/scrub-secrets.js';
-export type { HourlyUsage, UsageRecord } from './store/store.js';
+export type { HourlyUsage, StoredKey, UsageRecord } from './store/store.js';
 export type { AuthedKey } from './keys/key-ring.js';
 export type { Budget } from './store/ledger-store.js';
 export type { ModelPrice } from './money/price.js';

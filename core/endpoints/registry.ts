@@ -111,6 +111,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
 ];
 
 /**

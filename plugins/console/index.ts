@@ -7,6 +7,7 @@
 import { GatewayError, createConsoleUser, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
 import { sessionCookie, sessionToken } from './cookie.js';
 import { dashboard } from './dashboard.js';
+import { keysAnswer } from './keys.js';
 import type { ConsoleOptions } from './options.gen.js';
 
 export const consolePlugin: PluginFactory<ConsoleOptions> = {
@@ -55,6 +56,10 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
       throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${scope}".`);
     }
     return json(200, await dashboard(services, scope, query));
+  }
+  if (path === '/console/api/keys' || path.startsWith('/console/api/keys/')) {
+    const answered = await keysAnswer(ctx, services, session.user);
+    return json(answered.status, answered.body);
   }
   const account = ctx.params?.['name'];
   if (account !== undefined && path.endsWith('/users') && method === 'POST') {

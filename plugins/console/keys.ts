@@ -1,0 +1,72 @@
+// /console/api/keys: an account's tokens as its users manage them: list, create (the key shown once), edit and
+// revoke. A user reaches only their own account's keys; any other id is answered as a missing one (no existence
+// leak). The operator reaches every run-time key (?account= narrows the list). The checks are the admin API's
+// (core/keys/key-admin.ts), and a user's limits are at most the key's group's.
+
+import { GatewayError, createKey, describeKey, formatMoney, updateKey, type GatewayServices, type RequestContext, type StoredKey } from '../../core/index.js';
+
+type Signed = { readonly account: string | null };
+
+/** The key `id` names if this user may reach it; else the 404 a missing key gets. */
+async function reachable(services: GatewayServices, user: Signed, id: string): Promise<StoredKey> {
+  const key = (await services.store.listKeys()).find((k) => k.id === id);
+  if (key === undefined || (user.account !== null && key.account !== user.account)) {
+    throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id "${id}".`);
+  }
+  return key;
+}
+
+/** A key as the console lists it: the admin API's shape plus its spend and what is left of its max_spend. */
+async function shown(services: GatewayServices, key: StoredKey): Promise<Record<string, unknown>> {
+  const spent = await services.store.ledger.keySpend(key.id);
+  return Object.assign(describeKey(key), {
+    spend: formatMoney(spent),
+    max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
+  });
+}
+
+/** A user's limits stay within the group's (the operator's may exceed them, as in gateway.yaml). */
+function withinGroup(services: GatewayServices, user: Signed, group: string, limits: unknown): void {
+  if (user.account === null || typeof limits !== 'object' || limits === null) return;
+  const groupLimits = services.config.groups.get(group)?.limits ?? {};
+  for (const [name, value] of Object.entries(limits)) {
+    const cap = groupLimits[name as 'rpm' | 'tpm' | 'concurrency'];
+    if (typeof value === 'number' && cap !== undefined && value > cap) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} may be at most the group's ${cap}.`, { param: `limits.${name}` });
+    }
+  }
+}
+
+export async function keysAnswer(ctx: RequestContext, services: GatewayServices, user: Signed): Promise<{ status: number; body: unknown }> {
+  const method = ctx.method ?? 'POST';
+  const id = ctx.params?.['id'];
+  const { store, config } = services;
+  if (id === undefined && method === 'GET') {
+    const account = user.account ?? new URLSearchParams(ctx.query).get('account');
+    const keys = (await store.listKeys()).filter((k) => account === null || k.account === account);
+    return { status: 200, body: { object: 'list', data: await Promise.all(keys.map((k) => shown(services, k))) } };
+  }
+  if (id === undefined && method === 'POST') {
+    const input = ctx.request.head;
+    // A user's keys belong to their account; only the operator names another (or none: unmetered).
+    const account = user.account ?? input['account'];
+    const group = input['group'];
+    if (typeof group === 'string') withinGroup(services, user, group, input['limits']);
+    const created = await createKey(store, config, Object.assign({ group }, input, { account }));
+    return { status: 201, body: Object.assign(await shown(services, created.record), { key: created.key }) };
+  }
+  if (id === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
+  const key = await reachable(services, user, id);
+  if (method === 'PATCH') {
+    withinGroup(services, user, key.group, ctx.request.head['limits']);
+    const updated = await updateKey(store, config, key.id, ctx.request.head);
+    services.keys.forget();
+    return { status: 200, body: await shown(services, updated) };
+  }
+  if (method === 'DELETE') {
+    const revoked = await store.revokeKey(key.id, Date.now());
+    services.keys.forget();
+    return { status: 200, body: await shown(services, revoked ?? key) };
+  }
+  throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
+}

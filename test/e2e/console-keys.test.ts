@@ -1,0 +1,113 @@
+// /console/api/keys over HTTP (issue 25): an account's user lists, creates (the key shown once), edits and revokes
+// their account's tokens; another account's user reaching one by id gets the 404 of a missing key, and changes
+// nothing; a user's limits stay within the group's; a revoked token gets 401; the operator sees every key.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { postChat } from '../helpers/chat-requests.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+
+const ADMIN = 'console-keys-admin-token-0123456789';
+
+describe('console keys', () => {
+  const upstream = new FakeOpenAI('up');
+  let gw: GatewayUnderTest;
+  const sessions: Record<string, { cookie: string; csrf: string }> = {};
+
+  async function call(who: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+    const s = sessions[who] as { cookie: string; csrf: string };
+    const res = await fetch(`${gw.url}${path}`, {
+      method,
+      headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  }
+
+  async function signIn(who: string, body: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${gw.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(res.status, 200);
+    sessions[who] = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] as string, csrf: String(((await res.json()) as { csrf: string }).csrf) };
+  }
+
+  before(async () => {
+    await upstream.start();
+    gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
+store: { url: "sqlite:./gateway.db" }
+pricing:
+  models:
+    "gpt-4o": { input: 2.50, output: 10.00, cache_read: 1.25 }
+groups:
+  pro: { models: ["*"], limits: { rpm: 100 } }
+accounts: [{ name: acme }, { name: globex }]
+channels:
+  - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
+`);
+    await signIn('operator', { admin_token: ADMIN });
+    for (const [user, account] of [['ada', 'acme'], ['gus', 'globex']] as const) {
+      const made = await call('operator', 'POST', `/console/api/accounts/${account}/users`, { name: user });
+      const token = String((made.json['link'] as string).split('/').pop());
+      await fetch(`${gw.url}/console/api/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: `${user} has a password` }) });
+      await signIn(user, { name: user, password: `${user} has a password` });
+      await fetch(`${gw.url}/admin/accounts/${account}/credit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '5.00', idempotency_key: `start-${account}` }),
+      });
+    }
+  });
+  after(async () => {
+    await gw.stop();
+    await upstream.close();
+  });
+
+  let adaKey = '';
+  let adaId = '';
+
+  it('a user creates a token for their account (shown once) and lists only their account\'s', async () => {
+    const made = await call('ada', 'POST', '/console/api/keys', { name: 'ada-laptop', group: 'pro', account: 'globex', max_spend: '1.00' });
+    assert.equal(made.status, 201, JSON.stringify(made.json));
+    adaKey = String(made.json['key']);
+    adaId = String(made.json['id']);
+    assert.equal(made.json['account'], 'acme', 'a user cannot make a key for another account');
+    assert.deepEqual([made.json['spend'], made.json['max_spend_left']], ['0', '1']);
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { key: adaKey })).status, 200);
+    await call('gus', 'POST', '/console/api/keys', { name: 'gus-ci', group: 'pro' });
+    await gw.usage();
+    const adaList = await call('ada', 'GET', '/console/api/keys?account=globex');
+    const listed = adaList.json['data'] as { name: string; key?: string; spend: string; hash?: string }[];
+    assert.deepEqual(listed.map((k) => k.name), ['ada-laptop'], 'their own account whatever they ask');
+    assert.equal(listed[0]?.key, undefined, 'the key is never shown again');
+    assert.notEqual(listed[0]?.spend, '0', 'the request was charged to the key');
+    assert.deepEqual(((await call('gus', 'GET', '/console/api/keys')).json['data'] as { name: string }[]).map((k) => k.name), ['gus-ci']);
+    assert.deepEqual(((await call('operator', 'GET', '/console/api/keys')).json['data'] as { name: string }[]).map((k) => k.name).sort(), ['ada-laptop', 'gus-ci']);
+    assert.deepEqual(((await call('operator', 'GET', '/console/api/keys?account=globex')).json['data'] as { name: string }[]).map((k) => k.name), ['gus-ci']);
+  });
+
+  it('another account\'s user reaching a key by id gets a missing key\'s 404, and changes nothing', async () => {
+    const missing = await call('gus', 'PATCH', '/console/api/keys/key_doesnotexist0000', { enabled: false });
+    for (const [method, body] of [['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
+      const res = await call('gus', method, `/console/api/keys/${adaId}`, body);
+      assert.equal(res.status, 404, method);
+      assert.deepEqual(Object.keys(res.json['error'] as object).sort(), Object.keys(missing.json['error'] as object).sort());
+      assert.equal((res.json['error'] as { message: string }).message.replace(adaId, 'ID'), (missing.json['error'] as { message: string }).message.replace('key_doesnotexist0000', 'ID'));
+    }
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'still mine' }] }, { key: adaKey })).status, 200);
+  });
+
+  it('a user\'s limits stay within the group\'s; edits apply at once; a revoked token gets 401', async () => {
+    const over = await call('ada', 'PATCH', `/console/api/keys/${adaId}`, { limits: { rpm: 101 } });
+    assert.deepEqual([over.status, (over.json['error'] as { param: string }).param], [400, 'limits.rpm']);
+    const within = await call('ada', 'PATCH', `/console/api/keys/${adaId}`, { limits: { rpm: 50 }, name: 'ada-desktop' });
+    assert.deepEqual([within.status, within.json['name'], within.json['limits']], [200, 'ada-desktop', { rpm: 50 }]);
+    const off = await call('ada', 'PATCH', `/console/api/keys/${adaId}`, { enabled: false });
+    assert.equal(off.json['enabled'], false);
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { key: adaKey })).status, 401);
+    await call('ada', 'PATCH', `/console/api/keys/${adaId}`, { enabled: true });
+    const revoked = await call('ada', 'DELETE', `/console/api/keys/${adaId}`);
+    assert.equal(revoked.status, 200);
+    assert.notEqual(revoked.json['revoked_at'], null);
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { key: adaKey })).status, 401);
+  });
+});
