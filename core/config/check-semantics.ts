@@ -85,11 +85,19 @@ function checkGroups(config: GatewayConfig): ConfigIssue[] {
 function checkAccounts(config: GatewayConfig): ConfigIssue[] {
   const declared = [...new Set((config.accounts ?? []).map((a) => a.name))];
   const known = declared.length === 0 ? 'no accounts are declared' : `declared accounts: ${declared.join(', ')}`;
-  return (config.keys ?? []).flatMap((key, i): ConfigIssue[] =>
-    key.account === undefined || declared.includes(key.account)
-      ? []
-      : [{ path: ['keys', i, 'account'], message: `unknown account "${key.account}"; ${known}` }],
-  );
+  const groups = Object.keys(config.groups ?? {});
+  return [
+    ...(config.keys ?? []).flatMap((key, i): ConfigIssue[] =>
+      key.account === undefined || declared.includes(key.account)
+        ? []
+        : [{ path: ['keys', i, 'account'], message: `unknown account "${key.account}"; ${known}` }],
+    ),
+    ...(config.accounts ?? []).flatMap((account, i) =>
+      (account.groups ?? []).flatMap((group, j): ConfigIssue[] =>
+        groups.includes(group) ? [] : [{ path: ['accounts', i, 'groups', j], message: `unknown group "${group}"; declared groups: ${groups.join(', ') || '(none)'}` }],
+      ),
+    ),
+  ];
 }
 
 /** Every amount must fit a nano-unit (the schema checks a string's form, not a number's decimals). */

@@ -265,6 +265,12 @@ export interface Account {
   name: Name;
   description?: string;
   limits?: Limits | undefined;
+  /**
+   * The groups the account's console users may create keys in (a group sets the models, prices and limits). Without it, only the operator makes the account's keys.
+   *
+   * @maxItems 100
+   */
+  groups?: Name[];
 }
 export interface Pricing {
   /**

@@ -66,7 +66,7 @@ export function resolveConfig(
         k.limits === undefined ? {} : { limits: limitsOf(k.limits) },
       ),
     ),
-    accounts: (raw.accounts ?? []).map((a) => Object.assign({ name: a.name, description: a.description ?? null }, a.limits === undefined ? {} : { limits: limitsOf(a.limits) })),
+    accounts: (raw.accounts ?? []).map((a) => Object.assign({ name: a.name, description: a.description ?? null, groups: a.groups ?? [] }, a.limits === undefined ? {} : { limits: limitsOf(a.limits) })),
     pricing: resolvePricing(raw),
     routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)), endpoints)],
     affinity: {

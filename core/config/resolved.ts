@@ -130,6 +130,8 @@ export interface ResolvedAccount {
   readonly description: string | null;
   /** Limits of all its keys together. */
   readonly limits?: ResolvedLimits;
+  /** The groups its console users may create keys in (none: only the operator makes its keys). */
+  readonly groups: readonly string[];
 }
 
 export interface ResolvedRedis {

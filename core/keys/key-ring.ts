@@ -139,9 +139,11 @@ export class KeyRing {
     return outcome instanceof Promise ? outcome.then(keyOf) : keyOf(outcome);
   }
 
-  /** Drops cached lookups, so a revocation made through this process applies at once. */
-  forget(): void {
+  /** Drops cached lookups (all, or one key's by its hex digest), so an edit made through this process applies at once. */
+  forget(hash?: string): void {
     this.generation++;
-    this.cache.clear();
+    // One key's edit (the console) drops its lookup only; the rest of the cache stays warm.
+    if (hash === undefined) this.cache.clear();
+    else this.cache.delete(hash);
   }
 }

@@ -10,7 +10,9 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices)
   if (ctx.method === 'GET') return json(200, { object: 'list', data: (await store.listKeys()).map(describeKey) });
   if (ctx.method === 'POST') {
     const input = ctx.request.head;
-    const created = await createKey(store, services.config, Object.assign({ group: input['group'] }, input));
+    // The body's own fields as one object (a "__proto__" field stays a field, which createKey refuses).
+    const body: Record<string, unknown> = Object.fromEntries(Object.entries(input));
+    const created = await createKey(store, services.config, Object.assign(body, { group: body['group'] }));
     return json(201, Object.assign(describeKey(created.record), { key: created.key }));
   }
   const id = ctx.params?.['id'] ?? '';

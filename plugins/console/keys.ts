@@ -43,16 +43,28 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
   const { store, config } = services;
   if (id === undefined && method === 'GET') {
     const account = user.account ?? new URLSearchParams(ctx.query).get('account');
+    if (user.account === null && account !== null && (await store.ledger.getAccount(account)) === undefined) {
+      throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
+    }
     const keys = (await store.listKeys()).filter((k) => account === null || k.account === account);
     return { status: 200, body: { object: 'list', data: await Promise.all(keys.map((k) => shown(services, k))) } };
   }
   if (id === undefined && method === 'POST') {
-    const input = ctx.request.head;
-    // A user's keys belong to their account; only the operator names another (or none: unmetered).
-    const account = user.account ?? input['account'];
-    const group = input['group'];
-    if (typeof group === 'string') withinGroup(services, user, group, input['limits']);
-    const created = await createKey(store, config, Object.assign({ group }, input, { account }));
+    // A copy of the body's own fields, checked and created from as one object: a "__proto__" field stays a field
+    // (which createKey refuses), never the prototype of what is checked.
+    const body: Record<string, unknown> = Object.fromEntries(Object.entries(ctx.request.head));
+    // A user's keys belong to their account, in the groups the operator gave it; only the operator names another
+    // account (or none: unmetered) and any group.
+    if (user.account !== null) {
+      body['account'] = user.account;
+      const allowed = config.accounts.find((a) => a.name === user.account)?.groups ?? [];
+      if (typeof body['group'] !== 'string' || !allowed.includes(body['group'])) {
+        const which = allowed.length === 0 ? 'none: the operator makes this account\'s keys' : allowed.join(', ');
+        throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `group must be one of your account's groups: ${which}.`, { param: 'group' });
+      }
+      withinGroup(services, user, body['group'], body['limits']);
+    }
+    const created = await createKey(store, config, Object.assign(body, { group: body['group'] }));
     return { status: 201, body: Object.assign(await shown(services, created.record), { key: created.key }) };
   }
   if (id === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
@@ -60,12 +72,12 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
   if (method === 'PATCH') {
     withinGroup(services, user, key.group, ctx.request.head['limits']);
     const updated = await updateKey(store, config, key.id, ctx.request.head);
-    services.keys.forget();
+    services.keys.forget(key.hash);
     return { status: 200, body: await shown(services, updated) };
   }
   if (method === 'DELETE') {
     const revoked = await store.revokeKey(key.id, Date.now());
-    services.keys.forget();
+    services.keys.forget(key.hash);
     return { status: 200, body: await shown(services, revoked ?? key) };
   }
   throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');

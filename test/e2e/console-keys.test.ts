@@ -40,7 +40,8 @@ pricing:
     "gpt-4o": { input: 2.50, output: 10.00, cache_read: 1.25 }
 groups:
   pro: { models: ["*"], limits: { rpm: 100 } }
-accounts: [{ name: acme }, { name: globex }]
+  cheap: { models: ["*"], price_multiplier: 0.1 }
+accounts: [{ name: acme, groups: [pro] }, { name: globex, groups: [pro] }, { name: initech }]
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
 `);
@@ -73,7 +74,7 @@ channels:
     assert.equal(made.json['account'], 'acme', 'a user cannot make a key for another account');
     assert.deepEqual([made.json['spend'], made.json['max_spend_left']], ['0', '1']);
     assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { key: adaKey })).status, 200);
-    await call('gus', 'POST', '/console/api/keys', { name: 'gus-ci', group: 'pro' });
+    assert.equal((await call('gus', 'POST', '/console/api/keys', { name: 'gus-ci', group: 'pro' })).status, 201);
     await gw.usage();
     const adaList = await call('ada', 'GET', '/console/api/keys?account=globex');
     const listed = adaList.json['data'] as { name: string; key?: string; spend: string; hash?: string }[];
@@ -85,8 +86,28 @@ channels:
     assert.deepEqual(((await call('operator', 'GET', '/console/api/keys?account=globex')).json['data'] as { name: string }[]).map((k) => k.name), ['gus-ci']);
   });
 
+  it('a user creates keys only in their account\'s groups, within the group\'s limits, and no field sneaks past the checks', async () => {
+    const cheap = await call('ada', 'POST', '/console/api/keys', { name: 'ada-cheap', group: 'cheap' });
+    assert.deepEqual([cheap.status, (cheap.json['error'] as { param: string; message: string }).param], [400, 'group']);
+    assert.match((cheap.json['error'] as { message: string }).message, /your account's groups: pro\.$/, 'only its own groups are named');
+    const over = await call('ada', 'POST', '/console/api/keys', { name: 'ada-fast', group: 'pro', limits: { rpm: 1000 } });
+    assert.deepEqual([over.status, (over.json['error'] as { param: string }).param], [400, 'limits.rpm']);
+    // A body whose "__proto__" carries limits: a field like any other, refused, never the checked object's prototype.
+    const sneaky = await fetch(`${gw.url}/console/api/keys`, {
+      method: 'POST',
+      headers: { cookie: sessions['ada']?.cookie ?? '', 'x-csrf-token': sessions['ada']?.csrf ?? '', 'content-type': 'application/json' },
+      body: '{"name":"ada-sneaky","group":"pro","__proto__":{"limits":{"rpm":1000000}}}',
+    });
+    assert.equal(sneaky.status, 400);
+    assert.equal(((await sneaky.json()) as { error: { param: string } }).error.param, '__proto__');
+    const names = ((await call('operator', 'GET', '/console/api/keys')).json['data'] as { name: string }[]).map((k) => k.name);
+    assert.ok(!names.includes('ada-cheap') && !names.includes('ada-fast') && !names.includes('ada-sneaky'), names.join(' '));
+    assert.equal((await call('operator', 'GET', '/console/api/keys?account=nowhere')).status, 404);
+  });
+
   it('another account\'s user reaching a key by id gets a missing key\'s 404, and changes nothing', async () => {
     const missing = await call('gus', 'PATCH', '/console/api/keys/key_doesnotexist0000', { enabled: false });
+    assert.equal(missing.status, 404);
     for (const [method, body] of [['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
       const res = await call('gus', method, `/console/api/keys/${adaId}`, body);
       assert.equal(res.status, 404, method);
@@ -94,6 +115,8 @@ channels:
       assert.equal((res.json['error'] as { message: string }).message.replace(adaId, 'ID'), (missing.json['error'] as { message: string }).message.replace('key_doesnotexist0000', 'ID'));
     }
     assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'still mine' }] }, { key: adaKey })).status, 200);
+    const mine = ((await call('ada', 'GET', '/console/api/keys')).json['data'] as { id: string; enabled: boolean; revoked_at: unknown }[]).find((k) => k.id === adaId);
+    assert.deepEqual([mine?.enabled, mine?.revoked_at], [true, null]);
   });
 
   it('a user\'s limits stay within the group\'s; edits apply at once; a revoked token gets 401', async () => {

@@ -176,6 +176,11 @@ describe('cross-field checks', () => {
     assert.deepEqual(parse(yaml(...CHANNELS, 'server:', '  metrics_listen: "[::1]:9464"')).server.metricsListen, { host: '::1', port: 9464 });
   });
 
+  it('rejects an account\'s group that is not declared', () => {
+    const issues = issuesOf(yaml(...CHANNELS, 'groups: {pro: {models: ["*"]}}', 'accounts: [{name: acme, groups: [pro, gold]}]'));
+    assert.deepEqual(issues.map((i) => i.replace(/ \(x\.yaml:\d+\)$/, '')), ['accounts[0].groups[1]: unknown group "gold"; declared groups: pro']);
+  });
+
   it('rejects a trusted proxy that is not an address or a CIDR', () => {
     const issues = issuesOf(yaml('server: {trusted_proxies: ["10.0.0.0/8", "proxy.internal"]}', ...CHANNELS));
     assert.equal(issues.length, 1, issues.join('\n'));

@@ -13,7 +13,7 @@ describe('money config', () => {
   it('accepts issue 23\'s file as written', () => {
     const config = parse(readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8'), ENV);
     assert.deepEqual(config.store, { url: 'postgres://postgres@127.0.0.1:5432/gateway', poolMax: 10 });
-    assert.deepEqual(config.accounts, [{ name: 'acme', description: null }]);
+    assert.deepEqual(config.accounts, [{ name: 'acme', description: null, groups: [] }]);
     const [ci, ops] = config.keys;
     assert.equal(ci?.account, 'acme');
     assert.equal(ci?.maxSpend, parseMoney('5'));
