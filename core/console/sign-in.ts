@@ -175,6 +175,9 @@ export class ConsoleSignIn {
     const token = secret();
     const csrf = secret();
     const now = this.#now();
+    // What can open nothing any more goes with each sign-in (they are limited, so this runs at a bounded rate): the
+    // tables hold only live sessions and links, with no job of their own.
+    await this.#options.store.pruneExpired(now);
     await this.#options.store.createSession({ tokenHash: digest(token), userId: user.id, csrf, createdAt: now, expiresAt: now + SESSION_TTL_MS });
     return { token, csrf, user, expiresAt: now + SESSION_TTL_MS };
   }

@@ -45,4 +45,6 @@ export interface ConsoleStore {
   createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>;
   /** Uses a link once: its user's id, or undefined when it is unknown, used or expired (at `at`). */
   useLink(tokenHash: string, at: number): Promise<string | undefined>;
+  /** Deletes the sessions and links that can no longer open anything (ended, used or expired before `now`). */
+  pruneExpired(now: number): Promise<void>;
 }

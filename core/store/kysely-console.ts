@@ -118,4 +118,9 @@ export class KyselyConsole implements ConsoleStore {
       .executeTakeFirst();
     return used?.user_id;
   }
+
+  async pruneExpired(now: number): Promise<void> {
+    await this.#db.deleteFrom('console_sessions').where((eb) => eb.or([eb('expires_at', '<=', now), eb('ended_at', 'is not', null)])).execute();
+    await this.#db.deleteFrom('console_links').where((eb) => eb.or([eb('expires_at', '<=', now), eb('used_at', 'is not', null)])).execute();
+  }
 }

@@ -55,4 +55,24 @@ for (const backend of storeBackends()) describe(`console store (${backend.name})
     assert.equal(await c.useLink('l2', 1000), undefined, 'expired');
     assert.equal(await c.useLink('unknown', 10), undefined);
   });
+
+  it('prunes the sessions and links that can open nothing any more, and only those', async () => {
+    const c = temp.get().console;
+    await c.createUser({ id: 'u1', name: 'ada', account: 'acme', passwordHash: 'h', createdAt: 1 });
+    await c.createSession({ tokenHash: 'live', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 1000 });
+    await c.createSession({ tokenHash: 'expired', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 100 });
+    await c.createSession({ tokenHash: 'ended', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 1000 });
+    await c.endSessions({ tokenHash: 'ended' }, 50);
+    await c.createLink({ tokenHash: 'open', userId: 'u1', createdAt: 0, expiresAt: 1000 });
+    await c.createLink({ tokenHash: 'old', userId: 'u1', createdAt: 0, expiresAt: 100 });
+    await c.createLink({ tokenHash: 'used', userId: 'u1', createdAt: 0, expiresAt: 1000 });
+    await c.useLink('used', 50);
+    await c.pruneExpired(500);
+    assert.ok((await c.findSession('live', 500)) !== undefined);
+    // Gone, not just expired: asked at a time they were valid, the pruned ones are unknown.
+    assert.equal(await c.findSession('expired', 50), undefined, 'pruned');
+    assert.ok((await c.findSession('live', 50)) !== undefined);
+    assert.equal(await c.useLink('old', 50), undefined, 'pruned, even at a time it was valid');
+    assert.equal(await c.useLink('open', 600), 'u1');
+  });
 });
