@@ -88,13 +88,15 @@ export async function updateKey(store: Store, config: ResolvedConfig, idOrName: 
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${field} cannot be edited; the fields are ${[...PATCH_FIELDS].join(', ')}.`, { param: field });
     }
   }
-  const existing = (await store.listKeys()).find((k) => k.id === idOrName) ?? (await store.listKeys()).find((k) => k.name === idOrName);
+  // Read once: the key (an exact id wins over a name, as revokeKey decides) and the names a rename must avoid.
+  const stored = await store.listKeys();
+  const existing = stored.find((k) => k.id === idOrName) ?? stored.find((k) => k.name === idOrName);
   if (existing === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${idOrName}".`);
   const patch: { name?: string; maxSpend?: bigint | null; limits?: ResolvedLimits | null } = {};
   if (input['name'] !== undefined) {
     const name = input['name'];
     if (typeof name !== 'string' || !NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
-    if (name !== existing.name && (config.keys.some((k) => k.name === name) || (await store.listKeys()).some((k) => k.name === name))) {
+    if (name !== existing.name && (config.keys.some((k) => k.name === name) || stored.some((k) => k.name === name))) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${name}" already exists.`, { param: 'name' });
     }
     patch.name = name;

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { postChat } from '../helpers/chat-requests.js';
+import { consoleAccountUser, consoleSignIn, creditAccount, type ConsoleSession } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -35,24 +36,14 @@ keys:
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], models_refresh_ms: 0 }
 `);
-    for (const account of ['acme', 'globex']) {
-      await fetch(`${gw.url}/admin/accounts/${account}/credit`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '10.00', idempotency_key: `start-${account}` }),
-      });
-    }
+    for (const account of ['acme', 'globex']) await creditAccount(gw.url, ADMIN, account, '10.00');
   });
   after(async () => {
     await gw.stop();
     await upstream.close();
   });
 
-  async function session(body: Record<string, unknown>): Promise<{ cookie: string; csrf: string }> {
-    const res = await fetch(`${gw.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    assert.equal(res.status, 200);
-    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] as string, csrf: String(((await res.json()) as { csrf: string }).csrf) };
-  }
+  const session = (body: Record<string, unknown>): Promise<ConsoleSession> => consoleSignIn(gw.url, body);
 
   async function dashboard(cookie: string, query = ''): Promise<{ status: number; json: Record<string, unknown> }> {
     const res = await fetch(`${gw.url}/console/api/dashboard${query}`, { headers: { cookie } });
@@ -66,14 +57,7 @@ channels:
     assert.equal(records.length, 5);
 
     const operator = await session({ admin_token: ADMIN });
-    const made = await fetch(`${gw.url}/console/api/accounts/acme/users`, {
-      method: 'POST',
-      headers: { cookie: operator.cookie, 'x-csrf-token': operator.csrf, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'ada' }),
-    });
-    const token = String(((await made.json()) as { link: string }).link.split('/').pop());
-    await fetch(`${gw.url}/console/api/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: 'ada chose this password' }) });
-    const ada = await session({ name: 'ada', password: 'ada chose this password' });
+    const ada = await consoleAccountUser(gw.url, operator, 'acme', 'ada', 'ada chose this password');
 
     const own = await dashboard(ada.cookie);
     assert.equal(own.status, 200);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { postChat } from '../helpers/chat-requests.js';
+import { consoleAccountUser, consoleSignIn, creditAccount, type ConsoleSession } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -26,9 +27,7 @@ describe('console keys', () => {
   }
 
   async function signIn(who: string, body: Record<string, unknown>): Promise<void> {
-    const res = await fetch(`${gw.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    assert.equal(res.status, 200);
-    sessions[who] = { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] as string, csrf: String(((await res.json()) as { csrf: string }).csrf) };
+    sessions[who] = await consoleSignIn(gw.url, body);
   }
 
   before(async () => {
@@ -47,15 +46,8 @@ channels:
 `);
     await signIn('operator', { admin_token: ADMIN });
     for (const [user, account] of [['ada', 'acme'], ['gus', 'globex']] as const) {
-      const made = await call('operator', 'POST', `/console/api/accounts/${account}/users`, { name: user });
-      const token = String((made.json['link'] as string).split('/').pop());
-      await fetch(`${gw.url}/console/api/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: `${user} has a password` }) });
-      await signIn(user, { name: user, password: `${user} has a password` });
-      await fetch(`${gw.url}/admin/accounts/${account}/credit`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: '5.00', idempotency_key: `start-${account}` }),
-      });
+      sessions[user] = await consoleAccountUser(gw.url, sessions['operator'] as ConsoleSession, account, user, `${user} has a password`);
+      await creditAccount(gw.url, ADMIN, account, '5.00');
     }
   });
   after(async () => {
