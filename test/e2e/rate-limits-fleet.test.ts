@@ -147,6 +147,13 @@ channels:
 
   it('a conversation started on one instance continues on the same channel through the other', async () => {
     const [a, b] = gateways as [FleetMember, FleetMember];
+    const client = createClient({ url: REDIS_URL ?? 'redis://127.0.0.1:6379' });
+    await client.connect();
+    const bindings = async (): Promise<number> => {
+      let n = 0;
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}aff:*`, COUNT: 1000 })) n += keys.length;
+      return n;
+    };
     // Ten conversations, each started on A, then continued five times on B: without a shared binding B would pick
     // one of the two equal channels at random (each conversation would stay put with odds 1 in 32).
     for (let c = 0; c < 10; c++) {
@@ -156,6 +163,10 @@ channels:
       assert.equal(first.status, 200, await first.clone().text());
       await first.arrayBuffer();
       const startedOn = served()[0];
+      // A writes the binding as it answers, not before: a next turn milliseconds later (no real client's pace) could
+      // reach B first. The turn waits until the binding is in Redis, as a person's or an agent's next turn would.
+      const deadline = Date.now() + 5000;
+      while ((await bindings()) < c + 1 && Date.now() < deadline) await sleep(10);
       for (let turn = 0; turn < 5; turn++) {
         const res = await postChat(b.url, { model: 'twin-model', prompt_cache_key: conversation, messages: [{ role: 'user', content: `turn ${turn}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
         assert.equal(res.status, 200);
@@ -163,6 +174,7 @@ channels:
       }
       assert.deepEqual(served(), Array(6).fill(startedOn), `conversation ${c}`);
     }
+    client.destroy();
   });
 
   it('a channel cooled down by one instance is tried last by the other', async () => {
