@@ -12,6 +12,8 @@ import { LocalInstances, type Instances } from './shared/instances.js';
 import { randomUUID } from 'node:crypto';
 import { GroupAccess } from './keys/group-access.js';
 import { KeyRing } from './keys/key-ring.js';
+import { DisabledAccounts } from './keys/disabled-accounts.js';
+import { ChannelLoad } from './routing/channel-load.js';
 import type { Logger } from './logging/logger.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { buildChains } from './pipeline/build.js';
@@ -49,6 +51,14 @@ export interface GatewayDeps {
   readonly instances?: Instances;
   /** Channel cool-downs, kept across reloads (and shared through Redis); a gateway of its own without. */
   readonly health?: ChannelHealth;
+  /** Requests in flight per channel, kept across reloads; a gateway of its own without. */
+  readonly channelLoad?: ChannelLoad;
+  /** The accounts whose keys are refused, kept across reloads; none without. */
+  readonly disabledAccounts?: DisabledAccounts;
+  /** Reads the config file again and applies it (the console's reload button); absent: no file to reload. */
+  readonly reload?: () => Promise<boolean>;
+  /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
+  readonly configSource?: () => { readonly file: string; readonly text: string };
 }
 
 export class Gateway {
@@ -75,11 +85,14 @@ export class Gateway {
     const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     const limiter = deps.limiter ?? new MemoryLimiter();
+    const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => Promise.resolve([]));
     this.services = {
       config,
       router: new Router(config.channels, { health: deps.health }),
       providers,
-      keys: new KeyRing(config.keys, deps.store),
+      keys: new KeyRing(config.keys, deps.store, { disabledAccounts }),
+      disabledAccounts,
+      channelLoad: deps.channelLoad ?? new ChannelLoad(),
       access: new GroupAccess(config.groups),
       usage: deps.usage,
       affinity: deps.affinity,
@@ -91,6 +104,7 @@ export class Gateway {
       limiter,
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
       consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken }),
+      control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }

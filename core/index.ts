@@ -25,6 +25,7 @@ export { UpstreamFailure, type UpstreamResponse } from './providers/provider.js'
 export { readWhole } from './providers/read-whole.js';
 export { scrubError, scrubErrorBody, scrubErrorFrame } from './providers/scrub-secrets.js';
 export type { HourlyUsage, StoredKey, UsageRecord } from './store/store.js';
+export type { StatusFilter, UsageCursor, UsageFilter, UsageLogRow, UsageTotals } from './store/usage-log.js';
 export type { AuthedKey } from './keys/key-ring.js';
 export type { Budget } from './store/ledger-store.js';
 export type { ModelPrice } from './money/price.js';
@@ -41,3 +42,5 @@ export { parseIsoTime } from './iso-time.js';
 export { carriesToken } from './keys/operator-token.js';
 export { createKey, describeKey, updateKey } from './keys/key-admin.js';
 export { createConsoleUser } from './console/users.js';
+export { redactConfig } from './config/redact-config.js';
+export { findPackageRoot } from './config/schema-dir.js';

@@ -20,6 +20,8 @@ import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
+import { ChannelLoad } from './routing/channel-load.js';
+import { DisabledAccounts } from './keys/disabled-accounts.js';
 import { startSharedState } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
 import { Runtime } from './runtime.js';
@@ -93,6 +95,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   }
   await recordMoneyConfig(store, config);
   leases.start();
+  const disabledAccounts = new DisabledAccounts(
+    () => store.ledger.disabledAccounts(),
+    (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'),
+  );
+  await disabledAccounts.start();
+  // What the console shows as the running config: the bytes last loaded.
+  let source = { file: initial.file, text: initial.text };
   const runtime = new Runtime(
     {
       store,
@@ -111,6 +120,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
       // One id for the process, whatever the reloads.
       instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
+      disabledAccounts,
+      channelLoad: new ChannelLoad(),
+      reload: () => reload(),
+      configSource: () => source,
       ...(shared === null ? {} : { shared }),
     },
     config,
@@ -148,6 +161,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       void shared?.cooldowns.refresh();
       leases.holdTtlMs = next.pricing.reservationTimeoutMs;
       lastDigest = digest;
+      source = { file, text };
       metrics.configReloads.labels('ok').inc();
       logger.level = next.log.level ?? startLevel;
       logger.info({ channels: next.channels.length }, 'config reloaded');
@@ -175,6 +189,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await listenerClosed;
     await metricsClosed;
     await runtime.close();
+    disabledAccounts.stop();
   }
 
   return {

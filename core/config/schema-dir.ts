@@ -19,3 +19,8 @@ export function findSchemaDir(from: string | URL = import.meta.url): string {
     dir = parent;
   }
 }
+
+/** The repo's root: the folder holding schemas/ (the package's own files, source or built). */
+export function findPackageRoot(from: string | URL = import.meta.url): string {
+  return dirname(findSchemaDir(from));
+}

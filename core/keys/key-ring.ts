@@ -86,6 +86,8 @@ export interface KeyRingOptions {
   /** How long a store lookup (hit or miss) is trusted; bounds how late another process's revocation is seen. */
   readonly cacheTtlMs?: number;
   readonly cacheMax?: number;
+  /** Accounts whose keys are refused (the operator disabled them); none without. */
+  readonly disabledAccounts?: { has(account: string): boolean };
 }
 
 export class KeyRing {
@@ -94,6 +96,7 @@ export class KeyRing {
   private readonly cache: LRUCache<string, AuthOutcome>;
   /** Bumped by forget(): lookups begun before it do not fill the cache. */
   private generation = 0;
+  private readonly disabledAccounts: { has(account: string): boolean } | undefined;
 
   constructor(
     declared: readonly ResolvedDeclaredKey[],
@@ -105,6 +108,7 @@ export class KeyRing {
       outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k), k.limits === undefined ? {} : { limits: k.limits }) },
     }));
     this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000 });
+    this.disabledAccounts = options.disabledAccounts;
   }
 
   /**
@@ -136,7 +140,16 @@ export class KeyRing {
    */
   identify(headers: Readonly<Record<string, string | string[] | undefined>>): AuthedKey | Promise<AuthedKey> {
     const outcome = this.authenticate(presentedKey(headers));
-    return outcome instanceof Promise ? outcome.then(keyOf) : keyOf(outcome);
+    return outcome instanceof Promise ? outcome.then((o) => this.usable(o)) : this.usable(outcome);
+  }
+
+  /** The key of an 'ok' outcome, unless its account is disabled (checked per use: an operator disables at any time). */
+  private usable(outcome: AuthOutcome): AuthedKey {
+    const key = keyOf(outcome);
+    if (key.account !== undefined && this.disabledAccounts?.has(key.account) === true) {
+      throw new GatewayError('GW_ERR_AUTH_DISABLED_ACCOUNT', `This API key's account "${key.account}" is disabled.`);
+    }
+    return key;
   }
 
   /** Drops cached lookups (all, or one key's by its hex digest), so an edit made through this process applies at once. */

@@ -78,6 +78,7 @@ export function describeAccount(account: Account, currency: string): Record<stri
     balance: formatMoney(account.balance),
     currency,
     created_at: new Date(account.createdAt).toISOString(),
+    disabled: account.disabled,
   };
 }
 

@@ -3,6 +3,8 @@
 import type { ResolvedConfig } from '../config/resolved.js';
 import type { GroupAccess } from '../keys/group-access.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { DisabledAccounts } from '../keys/disabled-accounts.js';
+import type { ChannelLoad } from '../routing/channel-load.js';
 import type { Logger } from '../logging/logger.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
@@ -104,6 +106,15 @@ export interface GatewayServices {
   readonly instances: Instances;
   /** Signing in to the console (console/sign-in.ts). */
   readonly consoleSignIn: ConsoleSignIn;
+  /** The accounts whose keys are refused (keys/disabled-accounts.ts); refresh() after disabling one. */
+  readonly disabledAccounts: DisabledAccounts;
+  /** Requests in flight per channel (routing/channel-load.ts): relay counts them, the console shows them. */
+  readonly channelLoad: ChannelLoad;
+  /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */
+  readonly control: {
+    readonly reload: (() => Promise<boolean>) | null;
+    readonly source: (() => { readonly file: string; readonly text: string }) | null;
+  };
 }
 
 /**

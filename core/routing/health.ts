@@ -39,6 +39,11 @@ export class ChannelHealth {
     return false;
   }
 
+  /** What is left of the channel's cool-down, in ms (0: healthy). */
+  coolingLeftMs(channel: string): number {
+    return this.isCooling(channel) ? Math.ceil((this.cooling.get(channel)?.until ?? 0) - this.now()) : 0;
+  }
+
   markFailure(channel: string, cooldownMs: number): void {
     if (cooldownMs <= 0) return;
     const now = this.now();

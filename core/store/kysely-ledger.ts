@@ -37,8 +37,20 @@ export function chargeKey(requestId: string): string {
   return `charge:${requestId}`;
 }
 
-function decodeAccount(row: { name: string; description: string | null; balance: number | string | bigint; created_at: number | string | bigint }): Account {
-  return { name: row.name, description: row.description, balance: decodeMoney(row.balance), createdAt: decodeInteger(row.created_at) };
+function decodeAccount(row: {
+  name: string;
+  description: string | null;
+  balance: number | string | bigint;
+  created_at: number | string | bigint;
+  disabled: number | string | bigint | null;
+}): Account {
+  return {
+    name: row.name,
+    description: row.description,
+    balance: decodeMoney(row.balance),
+    createdAt: decodeInteger(row.created_at),
+    disabled: row.disabled !== null && decodeInteger(row.disabled) !== 0,
+  };
 }
 
 function decodeEntry(row: {
@@ -87,7 +99,7 @@ export class KyselyLedger implements LedgerStore {
       if (isUniqueViolation(err)) throw new AccountExists(name, { cause: err });
       throw err;
     }
-    return { name, description, balance: 0n, createdAt: at };
+    return { name, description, balance: 0n, createdAt: at, disabled: false };
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -100,9 +112,21 @@ export class KyselyLedger implements LedgerStore {
     return row === undefined ? undefined : decodeAccount(row);
   }
 
-  async listLedger(account: string, limit: number): Promise<LedgerEntry[]> {
-    const rows = await this.db.selectFrom('ledger').selectAll().where('account', '=', account).orderBy('id', 'desc').limit(Math.max(0, Math.floor(limit))).execute();
+  async listLedger(account: string, limit: number, beforeId?: number): Promise<LedgerEntry[]> {
+    let q = this.db.selectFrom('ledger').selectAll().where('account', '=', account);
+    if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+    const rows = await q.orderBy('id', 'desc').limit(Math.max(0, Math.floor(limit))).execute();
     return rows.map(decodeEntry);
+  }
+
+  async setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined> {
+    await this.db.updateTable('accounts').set({ disabled: disabled ? 1 : 0 }).where('name', '=', name).execute();
+    return this.getAccount(name);
+  }
+
+  async disabledAccounts(): Promise<string[]> {
+    const rows = await this.db.selectFrom('accounts').select('name').where('disabled', '=', 1).orderBy('name').execute();
+    return rows.map((r) => r.name);
   }
 
   async post(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {

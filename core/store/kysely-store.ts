@@ -8,6 +8,7 @@ import type { Database } from './schema.js';
 import type { HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
+import { lastUsed, usageLog, usageTotals, type UsageFilter, type UsageLogQuery, type UsageLogRow, type UsageTotals } from './usage-log.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** 500 rows x 27 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
@@ -83,6 +84,18 @@ export class KyselyStore implements Store {
     if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
     const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(decodeUsageRow);
+  }
+
+  usageLog(query: UsageLogQuery): Promise<UsageLogRow[]> {
+    return usageLog(this.#db, query);
+  }
+
+  usageTotals(filter: UsageFilter): Promise<UsageTotals> {
+    return usageTotals(this.#db, filter);
+  }
+
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    return lastUsed(this.#db, keyIds);
   }
 
   async costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint> {

@@ -22,6 +22,8 @@ export interface Account {
   /** Nano-units: the sum of the account's ledger. */
   readonly balance: bigint;
   readonly createdAt: number;
+  /** Its keys are refused (the operator disabled it in the console). */
+  readonly disabled: boolean;
 }
 
 export interface LedgerEntry {
@@ -83,8 +85,12 @@ export interface LedgerStore {
   createAccount(name: string, description: string | null, at: number): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   getAccount(name: string): Promise<Account | undefined>;
-  /** Newest first. */
-  listLedger(account: string, limit: number): Promise<LedgerEntry[]>;
+  /** Newest first; with `beforeId`, the entries older than that one (a page after it). */
+  listLedger(account: string, limit: number, beforeId?: number): Promise<LedgerEntry[]>;
+  /** Disables an account (its keys are refused) or enables it again; the account as it is now, or undefined when none. */
+  setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined>;
+  /** The names of the disabled accounts. */
+  disabledAccounts(): Promise<string[]>;
   /**
    * Appends an entry and moves the balance by its amount, in one transaction. An idempotency key already used
    * applies nothing and returns the entry it made (`applied` false); an unknown account throws.

@@ -129,6 +129,8 @@ export interface AccountsTable {
   description: string | null;
   balance: MoneyColumn;
   created_at: EpochMsColumn;
+  /** 1: its keys are refused (null or 0: enabled). */
+  disabled: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 export interface LedgerTable {

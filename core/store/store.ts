@@ -4,6 +4,7 @@
 
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
+import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
 import type { ResolvedLimits } from '../config/resolved.js';
 
 /** One usage record per request that reached routing (bad input and auth failures write none). */
@@ -160,6 +161,12 @@ export interface UsageStore {
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
   countUsage(): Promise<number>;
+  /** A page of the usage log (store/usage-log.ts): newest first, by keyset. */
+  usageLog(query: UsageLogQuery): Promise<UsageLogRow[]>;
+  /** The sums of every record `filter` matches. */
+  usageTotals(filter: UsageFilter): Promise<UsageTotals>;
+  /** Each key's newest record's time, by key id (keys never used are absent). */
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
   /** What the records of a key, or of an account, cost from `from` (inclusive) to `to` (exclusive), epoch ms. */
   costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint>;
   /** The records that carry a cost, in the order written, after row `afterId` (0: from the first); for the audit. */

@@ -1,26 +1,45 @@
-// console (terminal): the web console's API under /console/api. A session comes from signing in (a password, or
-// the operator's admin token) and lives server-side (core/console/sign-in.ts); its cookie authenticates every call
-// after, and every call that changes something also carries the session's CSRF token in x-csrf-token. Bodies are
-// JSON (a cross-site form cannot send that content type without the browser asking first, which the gateway
-// never allows).
+// console (terminal): the web console, its pages (static-files.ts) and its API under /console/api. A session comes
+// from signing in (a password, or the operator's admin token) and lives server-side (core/console/sign-in.ts); its
+// cookie authenticates every call after, and every call that changes something also carries the session's CSRF
+// token in x-csrf-token. Bodies are JSON (a cross-site form cannot send that content type without the browser
+// asking first, which the gateway never allows). A user reaches their own account only; the operator's routes
+// answer a user as missing ones.
 
-import { GatewayError, createConsoleUser, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
+import {
+  GatewayError,
+  createConsoleUser,
+  redactConfig,
+  type GatewayServices,
+  type Plugin,
+  type PluginFactory,
+  type RelayResult,
+  type RequestContext,
+} from '../../core/index.js';
+import { accountsAnswer } from './accounts.js';
+import { channelsAnswer } from './channels.js';
 import { sessionCookie, sessionToken } from './cookie.js';
 import { dashboard } from './dashboard.js';
 import { keysAnswer } from './keys.js';
+import { ledgerPage } from './ledger.js';
 import type { ConsoleOptions } from './options.gen.js';
+import { PAGE_HEADERS, StaticFiles } from './static-files.js';
+import { usageCsv, usagePage } from './usage.js';
+
+type Signed = { readonly name: string; readonly account: string | null };
 
 export const consolePlugin: PluginFactory<ConsoleOptions> = {
   name: 'console',
   create(_options, services): Plugin {
-    return { name: 'console', relay: (ctx) => answer(ctx, services) };
+    const files = new StaticFiles();
+    return { name: 'console', relay: (ctx) => answer(ctx, services, files) };
   },
 };
 
-async function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+async function answer(ctx: RequestContext, services: GatewayServices, files: StaticFiles): Promise<RelayResult> {
   const signIn = services.consoleSignIn;
   const path = ctx.path ?? ctx.route;
   const method = ctx.method ?? 'POST';
+  if (method === 'GET' && !path.startsWith('/console/api/')) return files.answer(ctx.params?.['file'] ?? 'index.html');
   if (method !== 'GET') requireJson(ctx);
   if (path === '/console/api/session' && method === 'POST') {
     const body = ctx.request.head;
@@ -43,32 +62,82 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
   if (method !== 'GET' && ctx.headers['x-csrf-token'] !== session.csrf) {
     throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
   }
-  if (path === '/console/api/session' && method === 'GET') return json(200, { user: describeUser(session.user), csrf: session.csrf });
+  const user = session.user;
+  const query = new URLSearchParams(ctx.query);
+  if (path === '/console/api/session' && method === 'GET') {
+    return json(200, { user: describeUser(user), csrf: session.csrf, groups: groupsOf(services, user) });
+  }
   if (path === '/console/api/session' && method === 'DELETE') {
     await signIn.signOut(token);
     return json(200, { signed_out: true }, { 'set-cookie': sessionCookie(ctx, '', 0) });
   }
-  if (path === '/console/api/dashboard' && method === 'GET') {
-    const query = new URLSearchParams(ctx.query);
-    // A user sees their own account, whatever they ask; an operator the one asked for, or all.
-    const scope = session.user.account ?? query.get('account');
-    if (session.user.account === null && scope !== null && (await services.store.ledger.getAccount(scope)) === undefined) {
-      throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${scope}".`);
-    }
-    return json(200, await dashboard(services, scope, query));
+  if (path === '/console/api/dashboard' && method === 'GET') return json(200, await dashboard(services, await scopeOf(services, user, query), query));
+  if (path === '/console/api/usage' && method === 'GET') return json(200, await usagePage(services, await scopeOf(services, user, query), query));
+  if (path === '/console/api/usage.csv' && method === 'GET') return usageCsv(services, await scopeOf(services, user, query), query);
+  if (path === '/console/api/ledger' && method === 'GET') {
+    const account = await scopeOf(services, user, query);
+    if (account === null) throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', 'Name the account whose ledger to read (?account=NAME).', { param: 'account' });
+    return json(200, await ledgerPage(services, account, query));
   }
   if (path === '/console/api/keys' || path.startsWith('/console/api/keys/')) {
-    const answered = await keysAnswer(ctx, services, session.user);
+    const answered = await keysAnswer(ctx, services, user);
     return json(answered.status, answered.body);
   }
+  // The rest is the operator's.
+  operatorOnly(user);
   const account = ctx.params?.['name'];
   if (account !== undefined && path.endsWith('/users') && method === 'POST') {
-    operatorOnly(session.user);
     if ((await services.store.ledger.getAccount(account)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
     const made = await createConsoleUser(services.store.console, signIn, text(ctx.request.head['name'], 'name'), account);
     return json(201, made);
   }
+  if (path === '/console/api/accounts' || path.startsWith('/console/api/accounts/')) {
+    const answered = await accountsAnswer(ctx, services);
+    return json(answered.status, answered.body);
+  }
+  if (path === '/console/api/channels' && method === 'GET') return json(200, await channelsAnswer(services));
+  if (path === '/console/api/instances' && method === 'GET') return json(200, await instancesAnswer(services));
+  if (path === '/console/api/config' && method === 'GET') {
+    const source = services.control.source?.() ?? null;
+    return json(200, { path: source?.file ?? null, yaml: source === null ? null : redactConfig(source.text) });
+  }
+  if (path === '/console/api/config/reload' && method === 'POST') {
+    const reload = services.control.reload;
+    if (reload === null) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'This gateway was not started from a config file: there is nothing to reload.');
+    const reloaded = await reload();
+    const message = reloaded
+      ? 'Reloaded: this instance now runs the file as it is (the others reload on their own watch or SIGHUP).'
+      : 'The file was rejected; the previous config stays in force. The log names the problems.';
+    return json(200, { reloaded, message });
+  }
   throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No console API at ${method} ${path}.`);
+}
+
+/** Whose records a read covers: a user's own account, whatever they ask; the operator's ?account= (checked), or all. */
+async function scopeOf(services: GatewayServices, user: Signed, query: URLSearchParams): Promise<string | null> {
+  if (user.account !== null) return user.account;
+  const asked = query.get('account');
+  if (asked === null || asked === '') return null;
+  if ((await services.store.ledger.getAccount(asked)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${asked}".`);
+  return asked;
+}
+
+/** The groups this user may create keys in, with what each allows: an account's `groups`, or every group for the operator. */
+function groupsOf(services: GatewayServices, user: Signed): Record<string, unknown>[] {
+  const { config } = services;
+  const names = user.account === null ? [...config.groups.keys()] : (config.accounts.find((a) => a.name === user.account)?.groups ?? []);
+  return names.flatMap((name) => {
+    const group = config.groups.get(name);
+    return group === undefined ? [] : [{ name, models: group.models, limits: group.limits }];
+  });
+}
+
+async function instancesAnswer(services: GatewayServices): Promise<Record<string, unknown>> {
+  try {
+    return { object: 'list', data: await services.instances.list() };
+  } catch (err) {
+    throw new GatewayError('GW_ERR_SHARED_STATE_UNAVAILABLE', 'Redis, where the instances register, does not answer right now; retry shortly.', { cause: err, retryAfter: 1 });
+  }
 }
 
 /** Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API). */
@@ -88,7 +157,7 @@ function text(value: unknown, field: string): string {
   return value;
 }
 
-function describeUser(user: { readonly name: string; readonly account: string | null }): Record<string, unknown> {
+function describeUser(user: Signed): Record<string, unknown> {
   return { name: user.name, account: user.account, operator: user.account === null };
 }
 
@@ -97,7 +166,7 @@ function json(status: number, value: unknown, headers: Readonly<Record<string, s
     kind: 'body',
     status,
     // Sessions and CSRF tokens are in these answers: never cached anywhere.
-    headers: Object.assign({ 'content-type': 'application/json', 'cache-control': 'no-store' }, headers),
+    headers: Object.assign({ 'content-type': 'application/json', 'cache-control': 'no-store' }, PAGE_HEADERS, headers),
     body: Buffer.from(JSON.stringify(value)),
   };
 }

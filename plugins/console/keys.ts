@@ -16,13 +16,34 @@ async function reachable(services: GatewayServices, user: Signed, id: string): P
   return key;
 }
 
-/** A key as the console lists it: the admin API's shape plus its spend and what is left of its max_spend. */
-async function shown(services: GatewayServices, key: StoredKey): Promise<Record<string, unknown>> {
-  const spent = await services.store.ledger.keySpend(key.id);
-  return Object.assign(describeKey(key), {
-    spend: formatMoney(spent),
-    max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
-  });
+/** What a key is now, as its list shows it. */
+function statusOf(key: StoredKey, now: number): string {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.disabled === true) return 'disabled';
+  if (key.expiresAt !== undefined && key.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+/** Keys as the console lists them: the admin API's shape plus status, last use, spend and what is left of max_spend. */
+async function shown(services: GatewayServices, keys: readonly StoredKey[]): Promise<Record<string, unknown>[]> {
+  const used = await services.store.lastUsed(keys.map((k) => k.id));
+  const now = Date.now();
+  return Promise.all(
+    keys.map(async (key) => {
+      const spent = await services.store.ledger.keySpend(key.id);
+      const last = used.get(key.id);
+      return Object.assign(describeKey(key), {
+        status: statusOf(key, now),
+        last_used_at: last === undefined ? null : new Date(last).toISOString(),
+        spend: formatMoney(spent),
+        max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
+      });
+    }),
+  );
+}
+
+async function shownOne(services: GatewayServices, key: StoredKey): Promise<Record<string, unknown>> {
+  return (await shown(services, [key]))[0] ?? {};
 }
 
 /** A user's limits stay within the group's (the operator's may exceed them, as in gateway.yaml). */
@@ -47,7 +68,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
       throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
     }
     const keys = (await store.listKeys()).filter((k) => account === null || k.account === account);
-    return { status: 200, body: { object: 'list', data: await Promise.all(keys.map((k) => shown(services, k))) } };
+    return { status: 200, body: { object: 'list', data: await shown(services, keys) } };
   }
   if (id === undefined && method === 'POST') {
     // A copy of the body's own fields, checked and created from as one object: a "__proto__" field stays a field
@@ -65,7 +86,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
       withinGroup(services, user, body['group'], body['limits']);
     }
     const created = await createKey(store, config, Object.assign(body, { group: body['group'] }));
-    return { status: 201, body: Object.assign(await shown(services, created.record), { key: created.key }) };
+    return { status: 201, body: Object.assign(await shownOne(services, created.record), { key: created.key }) };
   }
   if (id === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
   const key = await reachable(services, user, id);
@@ -73,12 +94,12 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
     withinGroup(services, user, key.group, ctx.request.head['limits']);
     const updated = await updateKey(store, config, key.id, ctx.request.head);
     services.keys.forget(key.hash);
-    return { status: 200, body: await shown(services, updated) };
+    return { status: 200, body: await shownOne(services, updated) };
   }
   if (method === 'DELETE') {
     const revoked = await store.revokeKey(key.id, Date.now());
     services.keys.forget(key.hash);
-    return { status: 200, body: await shown(services, revoked ?? key) };
+    return { status: 200, body: await shownOne(services, revoked ?? key) };
   }
   throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
 }

@@ -50,11 +50,20 @@ function retryAfterOf(res: UpstreamResponse): number | null {
 export const relayPlugin: PluginFactory<RelayOptions> = {
   name: 'relay',
   create(_options, services): Plugin {
-    return { name: 'relay', relay: (ctx) => relay(ctx, services) };
+    // The channel each request is being served by, counted in flight (services.channelLoad) until its finish.
+    const serving = new WeakMap<RequestContext, string>();
+    return {
+      name: 'relay',
+      relay: (ctx) => relay(ctx, services, serving),
+      finish(ctx) {
+        const channel = serving.get(ctx);
+        if (channel !== undefined) services.channelLoad.ended(channel);
+      },
+    };
   },
 };
 
-async function relay(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+async function relay(ctx: RequestContext, services: GatewayServices, serving: WeakMap<RequestContext, string>): Promise<RelayResult> {
   const { router, providers, metrics, logger } = services;
   const model = ctx.request.model;
   // An endpoint about no model ('') has nothing to route by: its chain must end in a plugin of its own.
@@ -88,6 +97,9 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     let res: UpstreamResponse;
     const sentAt = performance.now();
+    // In flight from the call on; a failed attempt ends at once, the one that answers at the request's finish.
+    services.channelLoad.started(channel.name);
+    serving.set(ctx, channel.name);
     try {
       res = await provider.send({
         channel,
@@ -105,6 +117,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       });
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
+      attemptEnded(services, serving, ctx);
       last = { kind: 'transport', error: err };
       metrics.upstreamErrors.inc([channel.name, err.reason]);
       router.health.markFailure(channel.name, channel.cooldownMs);
@@ -112,6 +125,7 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
       continue;
     }
     if (isChannelFailure(res.status)) {
+      attemptEnded(services, serving, ctx);
       last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
       metrics.upstreamErrors.inc([channel.name, reasonOf(last)]);
       router.health.markFailure(channel.name, channel.cooldownMs);
@@ -124,6 +138,12 @@ async function relay(ctx: RequestContext, services: GatewayServices): Promise<Re
     return translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
+}
+
+function attemptEnded(services: GatewayServices, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
+  const channel = serving.get(ctx);
+  if (channel !== undefined) services.channelLoad.ended(channel);
+  serving.delete(ctx);
 }
 
 /**

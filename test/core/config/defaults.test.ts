@@ -8,6 +8,7 @@ import { defaultRoutesExcept } from '../../../core/config/default-routes.js';
 import { BUILTIN_ENDPOINTS, ENDPOINTS, routeKeyOf } from '../../../core/endpoints/registry.js';
 import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
+import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
 
 interface SchemaNode {
   readonly default?: unknown;
@@ -58,7 +59,7 @@ describe('default routes', () => {
     assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', '/console/api/session', 'GET /console/api/session', 'DELETE /console/api/session', '/console/api/password', '/console/api/accounts/{name}/users', 'GET /console/api/dashboard', 'GET /console/api/keys', '/console/api/keys', 'PATCH /console/api/keys/{id}', 'DELETE /console/api/keys/{id}'],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', ...CONSOLE_ROUTES],
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

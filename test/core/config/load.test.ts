@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { loadConfigFile, parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
 import { ISSUE_ENV, ISSUE_EXAMPLE, parse, validator, yaml } from './config-helpers.js';
+import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
 
 const MINIMAL = yaml('channels:', '  - name: demo', '    type: mock', '    models: ["demo-*"]');
 
@@ -215,7 +216,7 @@ describe('routes', () => {
           { use: 'admin', with: {}, path: ['(default)'] },
         ],
       })),
-      ...['/console/api/session', 'GET /console/api/session', 'DELETE /console/api/session', '/console/api/password', '/console/api/accounts/{name}/users', 'GET /console/api/dashboard', 'GET /console/api/keys', '/console/api/keys', 'PATCH /console/api/keys/{id}', 'DELETE /console/api/keys/{id}'].map((path) => ({
+      ...CONSOLE_ROUTES.map((path) => ({
         path,
         at: ['(default)'],
         plugins: [{ use: 'console', with: {}, path: ['(default)'] }],
@@ -245,7 +246,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', '/console/api/session', 'GET /console/api/session', 'DELETE /console/api/session', '/console/api/password', '/console/api/accounts/{name}/users', 'GET /console/api/dashboard', 'GET /console/api/keys', '/console/api/keys', 'PATCH /console/api/keys/{id}', 'DELETE /console/api/keys/{id}'],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', ...CONSOLE_ROUTES],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

@@ -26,8 +26,8 @@ for (const backend of storeBackends()) {
       await ledger().ensureAccounts([{ name: 'acme', description: 'Acme' }, { name: 'beta', description: null }], NOW);
       await ledger().ensureAccounts([{ name: 'acme', description: 'changed' }], NOW + 1);
       assert.deepEqual(await ledger().listAccounts(), [
-        { name: 'acme', description: 'Acme', balance: 0n, createdAt: NOW },
-        { name: 'beta', description: null, balance: 0n, createdAt: NOW },
+        { name: 'acme', description: 'Acme', balance: 0n, createdAt: NOW, disabled: false },
+        { name: 'beta', description: null, balance: 0n, createdAt: NOW, disabled: false },
       ]);
       await assert.rejects(ledger().createAccount('beta', null, NOW), /account "beta" already exists/);
       assert.equal((await ledger().createAccount('gamma', 'g', NOW)).name, 'gamma');
@@ -52,6 +52,23 @@ for (const backend of storeBackends()) {
       );
       await assert.rejects(ledger().post({ account: 'nobody', kind: 'credit', amount: 1n, idempotencyKey: 'k3', ts: NOW }), /unknown account "nobody"/);
       assert.deepEqual(await ledger().auditLedger(), []);
+    });
+
+    it('disables and enables an account, and pages its ledger by id', async () => {
+      await ledger().ensureAccounts([{ name: 'acme', description: null }, { name: 'beta', description: null }], NOW);
+      assert.equal((await ledger().setAccountDisabled('acme', true))?.disabled, true);
+      assert.deepEqual(await ledger().disabledAccounts(), ['acme']);
+      assert.equal((await ledger().getAccount('beta'))?.disabled, false);
+      assert.equal((await ledger().setAccountDisabled('acme', false))?.disabled, false);
+      assert.deepEqual(await ledger().disabledAccounts(), []);
+      assert.equal(await ledger().setAccountDisabled('nobody', true), undefined);
+      for (let i = 1; i <= 5; i++) await ledger().post({ account: 'acme', kind: 'credit', amount: BigInt(i), idempotencyKey: `p${i}`, ts: NOW });
+      const first = await ledger().listLedger('acme', 2);
+      assert.deepEqual(first.map((e) => e.amount), [5n, 4n]);
+      const second = await ledger().listLedger('acme', 2, first[1]?.id);
+      assert.deepEqual(second.map((e) => e.amount), [3n, 2n]);
+      const last = await ledger().listLedger('acme', 2, second[1]?.id);
+      assert.deepEqual(last.map((e) => e.amount), [1n]);
     });
 
     it('keeps amounts past 2^53 nano-units exact', async () => {

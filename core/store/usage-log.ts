@@ -1,0 +1,117 @@
+// The usage log as the console reads it: records filtered by time, account, key, model, status, route or request id,
+// newest first, a page at a time by keyset (a page after (ts, id), never OFFSET: the millionth row costs what the
+// first does), and the totals of everything the filter matches. Shared by both dialects.
+
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { decodeInteger, decodeMoney, decodeUsageRow } from './row-codec.js';
+import type { Database } from './schema.js';
+import type { UsageRecord } from './store.js';
+
+/** `ok`: answered below 400; `error`: 400 and above; a number: that status. */
+export type StatusFilter = 'ok' | 'error' | number;
+
+export interface UsageFilter {
+  /** Epoch ms, inclusive. */
+  readonly from: number;
+  /** Epoch ms, exclusive. */
+  readonly to: number;
+  readonly account?: string;
+  readonly keyId?: string;
+  readonly model?: string;
+  readonly status?: StatusFilter;
+  readonly route?: string;
+  readonly requestId?: string;
+}
+
+/** Where a page ends: the next page holds the records older than this one. */
+export interface UsageCursor {
+  readonly ts: number;
+  readonly id: number;
+}
+
+export interface UsageLogQuery extends UsageFilter {
+  readonly before?: UsageCursor;
+  readonly limit: number;
+}
+
+export interface UsageLogRow {
+  readonly id: number;
+  readonly record: UsageRecord;
+}
+
+export interface UsageTotals {
+  readonly requests: number;
+  readonly errors: number;
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly completionTokens: number;
+  readonly reasoningTokens: number;
+  readonly images: number;
+  /** Nano-units. */
+  readonly cost: bigint;
+}
+
+type UsageSelect = SelectQueryBuilder<Database, 'usage_records', object>;
+
+function filtered(db: Kysely<Database>, filter: UsageFilter): UsageSelect {
+  let q: UsageSelect = db.selectFrom('usage_records').where('ts', '>=', filter.from).where('ts', '<', filter.to);
+  if (filter.account !== undefined) q = q.where('account', '=', filter.account);
+  if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
+  if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+  if (filter.route !== undefined) q = q.where('route', '=', filter.route);
+  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  const status = filter.status;
+  if (status === 'ok') q = q.where('status', '<', 400);
+  else if (status === 'error') q = q.where('status', '>=', 400);
+  else if (status !== undefined) q = q.where('status', '=', status);
+  return q;
+}
+
+/** One page, newest first: the records older than `before` (or the newest), at most `limit`. */
+export async function usageLog(db: Kysely<Database>, query: UsageLogQuery): Promise<UsageLogRow[]> {
+  let q = filtered(db, query);
+  const before = query.before;
+  if (before !== undefined) q = q.where((eb) => eb.or([eb('ts', '<', before.ts), eb.and([eb('ts', '=', before.ts), eb('id', '<', before.id)])]));
+  const rows = await q.selectAll().orderBy('ts', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+  return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
+}
+
+/** The sums of every record the filter matches. */
+export async function usageTotals(db: Kysely<Database>, filter: UsageFilter): Promise<UsageTotals> {
+  const row = await filtered(db, filter)
+    .select((eb) => [
+      eb.fn.countAll<number | string | bigint>().as('requests'),
+      sql<number | string | bigint | null>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
+      eb.fn.sum<number | string | bigint | null>('prompt_tokens').as('prompt_tokens'),
+      eb.fn.sum<number | string | bigint | null>('cached_tokens').as('cached_tokens'),
+      eb.fn.sum<number | string | bigint | null>('cache_write_tokens').as('cache_write_tokens'),
+      eb.fn.sum<number | string | bigint | null>('completion_tokens').as('completion_tokens'),
+      eb.fn.sum<number | string | bigint | null>('reasoning_tokens').as('reasoning_tokens'),
+      eb.fn.sum<number | string | bigint | null>('images').as('images'),
+      eb.fn.sum<number | string | bigint | null>('cost').as('cost'),
+    ])
+    .executeTakeFirstOrThrow();
+  const n = (value: number | string | bigint | null): number => (value === null ? 0 : decodeInteger(value));
+  return {
+    requests: n(row.requests),
+    errors: n(row.errors),
+    promptTokens: n(row.prompt_tokens),
+    cachedTokens: n(row.cached_tokens),
+    cacheWriteTokens: n(row.cache_write_tokens),
+    completionTokens: n(row.completion_tokens),
+    reasoningTokens: n(row.reasoning_tokens),
+    images: n(row.images),
+    cost: row.cost === null ? 0n : decodeMoney(row.cost),
+  };
+}
+
+/** When each key was last used (its newest record), by key id; a key never used is absent. One indexed probe each. */
+export async function lastUsed(db: Kysely<Database>, keyIds: readonly string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (const keyId of keyIds) {
+    const row = await db.selectFrom('usage_records').select('ts').where('key_id', '=', keyId).orderBy('ts', 'desc').limit(1).executeTakeFirst();
+    if (row !== undefined) found.set(keyId, decodeInteger(row.ts));
+  }
+  return found;
+}
