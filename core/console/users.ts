@@ -1,5 +1,6 @@
 // Making console users: an account's (by the operator, in the console) or an operator (gateway admin create-user).
-// A new user has no password: the answer carries a one-time link to set it, shown once.
+// A new user has no password: the answer carries a one-time link to set it, shown once. Asked again for an existing
+// user of the same account, it makes a new link (a password reset).
 
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors.js';
@@ -23,8 +24,14 @@ export async function createConsoleUser(store: ConsoleStore, signIn: ConsoleSign
   try {
     id = (await store.createUser({ id: `cu_${randomUUID().replaceAll('-', '')}`, name, account, passwordHash: null, createdAt: Date.now() })).id;
   } catch (err) {
-    if (err instanceof ConsoleUserExists) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A console user named "${name}" already exists.`, { param: 'name' });
-    throw err;
+    if (!(err instanceof ConsoleUserExists)) throw err;
+    // A user of this very account who needs a new password (forgotten, or the first link expired) gets a new link;
+    // the password it sets ends their other sessions.
+    const existing = await store.findUser({ name });
+    if (existing === undefined || existing.account !== account) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A console user named "${name}" already exists.`, { param: 'name' });
+    }
+    id = existing.id;
   }
   const link = await signIn.link(id);
   return {

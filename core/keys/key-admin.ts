@@ -10,7 +10,12 @@ import { compileGlobs, isGlob } from '../routing/glob.js';
 import { parseCidr } from './address-list.js';
 import { digestKey, generateKey, keyPrefix, newKeyId } from './key-material.js';
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * A key's name is its owner's text (the console lets a customer name a key as they like): 1 to 64 characters, no
+ * control or format characters, no space at either end. Shown only as text, never as markup.
+ */
+const NAME = /^(?![\s])[^\p{Cc}\p{Cf}]{1,64}(?<![\s])$/u;
+const NAME_RULE = 'name must be 1 to 64 characters, with no control characters and no space at either end.';
 
 export interface CreatedKey {
   /** The key in clear: shown once, never stored. */
@@ -29,7 +34,7 @@ export async function createKey(
     }
   }
   if (typeof input.name !== 'string' || !NAME.test(input.name)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', NAME_RULE, { param: 'name' });
   }
   if (typeof input.group !== 'string' || !config.groups.has(input.group)) {
     const known = [...config.groups.keys()].join(', ') || '(none)';
@@ -95,7 +100,7 @@ export async function updateKey(store: Store, config: ResolvedConfig, idOrName: 
   const patch: { name?: string; maxSpend?: bigint | null; limits?: ResolvedLimits | null } = {};
   if (input['name'] !== undefined) {
     const name = input['name'];
-    if (typeof name !== 'string' || !NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'name must be 1-64 letters, digits, "_", "." or "-".', { param: 'name' });
+    if (typeof name !== 'string' || !NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', NAME_RULE, { param: 'name' });
     if (name !== existing.name && (config.keys.some((k) => k.name === name) || stored.some((k) => k.name === name))) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${name}" already exists.`, { param: 'name' });
     }

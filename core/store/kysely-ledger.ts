@@ -43,6 +43,7 @@ function decodeAccount(row: {
   balance: number | string | bigint;
   created_at: number | string | bigint;
   disabled: number | string | bigint | null;
+  key_groups: string | null;
 }): Account {
   return {
     name: row.name,
@@ -50,6 +51,7 @@ function decodeAccount(row: {
     balance: decodeMoney(row.balance),
     createdAt: decodeInteger(row.created_at),
     disabled: row.disabled !== null && decodeInteger(row.disabled) !== 0,
+    keyGroups: row.key_groups === null ? [] : (JSON.parse(row.key_groups) as string[]),
   };
 }
 
@@ -99,7 +101,7 @@ export class KyselyLedger implements LedgerStore {
       if (isUniqueViolation(err)) throw new AccountExists(name, { cause: err });
       throw err;
     }
-    return { name, description, balance: 0n, createdAt: at, disabled: false };
+    return { name, description, balance: 0n, createdAt: at, disabled: false, keyGroups: [] };
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -121,6 +123,11 @@ export class KyselyLedger implements LedgerStore {
 
   async setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined> {
     await this.db.updateTable('accounts').set({ disabled: disabled ? 1 : 0 }).where('name', '=', name).execute();
+    return this.getAccount(name);
+  }
+
+  async setAccountKeyGroups(name: string, groups: readonly string[]): Promise<Account | undefined> {
+    await this.db.updateTable('accounts').set({ key_groups: JSON.stringify(groups) }).where('name', '=', name).execute();
     return this.getAccount(name);
   }
 

@@ -1,5 +1,5 @@
 // The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
@@ -71,11 +71,32 @@ export class KyselyStore implements Store {
   }
 
   async hourlyUsage(query: HourlyQuery): Promise<HourlyUsage[]> {
-    let q = this.#db.selectFrom('usage_hourly').selectAll().where('hour', '>=', query.from).where('hour', '<', query.to);
+    let q = this.#db.selectFrom('usage_hourly').where('hour', '>=', query.from).where('hour', '<', query.to);
     if (query.account !== undefined) q = q.where('account', '=', query.account);
     if (query.keyId !== undefined) q = q.where('key_id', '=', query.keyId);
-    const rows = await q.orderBy('hour').orderBy('key_id').orderBy('model').orderBy('channel').execute();
-    return rows.map(decodeHourlyRow);
+    const size = query.bucketMs;
+    if (size === undefined) {
+      const rows = await q.selectAll().orderBy('hour').orderBy('key_id').orderBy('model').orderBy('channel').execute();
+      return rows.map(decodeHourlyRow);
+    }
+    // Summed in the database: a month of an account's hours is tens of thousands of rows, its days a few thousand.
+    if (!Number.isSafeInteger(size) || size <= 0) throw new Error(`bucketMs must be a positive integer, not ${size}`);
+    const bucket = sql<number | string | bigint>`(hour / ${sql.lit(size)}) * ${sql.lit(size)}`;
+    const rows = await q
+      .select((eb) => [
+        bucket.as('hour'),
+        'account',
+        'key_id',
+        'model',
+        sql<string>`''`.as('channel'),
+        ...HOURLY_SUMS.map((c) => eb.fn.sum<number | string | bigint>(c).as(c)),
+      ])
+      .groupBy([bucket, 'account', 'key_id', 'model'])
+      .orderBy('hour')
+      .orderBy('key_id')
+      .orderBy('model')
+      .execute();
+    return rows.map((row) => decodeHourlyRow(row as unknown as Parameters<typeof decodeHourlyRow>[0]));
   }
 
   async listUsage(query: UsageQuery = {}): Promise<UsageRecord[]> {
@@ -84,6 +105,18 @@ export class KyselyStore implements Store {
     if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
     const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(decodeUsageRow);
+  }
+
+  async hourlyCost(query: HourlyQuery): Promise<bigint> {
+    let q = this.#db
+      .selectFrom('usage_hourly')
+      .select((eb) => eb.fn.sum<number | string | bigint | null>('cost').as('total'))
+      .where('hour', '>=', query.from)
+      .where('hour', '<', query.to);
+    if (query.account !== undefined) q = q.where('account', '=', query.account);
+    if (query.keyId !== undefined) q = q.where('key_id', '=', query.keyId);
+    const row = await q.executeTakeFirst();
+    return row?.total === null || row?.total === undefined ? 0n : decodeMoney(row.total);
   }
 
   usageLog(query: UsageLogQuery): Promise<UsageLogRow[]> {

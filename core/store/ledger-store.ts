@@ -24,6 +24,8 @@ export interface Account {
   readonly createdAt: number;
   /** Its keys are refused (the operator disabled it in the console). */
   readonly disabled: boolean;
+  /** The groups its users make keys in, as the operator set them in the console (gateway.yaml's add to them). */
+  readonly keyGroups: readonly string[];
 }
 
 export interface LedgerEntry {
@@ -91,6 +93,8 @@ export interface LedgerStore {
   setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined>;
   /** The names of the disabled accounts. */
   disabledAccounts(): Promise<string[]>;
+  /** Sets the groups an account's users make keys in; the account as it is now, or undefined when none. */
+  setAccountKeyGroups(name: string, groups: readonly string[]): Promise<Account | undefined>;
   /**
    * Appends an entry and moves the balance by its amount, in one transaction. An idempotency key already used
    * applies nothing and returns the entry it made (`applied` false); an unknown account throws.

@@ -131,6 +131,8 @@ export interface AccountsTable {
   created_at: EpochMsColumn;
   /** 1: its keys are refused (null or 0: enabled). */
   disabled: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** JSON array of the group names its users make keys in (null: none but gateway.yaml's). */
+  key_groups: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LedgerTable {

@@ -124,6 +124,11 @@ export interface HourlyQuery {
   readonly account?: string;
   /** One key only. */
   readonly keyId?: string;
+  /**
+   * Sums per bucket of this many ms (each hour in the bucket its start rounds down to, UTC), account, key and model,
+   * the channels together (`channel` null); absent: the hourly rows as stored.
+   */
+  readonly bucketMs?: number;
 }
 
 /** One hour's sums for an account, key, model and channel (store/usage-hourly.ts). */
@@ -158,6 +163,8 @@ export interface UsageStore {
   insertUsage(records: readonly UsageRecord[]): Promise<void>;
   /** The hourly sums the records were added to (with them, in the same transaction), oldest hour first. */
   hourlyUsage(query: HourlyQuery): Promise<HourlyUsage[]>;
+  /** What those hours cost in all, nano-units (`bucketMs` ignored): one sum, no rows. */
+  hourlyCost(query: HourlyQuery): Promise<bigint>;
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
   countUsage(): Promise<number>;

@@ -72,13 +72,85 @@ function filtered(db: Kysely<Database>, filter: UsageFilter): UsageSelect {
 export async function usageLog(db: Kysely<Database>, query: UsageLogQuery): Promise<UsageLogRow[]> {
   let q = filtered(db, query);
   const before = query.before;
-  if (before !== undefined) q = q.where((eb) => eb.or([eb('ts', '<', before.ts), eb.and([eb('ts', '=', before.ts), eb('id', '<', before.id)])]));
+  // `ts <= t` first: a range the (account|key, ts) indexes seek to; the OR only sorts out the cursor's own millisecond.
+  if (before !== undefined) q = q.where('ts', '<=', before.ts).where((eb) => eb.or([eb('ts', '<', before.ts), eb('id', '<', before.id)]));
   const rows = await q.selectAll().orderBy('ts', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
   return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
 }
 
-/** The sums of every record the filter matches. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * The sums of every record the filter matches. A filter of time, account, key and model only (the dashboard's
+ * dimensions) is summed from the hourly table for its whole hours and from the records for the parts of hours at
+ * either end: a month of an account is then ~700 hourly rows per key and model, not its hundreds of thousands of
+ * records (docs/performance.md). Status, route and request id are not in the hourly table: those sum the records.
+ */
 export async function usageTotals(db: Kysely<Database>, filter: UsageFilter): Promise<UsageTotals> {
+  const firstHour = Math.ceil(filter.from / HOUR_MS) * HOUR_MS;
+  const endHour = Math.floor(filter.to / HOUR_MS) * HOUR_MS;
+  const hourly = filter.status === undefined && filter.route === undefined && filter.requestId === undefined;
+  if (!hourly || firstHour >= endHour) return recordTotals(db, filter);
+  const parts = await Promise.all([
+    filter.from < firstHour ? recordTotals(db, Object.assign({}, filter, { to: firstHour })) : EMPTY,
+    hourTotals(db, filter, firstHour, endHour),
+    endHour < filter.to ? recordTotals(db, Object.assign({}, filter, { from: endHour })) : EMPTY,
+  ]);
+  return parts.reduce(addTotals);
+}
+
+const EMPTY: UsageTotals = { requests: 0, errors: 0, promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 0, reasoningTokens: 0, images: 0, cost: 0n };
+
+function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    requests: a.requests + b.requests,
+    errors: a.errors + b.errors,
+    promptTokens: a.promptTokens + b.promptTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    images: a.images + b.images,
+    cost: a.cost + b.cost,
+  };
+}
+
+const n = (value: number | string | bigint | null): number => (value === null ? 0 : decodeInteger(value));
+
+/** The hourly table's sums for hours [from, to) (whole hours) of the filter's account, key and model. */
+async function hourTotals(db: Kysely<Database>, filter: UsageFilter, from: number, to: number): Promise<UsageTotals> {
+  let q = db.selectFrom('usage_hourly').where('hour', '>=', from).where('hour', '<', to);
+  if (filter.account !== undefined) q = q.where('account', '=', filter.account);
+  if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
+  if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+  const row = await q
+    .select((eb) => [
+      eb.fn.sum<number | string | bigint | null>('requests').as('requests'),
+      eb.fn.sum<number | string | bigint | null>('errors').as('errors'),
+      eb.fn.sum<number | string | bigint | null>('prompt_tokens').as('prompt_tokens'),
+      eb.fn.sum<number | string | bigint | null>('cached_tokens').as('cached_tokens'),
+      eb.fn.sum<number | string | bigint | null>('cache_write_tokens').as('cache_write_tokens'),
+      eb.fn.sum<number | string | bigint | null>('completion_tokens').as('completion_tokens'),
+      eb.fn.sum<number | string | bigint | null>('reasoning_tokens').as('reasoning_tokens'),
+      eb.fn.sum<number | string | bigint | null>('images').as('images'),
+      eb.fn.sum<number | string | bigint | null>('cost').as('cost'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    requests: n(row.requests),
+    errors: n(row.errors),
+    promptTokens: n(row.prompt_tokens),
+    cachedTokens: n(row.cached_tokens),
+    cacheWriteTokens: n(row.cache_write_tokens),
+    completionTokens: n(row.completion_tokens),
+    reasoningTokens: n(row.reasoning_tokens),
+    images: n(row.images),
+    cost: row.cost === null ? 0n : decodeMoney(row.cost),
+  };
+}
+
+/** The sums of the records themselves. */
+async function recordTotals(db: Kysely<Database>, filter: UsageFilter): Promise<UsageTotals> {
   const row = await filtered(db, filter)
     .select((eb) => [
       eb.fn.countAll<number | string | bigint>().as('requests'),
@@ -92,7 +164,6 @@ export async function usageTotals(db: Kysely<Database>, filter: UsageFilter): Pr
       eb.fn.sum<number | string | bigint | null>('cost').as('cost'),
     ])
     .executeTakeFirstOrThrow();
-  const n = (value: number | string | bigint | null): number => (value === null ? 0 : decodeInteger(value));
   return {
     requests: n(row.requests),
     errors: n(row.errors),

@@ -71,7 +71,17 @@ export async function dashboard(services: GatewayServices, account: string | nul
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
   const store = services.store;
   const scope = account === null ? {} : { account };
-  const rows = await store.hourlyUsage(Object.assign({ from, to }, scope));
+  // Spend today and this month (UTC), whatever the range shown. Asked together: with PostgreSQL they run at once.
+  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  const date = new Date(now);
+  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const [rows, spentToday, spentMonth, keys, balance] = await Promise.all([
+    store.hourlyUsage(Object.assign({ from, to, bucketMs: size }, scope)),
+    store.hourlyCost(Object.assign({ from: dayStart, to: dayStart + DAY_MS }, scope)),
+    store.hourlyCost(Object.assign({ from: monthStart, to: dayStart + DAY_MS }, scope)),
+    store.listKeys(),
+    account === null ? undefined : store.ledger.getAccount(account),
+  ]);
   const totals = empty();
   const series = new Map<number, Sums>();
   for (let t = from; t < to; t += size) series.set(t, empty());
@@ -89,22 +99,15 @@ export async function dashboard(services: GatewayServices, account: string | nul
     add(key, row);
     byKey.set(row.keyId, key);
   }
-  // Spend today and this month (UTC), whatever the range shown.
-  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-  const date = new Date(now);
-  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-  const month = await store.hourlyUsage(Object.assign({ from: monthStart, to: dayStart + DAY_MS }, scope));
-  const spent = (since: number): bigint => month.filter((r) => r.hour >= since).reduce((sum, r) => sum + r.cost, 0n);
-  const names = new Map((await store.listKeys()).map((k) => [k.id, k.name]));
+  const names = new Map(keys.map((k) => [k.id, k.name]));
   for (const k of services.config.keys) names.set(`config:${k.name}`, k.name);
-  const balance = account === null ? undefined : await store.ledger.getAccount(account);
   const biggest = (map: Map<string, Sums>): [string, Sums][] => [...map.entries()].sort((a, b) => (b[1].cost > a[1].cost ? 1 : b[1].cost < a[1].cost ? -1 : b[1].requests - a[1].requests));
   return {
     account,
     currency: services.config.pricing.currency,
     balance: balance === undefined ? null : formatMoney(balance.balance),
-    spend_today: formatMoney(spent(dayStart)),
-    spend_month: formatMoney(spent(monthStart)),
+    spend_today: formatMoney(spentToday),
+    spend_month: formatMoney(spentMonth),
     range: { from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucket },
     totals: shown(totals),
     series: [...series.entries()].map(([t, sums]) => Object.assign({ t: new Date(t).toISOString() }, shown(sums))),

@@ -15,6 +15,7 @@ import {
   type RelayResult,
   type RequestContext,
 } from '../../core/index.js';
+import { keyGroupsOf } from './account-groups.js';
 import { accountsAnswer } from './accounts.js';
 import { channelsAnswer } from './channels.js';
 import { sessionCookie, sessionToken } from './cookie.js';
@@ -22,6 +23,7 @@ import { dashboard } from './dashboard.js';
 import { keysAnswer } from './keys.js';
 import { ledgerPage } from './ledger.js';
 import type { ConsoleOptions } from './options.gen.js';
+import { RequestSchemas } from './request-schemas.js';
 import { PAGE_HEADERS, StaticFiles } from './static-files.js';
 import { usageCsv, usagePage } from './usage.js';
 
@@ -31,17 +33,19 @@ export const consolePlugin: PluginFactory<ConsoleOptions> = {
   name: 'console',
   create(_options, services): Plugin {
     const files = new StaticFiles();
-    return { name: 'console', relay: (ctx) => answer(ctx, services, files) };
+    const requests = new RequestSchemas();
+    return { name: 'console', relay: (ctx) => answer(ctx, services, files, requests) };
   },
 };
 
-async function answer(ctx: RequestContext, services: GatewayServices, files: StaticFiles): Promise<RelayResult> {
+async function answer(ctx: RequestContext, services: GatewayServices, files: StaticFiles, requests: RequestSchemas): Promise<RelayResult> {
   const signIn = services.consoleSignIn;
   const path = ctx.path ?? ctx.route;
   const method = ctx.method ?? 'POST';
   if (method === 'GET' && !path.startsWith('/console/api/')) return files.answer(ctx.params?.['file'] ?? 'index.html');
   if (method !== 'GET') requireJson(ctx);
   if (path === '/console/api/session' && method === 'POST') {
+    requests.check(ctx);
     const body = ctx.request.head;
     const signed =
       typeof body['admin_token'] === 'string'
@@ -51,6 +55,7 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     return json(200, { user: describeUser(signed.user), csrf: signed.csrf }, { 'set-cookie': sessionCookie(ctx, signed.token, maxAgeS) });
   }
   if (path === '/console/api/password' && method === 'POST') {
+    requests.check(ctx);
     const body = ctx.request.head;
     const user = await signIn.setPassword(text(body['token'], 'token'), text(body['password'], 'password'));
     return json(200, { user: describeUser(user) });
@@ -63,9 +68,11 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
   }
   const user = session.user;
+  // Checked once the caller is known: the operator's routes answer an account's user as missing, whatever was sent.
+  if (user.account === null || !isOperatorRoute(path)) requests.check(ctx);
   const query = new URLSearchParams(ctx.query);
   if (path === '/console/api/session' && method === 'GET') {
-    return json(200, { user: describeUser(user), csrf: session.csrf, groups: groupsOf(services, user) });
+    return json(200, { user: describeUser(user), csrf: session.csrf, groups: await groupsOf(services, user) });
   }
   if (path === '/console/api/session' && method === 'DELETE') {
     await signIn.signOut(token);
@@ -122,10 +129,10 @@ async function scopeOf(services: GatewayServices, user: Signed, query: URLSearch
   return asked;
 }
 
-/** The groups this user may create keys in, with what each allows: an account's `groups`, or every group for the operator. */
-function groupsOf(services: GatewayServices, user: Signed): Record<string, unknown>[] {
+/** The groups this user may create keys in, with what each allows: an account's (account-groups.ts), or every group for the operator. */
+async function groupsOf(services: GatewayServices, user: Signed): Promise<Record<string, unknown>[]> {
   const { config } = services;
-  const names = user.account === null ? [...config.groups.keys()] : (config.accounts.find((a) => a.name === user.account)?.groups ?? []);
+  const names = user.account === null ? [...config.groups.keys()] : await keyGroupsOf(services, user.account);
   return names.flatMap((name) => {
     const group = config.groups.get(name);
     return group === undefined ? [] : [{ name, models: group.models, limits: group.limits }];
@@ -138,6 +145,11 @@ async function instancesAnswer(services: GatewayServices): Promise<Record<string
   } catch (err) {
     throw new GatewayError('GW_ERR_SHARED_STATE_UNAVAILABLE', 'Redis, where the instances register, does not answer right now; retry shortly.', { cause: err, retryAfter: 1 });
   }
+}
+
+/** The routes answered after operatorOnly below. */
+function isOperatorRoute(path: string): boolean {
+  return /^\/console\/api\/(accounts|channels|instances|config)(\/|$)/.test(path);
 }
 
 /** Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API). */

@@ -4,6 +4,7 @@
 // (core/keys/key-admin.ts), and a user's limits are at most the key's group's.
 
 import { GatewayError, createKey, describeKey, formatMoney, updateKey, type GatewayServices, type RequestContext, type StoredKey } from '../../core/index.js';
+import { keyGroupsOf } from './account-groups.js';
 
 type Signed = { readonly account: string | null };
 
@@ -78,7 +79,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
     // account (or none: unmetered) and any group.
     if (user.account !== null) {
       body['account'] = user.account;
-      const allowed = config.accounts.find((a) => a.name === user.account)?.groups ?? [];
+      const allowed = await keyGroupsOf(services, user.account);
       if (typeof body['group'] !== 'string' || !allowed.includes(body['group'])) {
         const which = allowed.length === 0 ? 'none: the operator makes this account\'s keys' : allowed.join(', ');
         throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `group must be one of your account's groups: ${which}.`, { param: 'group' });

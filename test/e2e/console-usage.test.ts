@@ -175,6 +175,27 @@ ${extra}`;
     assert.equal((await call('operator', 'PATCH', '/console/api/accounts/nowhere', { disabled: true })).status, 404);
   });
 
+  it('the operator gives a new account groups, whose user then makes keys in them; a second link resets a password', async () => {
+    const made = await call('operator', 'POST', '/console/api/accounts', { name: 'hooli', groups: ['pro'] });
+    assert.deepEqual([made.status, made.json['groups']], [201, ['pro']]);
+    assert.equal((await call('operator', 'POST', '/console/api/accounts', { name: 'bad-groups', groups: ['nope'] })).status, 400);
+    const listed = (await call('operator', 'GET', '/console/api/accounts')).json['data'] as { name: string }[];
+    assert.ok(!listed.some((a) => a.name === 'bad-groups'), 'a refused create makes nothing');
+    sessions['hal'] = await consoleAccountUser(gw.url, sessions['operator'] as ConsoleSession, 'hooli', 'hal', 'hal has a password');
+    const session = await call('hal', 'GET', '/console/api/session');
+    assert.deepEqual((session.json['groups'] as { name: string }[]).map((g) => g.name), ['pro']);
+    assert.equal((await call('hal', 'POST', '/console/api/keys', { name: 'hal-key', group: 'pro' })).status, 201);
+    assert.deepEqual((await call('operator', 'PATCH', '/console/api/accounts/hooli', { groups: [] })).json['groups'], []);
+    assert.equal((await call('hal', 'POST', '/console/api/keys', { name: 'hal-key-2', group: 'pro' })).status, 400, 'no groups left');
+    assert.equal((await call('operator', 'PATCH', '/console/api/accounts/hooli', { groups: 'pro' })).status, 400);
+    // A new link for hal (same account): the new password works, the old one and hal's session no longer do.
+    sessions['hal'] = await consoleAccountUser(gw.url, sessions['operator'] as ConsoleSession, 'hooli', 'hal', 'hal has a new password');
+    const old = await fetch(`${gw.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hal', password: 'hal has a password' }) });
+    assert.equal(old.status, 401);
+    // The name of another account's user is not handed a link.
+    assert.equal((await call('operator', 'POST', '/console/api/accounts/hooli/users', { name: 'ada' })).status, 400);
+  });
+
   it('the operator sees the failing channel cooling down, with its error rate; the instances; the redacted config; a reload', async () => {
     const channels = (await call('operator', 'GET', '/console/api/channels')).json['data'] as {
       name: string;

@@ -153,7 +153,9 @@ describe('admin API', () => {
     const cases: [unknown, string | null][] = [
       [{ name: 'x1', group: 'no-such-group' }, 'group'],
       [{ name: 'x2' }, 'group'],
-      [{ name: 'bad name!', group: 'pro' }, 'name'],
+      [{ name: ' padded', group: 'pro' }, 'name'],
+      [{ name: 'line\nbreak', group: 'pro' }, 'name'],
+      [{ name: 'x'.repeat(65), group: 'pro' }, 'name'],
       [{ name: 'tester', group: 'pro' }, 'name'], // a key of the config file has that name
       [{ name: 'ci-bot', group: 'pro' }, 'name'], // created (and revoked) above
       ['not json', null],

@@ -50,7 +50,8 @@ test('without routes:, /v1/chat/completions gets the default chain auth, rate-li
   // rate-limit's request hook is always there: a run-time key may have limits of its own.
   assert.deepEqual(chain?.request.map((p) => p.name), ['auth', 'rate-limit', 'quota', 'meter']);
   assert.deepEqual(chain?.frame.map((p) => p.name), ['meter'], 'frame hooks in reverse order');
-  assert.deepEqual(chain?.finish.map((p) => p.name), ['rate-limit', 'meter'], 'without prices quota has nothing to settle');
+  // Without prices quota has nothing to settle; relay's finish ends its channel's count of requests in flight.
+  assert.deepEqual(chain?.finish.map((p) => p.name), ['rate-limit', 'meter', 'relay']);
 });
 
 test('a written route keeps its own chain', () => {

@@ -26,8 +26,8 @@ for (const backend of storeBackends()) {
       await ledger().ensureAccounts([{ name: 'acme', description: 'Acme' }, { name: 'beta', description: null }], NOW);
       await ledger().ensureAccounts([{ name: 'acme', description: 'changed' }], NOW + 1);
       assert.deepEqual(await ledger().listAccounts(), [
-        { name: 'acme', description: 'Acme', balance: 0n, createdAt: NOW, disabled: false },
-        { name: 'beta', description: null, balance: 0n, createdAt: NOW, disabled: false },
+        { name: 'acme', description: 'Acme', balance: 0n, createdAt: NOW, disabled: false, keyGroups: [] },
+        { name: 'beta', description: null, balance: 0n, createdAt: NOW, disabled: false, keyGroups: [] },
       ]);
       await assert.rejects(ledger().createAccount('beta', null, NOW), /account "beta" already exists/);
       assert.equal((await ledger().createAccount('gamma', 'g', NOW)).name, 'gamma');
@@ -62,6 +62,8 @@ for (const backend of storeBackends()) {
       assert.equal((await ledger().setAccountDisabled('acme', false))?.disabled, false);
       assert.deepEqual(await ledger().disabledAccounts(), []);
       assert.equal(await ledger().setAccountDisabled('nobody', true), undefined);
+      assert.deepEqual((await ledger().setAccountKeyGroups('beta', ['pro', 'cheap']))?.keyGroups, ['pro', 'cheap']);
+      assert.deepEqual((await ledger().getAccount('beta'))?.keyGroups, ['pro', 'cheap']);
       for (let i = 1; i <= 5; i++) await ledger().post({ account: 'acme', kind: 'credit', amount: BigInt(i), idempotencyKey: `p${i}`, ts: NOW });
       const first = await ledger().listLedger('acme', 2);
       assert.deepEqual(first.map((e) => e.amount), [5n, 4n]);

@@ -54,4 +54,28 @@ for (const backend of storeBackends()) describe(`hourly usage (${backend.name})`
     const [first] = await store.hourlyUsage({ from: T0, to: T0 + HOUR, account: 'acme' });
     assert.deepEqual([first?.cachedTokens, first?.cacheWriteTokens, first?.reasoningTokens], [15, 9, 21]);
   });
+
+  it('sums hours into buckets per account, key and model, the channels together', async () => {
+    const store = temp.get();
+    await store.ledger.ensureAccounts([{ name: 'acme', description: null }], T0);
+    await store.insertUsage([
+      makeUsage({ requestId: 'a', ts: T0 + 5, account: 'acme', keyId: 'k1', cost: 100n, priceVersion: 'v1' }),
+      makeUsage({ requestId: 'b', ts: T0 + HOUR + 5, account: 'acme', keyId: 'k1', channel: 'openai-backup', cost: 10n, priceVersion: 'v1' }),
+      makeUsage({ requestId: 'c', ts: T0 + 2 * HOUR + 5, account: 'acme', keyId: 'k1', cost: 1n, priceVersion: 'v1', status: 500 }),
+      makeUsage({ requestId: 'd', ts: T0 + 5, keyId: 'k2' }),
+    ]);
+    // Buckets of two hours from T0 (a multiple of two hours here, as a day's start is of days).
+    const twoHours = 2 * HOUR;
+    const from = T0 - (T0 % twoHours);
+    const rows = await store.hourlyUsage({ from, to: from + 2 * twoHours, bucketMs: twoHours });
+    const line = (r: HourlyUsage): string => `${(r.hour - from) / HOUR}h ${r.account ?? '-'} ${r.keyId} ${r.channel ?? '-'}: ${r.requests} req ${r.errors} err ${r.cost} cost ${r.latencyMs} ms`;
+    const expected = T0 === from
+      ? ['0h acme k1 -: 2 req 0 err 110 cost 1700 ms', '0h - k2 -: 1 req 0 err 0 cost 850 ms', '2h acme k1 -: 1 req 1 err 1 cost 850 ms']
+      : ['0h acme k1 -: 1 req 0 err 100 cost 850 ms', '0h - k2 -: 1 req 0 err 0 cost 850 ms', '2h acme k1 -: 2 req 1 err 11 cost 1700 ms'];
+    assert.deepEqual(rows.map(line), expected);
+    assert.deepEqual((await store.hourlyUsage({ from, to: from + 2 * twoHours, bucketMs: twoHours, account: 'acme' })).map((r) => r.requests), T0 === from ? [2, 1] : [1, 2]);
+    assert.equal(await store.hourlyCost({ from, to: from + 2 * twoHours, account: 'acme' }), 111n);
+    assert.equal(await store.hourlyCost({ from: T0 + HOUR, to: T0 + 3 * HOUR }), 11n);
+    assert.equal(await store.hourlyCost({ from: T0 + 10 * HOUR, to: T0 + 11 * HOUR }), 0n);
+  });
 });

@@ -68,6 +68,34 @@ for (const backend of storeBackends()) describe(`usage log (${backend.name})`, {
     assert.deepEqual(seen, Array.from({ length: 25 }, (_, i) => `r${24 - i}`));
   });
 
+  it('totals whole hours from the hourly sums and the ends from the records, as the records alone would', async () => {
+    const store = temp.get();
+    const HOUR = 3_600_000;
+    const h0 = T0 - (T0 % HOUR);
+    await store.ledger.ensureAccounts([{ name: 'acme', description: null }], T0);
+    const records = [];
+    // 60 records over five hours, ten minutes apart, two accounts (one unmetered), two models.
+    for (let i = 0; i < 60; i++) {
+      const shared = { requestId: `h${i}`, ts: h0 + i * 300_000, model: i % 2 === 0 ? 'gpt-4o' : 'claude', promptTokens: i, status: i % 11 === 0 ? 500 : 200 };
+      records.push(makeUsage(i % 3 === 0 ? Object.assign({ keyId: 'free' }, shared) : Object.assign({ keyId: 'ka', account: 'acme', cost: BigInt(i), priceVersion: 'v1' }, shared)));
+    }
+    await store.insertUsage(records);
+    const from = h0 + 17 * 60_000;
+    const to = h0 + 4 * HOUR + 23 * 60_000;
+    for (const extra of [{}, { account: 'acme' }, { model: 'claude' }, { keyId: 'free' }, { account: 'acme', model: 'gpt-4o' }]) {
+      const filter = Object.assign({ from, to }, extra);
+      const rows = (await store.usageLog(Object.assign({ limit: 1000 }, filter))).map((r) => r.record);
+      const totals = await store.usageTotals(filter);
+      const label = JSON.stringify(extra);
+      assert.equal(totals.requests, rows.length, label);
+      assert.equal(totals.errors, rows.filter((r) => r.status >= 400).length, label);
+      assert.equal(totals.promptTokens, rows.reduce((s, r) => s + r.promptTokens, 0), label);
+      assert.equal(totals.cost, rows.reduce((s, r) => s + (r.cost ?? 0n), 0n), label);
+    }
+    // Inside one hour: the records alone.
+    assert.equal((await store.usageTotals({ from: h0 + 60_000, to: h0 + 20 * 60_000 })).requests, 3);
+  });
+
   it('totals the whole filter, and finds each key\'s last use', async () => {
     await seed();
     const store = temp.get();

@@ -1,0 +1,190 @@
+// The shapes of /console/api's answers (docs/console-api.md). Money is a decimal string, times are ISO strings (UTC).
+
+export interface User {
+  readonly name: string;
+  readonly account: string | null;
+  readonly operator: boolean;
+}
+
+export interface Limits {
+  readonly rpm?: number;
+  readonly tpm?: number;
+  readonly concurrency?: number;
+}
+
+export interface Group {
+  readonly name: string;
+  readonly models: readonly string[];
+  readonly limits: Limits;
+}
+
+export interface Session {
+  readonly user: User;
+  readonly csrf: string;
+  /** The groups this user may create keys in (every group for the operator); absent from a sign-in's answer. */
+  readonly groups?: readonly Group[];
+}
+
+export interface List<T> {
+  readonly object: 'list';
+  readonly data: readonly T[];
+}
+
+export interface Page<T> extends List<T> {
+  readonly next_cursor: string | null;
+}
+
+export interface UsageSums {
+  readonly requests: number;
+  readonly errors: number;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cached_tokens: number;
+  readonly reasoning_tokens: number;
+  readonly images: number;
+  readonly cost: string;
+}
+
+export interface Dashboard {
+  readonly account: string | null;
+  readonly currency: string;
+  readonly balance: string | null;
+  readonly spend_today: string;
+  readonly spend_month: string;
+  readonly range: { readonly from: string; readonly to: string; readonly bucket: 'hour' | 'day' };
+  readonly totals: UsageSums;
+  readonly series: readonly (UsageSums & { readonly t: string })[];
+  readonly by_model: readonly (UsageSums & { readonly model: string })[];
+  readonly by_key: readonly (UsageSums & { readonly key_id: string; readonly name: string | null })[];
+}
+
+export type KeyStatus = 'active' | 'disabled' | 'expired' | 'revoked';
+
+export interface Key {
+  readonly id: string;
+  readonly name: string;
+  readonly group: string;
+  readonly prefix: string;
+  readonly account?: string | null;
+  readonly created_at: string;
+  readonly revoked_at: string | null;
+  readonly last_used_at?: string | null;
+  readonly status?: KeyStatus;
+  readonly max_spend?: string | null;
+  readonly spend: string;
+  readonly max_spend_left: string | null;
+  readonly expires_at: string | null;
+  readonly models: readonly string[] | null;
+  readonly ips: readonly string[] | null;
+  readonly limits?: Limits | null;
+  readonly disabled?: boolean;
+  /** The admin API's spelling of !disabled, which some servers answer with instead (see key-status.ts). */
+  readonly enabled?: boolean;
+}
+
+export interface CreatedKey extends Key {
+  /** The secret: shown once, never again. */
+  readonly key: string;
+}
+
+export interface UsageRow {
+  readonly request_id: string;
+  readonly time: string;
+  readonly account: string | null;
+  readonly key_id: string;
+  readonly key_name: string;
+  readonly route: string;
+  readonly model: string;
+  readonly channel: string | null;
+  readonly status: number;
+  readonly error_code: string | null;
+  readonly stream: boolean;
+  readonly input_tokens: number;
+  readonly cached_tokens: number;
+  readonly cache_write_tokens: number;
+  readonly output_tokens: number;
+  readonly reasoning_tokens: number;
+  readonly images: number;
+  readonly cost: string | null;
+  readonly latency_ms: number;
+  readonly ttft_ms: number | null;
+}
+
+export interface UsagePage extends Page<UsageRow> {
+  readonly totals: UsageSums & { readonly cache_write_tokens: number };
+}
+
+export interface LedgerEntry {
+  readonly id: string | number;
+  readonly time?: string;
+  /** Some servers name the entry's time so (the ledger's own column); read when `time` is missing. */
+  readonly created_at?: string;
+  readonly account: string;
+  readonly kind: 'credit' | 'charge' | 'refund' | 'adjustment';
+  readonly amount: string;
+  readonly note: string | null;
+  readonly request_id: string | null;
+  readonly key_id: string | null;
+}
+
+export interface LedgerPage extends Page<LedgerEntry> {
+  /** The account's currency, when the server says. */
+  readonly currency?: string;
+}
+
+export interface Account {
+  readonly name: string;
+  readonly description: string | null;
+  readonly balance: string;
+  readonly currency: string;
+  readonly created_at: string;
+  readonly disabled: boolean;
+  readonly groups: readonly string[];
+}
+
+export interface Credited {
+  readonly account: Account;
+  readonly entry: LedgerEntry;
+  /** False when this idempotency key had already credited: nothing was added twice. */
+  readonly applied: boolean;
+}
+
+export interface AccountUser {
+  readonly user: { readonly name: string; readonly account: string };
+  /** A path ("/console/#/password/<token>"): the page shows it as a full URL. */
+  readonly link: string;
+  readonly expires_at?: string;
+  /** What some servers call expires_at here; read when it is missing. */
+  readonly link_expires_at?: string;
+}
+
+export interface Channel {
+  readonly name: string;
+  readonly type: string;
+  readonly priority: number;
+  readonly models: readonly string[];
+  readonly cooling: boolean;
+  readonly cooldown_left_ms: number;
+  readonly in_flight: number;
+  readonly last_hour: {
+    readonly requests: number;
+    readonly errors: number;
+    readonly error_rate: number;
+    readonly avg_latency_ms: number | null;
+  };
+}
+
+export interface Instance {
+  readonly id: string;
+  readonly self: boolean;
+}
+
+export interface RunningConfig {
+  readonly path: string;
+  readonly yaml: string;
+}
+
+export interface Reloaded {
+  readonly reloaded: boolean;
+  readonly message: string;
+}

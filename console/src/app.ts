@@ -1,0 +1,139 @@
+// The app shell: reads the session once, routes the hash to a page of the registry (sending whoever is not signed
+// in to the sign-in page, and showing "not found" for what this person may not open), and owns the banners.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { createApi, isSignedOut } from './api.js';
+import type { Session } from './api-types.js';
+import { AppContext, type ConsoleApp, type Notify } from './app-context.js';
+import { AppHeader } from './components/app-header.js';
+import { Banners } from './components/banners.js';
+import { html } from './components/html.js';
+import type { PageDef } from './page-def.js';
+import { PAGES } from './pages/index.js';
+import { matchPath, navigate, useLocation } from './router.js';
+
+function findPage(path: string): { page: PageDef; params: Record<string, string> } | null {
+  for (const page of PAGES) {
+    const params = matchPath(page.path, path);
+    if (params !== null) return { page, params };
+  }
+  return null;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error && err.message !== '' ? err.message : 'Something went wrong.';
+}
+
+export function App() {
+  const where = useLocation();
+  // undefined: not read yet; null: nobody signed in.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [account, setAccount] = useState('');
+  const [banners, setBanners] = useState<{ error: string | null; notice: string | null }>({ error: null, notice: null });
+  // Read by the API client's callback, which outlives any one render.
+  const current = useRef({ path: where.path, session });
+  current.current = { path: where.path, session };
+  const carriedNotice = useRef<string | null>(null);
+
+  const notify = useMemo<Notify>(
+    () => ({
+      error: (err) => !isSignedOut(err) && setBanners({ error: messageOf(err), notice: null }),
+      notice: (text) => setBanners({ error: null, notice: text }),
+      clear: () => setBanners({ error: null, notice: null }),
+    }),
+    [],
+  );
+
+  const go = useCallback((path: string, notice?: string): void => {
+    if (path === current.current.path) {
+      if (notice !== undefined) setBanners({ error: null, notice });
+      return;
+    }
+    carriedNotice.current = notice ?? null;
+    navigate(path);
+  }, []);
+
+  const api = useMemo(
+    () =>
+      createApi(() => {
+        const was = current.current;
+        setSession(null);
+        if (findPage(was.path)?.page.who !== 'any') go('/sign-in', was.session ? 'Your session ended: sign in again.' : undefined);
+      }),
+    [],
+  );
+
+  const loadSession = useCallback(async (): Promise<Session | null> => {
+    try {
+      const read = await api.get<Session>('/session');
+      api.setCsrf(read.csrf);
+      setSession(read);
+      return read;
+    } catch (err) {
+      notify.error(err);
+      setSession(null);
+      return null;
+    }
+  }, []);
+
+  const signOut = useCallback(async (): Promise<void> => {
+    try {
+      await api.del('/session');
+    } catch {
+      // Signed out here either way: the server ends the session on its own in time.
+    }
+    api.setCsrf('');
+    setSession(null);
+    setAccount('');
+    go('/sign-in', 'Signed out.');
+  }, []);
+
+  useEffect(() => void loadSession(), []);
+
+  // A new page starts with clean banners, or with the notice the navigation carried.
+  useEffect(() => {
+    setBanners({ error: null, notice: carriedNotice.current });
+    carriedNotice.current = null;
+  }, [where.path]);
+
+  const found = findPage(where.path);
+  useEffect(() => {
+    document.title = found === null ? 'Gateway console' : `${found.page.title} · Gateway console`;
+  }, [found?.page]);
+  const needsSignIn = session === null && found?.page.who !== 'any';
+  useEffect(() => {
+    if (where.path === '/') navigate(session === null ? '/sign-in' : '/dashboard');
+    else if (needsSignIn) navigate('/sign-in');
+  }, [where.path, needsSignIn]);
+
+  const app: ConsoleApp = { api, session: session ?? null, loadSession, signOut, account, setAccount, notify, go };
+  return html`
+    <${AppContext.Provider} value=${app}>
+      <${AppHeader} pages=${PAGES} user=${session?.user ?? null} currentPath=${where.path} onSignOut=${signOut} />
+      <main class="main">
+        <${Banners} error=${banners.error} notice=${banners.notice} onClose=${notify.clear} />
+        ${body(found, session, where.path)}
+      </main>
+      <footer class="footer muted">Times are UTC.</footer>
+    <//>
+  `;
+}
+
+function body(found: ReturnType<typeof findPage>, session: Session | null | undefined, path: string) {
+  if (found === null) return path === '/' ? null : notFound();
+  const { page, params } = found;
+  if (page.who === 'any') return html`<${page.view} key=${path} params=${params} />`;
+  if (session === undefined) return html`<p class="muted loading" data-testid="loading">Loading…</p>`;
+  if (session === null) return null;
+  if (page.who === 'operator' && !session.user.operator) return notFound();
+  return html`<${page.view} key=${path} params=${params} />`;
+}
+
+function notFound() {
+  return html`
+    <section class="page" data-testid="page-not-found" data-ready="true">
+      <h1>Not found</h1>
+      <p>There is no such page here. <a href="#/dashboard">Go to the dashboard</a>.</p>
+    </section>
+  `;
+}

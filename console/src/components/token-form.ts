@@ -1,0 +1,116 @@
+// The create/edit form of a token (an API key). Group and account are chosen at creation only (the server edits
+// neither). The model allow-list ticks among the group's models, or takes typed names (a group may list only
+// globs such as "gpt-*"); none at all means every model of the group.
+
+import { useState } from 'preact/hooks';
+import type { Account, Group } from '../api-types.js';
+import { Field } from './field.js';
+import { html } from './html.js';
+import { LIMIT_FIELDS, type KeyDraft } from './key-draft.js';
+
+export interface TokenFormProps {
+  readonly mode: 'create' | 'edit';
+  readonly initial: KeyDraft;
+  readonly groups: readonly Group[];
+  /** The operator's account choices on create; null hides the field (a user's keys are their account's). */
+  readonly accounts: readonly Account[] | null;
+  readonly busy: boolean;
+  readonly onSubmit: (draft: KeyDraft) => void;
+  readonly onCancel: () => void;
+}
+
+const text = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
+
+export function TokenForm(props: TokenFormProps) {
+  const [draft, setDraft] = useState<KeyDraft>(props.initial);
+  const set = (patch: Partial<KeyDraft>): void => setDraft((d) => ({ ...d, ...patch }));
+  const group = props.groups.find((g) => g.name === draft.group);
+  // "*" as a box would mean the same as none ticked.
+  const choices = (group?.models ?? []).filter((m) => m !== '*');
+  const creating = props.mode === 'create';
+
+  function toggleModel(model: string, on: boolean): void {
+    set({ models: on ? [...draft.models, model] : draft.models.filter((m) => m !== model) });
+  }
+
+  function onSubmit(e: Event): void {
+    e.preventDefault();
+    props.onSubmit(draft);
+  }
+
+  const limitInput = (name: (typeof LIMIT_FIELDS)[number]['name'], label: string) => {
+    const cap = group?.limits[name];
+    return html`
+      <${Field} label=${label} hint=${cap === undefined ? 'Empty: no limit of its own' : `The group's: ${cap}`}>
+        <input type="text" inputmode="numeric" data-testid=${`token-${name}`} value=${draft[name]} onInput=${(e: Event) => set({ [name]: text(e) })} />
+      <//>
+    `;
+  };
+
+  return html`
+    <form class="card form-grid" data-testid="token-form" noValidate onSubmit=${onSubmit}>
+      <h2 class="wide">${creating ? 'Create token' : `Edit token ${props.initial.name}`}</h2>
+      <${Field} label="Name" hint="Letters, digits, _ . - (up to 64)">
+        <input type="text" data-testid="token-name" required value=${draft.name} onInput=${(e: Event) => set({ name: text(e) })} />
+      <//>
+      ${creating && props.accounts !== null
+        ? html`
+            <${Field} label="Account">
+              <select data-testid="token-account" value=${draft.account} onChange=${(e: Event) => set({ account: text(e) })}>
+                <option value="">No account (unmetered)</option>
+                ${props.accounts.map((a) => html`<option value=${a.name}>${a.name}</option>`)}
+              </select>
+            <//>
+          `
+        : null}
+      ${creating
+        ? html`
+            <${Field} label="Group">
+              <select data-testid="token-group" value=${draft.group} onChange=${(e: Event) => set({ group: text(e), models: [] })}>
+                ${props.groups.map((g) => html`<option value=${g.name}>${g.name}</option>`)}
+              </select>
+            <//>
+          `
+        : html`<${Field} label="Group"><span class="static" data-testid="token-group">${draft.group}</span><//>`}
+      <${Field} label="Max spend" hint="In the gateway's currency; empty: no cap">
+        <input type="text" inputmode="decimal" data-testid="token-max-spend" value=${draft.maxSpend} onInput=${(e: Event) => set({ maxSpend: text(e) })} />
+      <//>
+      <${Field} label="Expires on" hint="At the start of that day, UTC; empty: never">
+        <input type="date" data-testid="token-expires" value=${draft.expires} onInput=${(e: Event) => set({ expires: text(e) })} />
+      <//>
+      <fieldset class="wide models">
+        <legend>Models</legend>
+        <div class="checks">
+          ${choices.map(
+            (m) => html`
+              <label class="check">
+                <input
+                  type="checkbox"
+                  data-testid="token-model"
+                  value=${m}
+                  checked=${draft.models.includes(m)}
+                  onChange=${(e: Event) => toggleModel(m, (e.currentTarget as HTMLInputElement).checked)}
+                />
+                ${m}
+              </label>
+            `,
+          )}
+        </div>
+        <${Field} label="Other models" hint=${`Names within the group's ${(group?.models ?? []).join(', ') || 'models'}, comma separated. None ticked or typed: all of the group's.`} wide=${true}>
+          <input type="text" data-testid="token-models-other" value=${draft.otherModels} onInput=${(e: Event) => set({ otherModels: text(e) })} />
+        <//>
+      </fieldset>
+      <${Field} label="IP allow-list" hint="Addresses or CIDRs, one per line; empty: any" wide=${true}>
+        <textarea rows="3" data-testid="token-ips" value=${draft.ips} onInput=${(e: Event) => set({ ips: text(e) })}></textarea>
+      <//>
+      ${LIMIT_FIELDS.map((f) => limitInput(f.name, f.label))}
+      ${!creating ? html`<p class="hint wide">An emptied field is cleared.</p>` : null}
+      <div class="actions wide">
+        <button type="submit" class="primary" data-testid="token-submit" disabled=${props.busy || (creating && props.groups.length === 0)}>
+          ${creating ? 'Create token' : 'Save'}
+        </button>
+        <button type="button" data-testid="token-cancel" onClick=${props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  `;
+}

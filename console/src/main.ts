@@ -1,0 +1,13 @@
+// The console's entry: uPlot's stylesheet, then ours (which may override it), and the app rendered into #app.
+
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import { render } from 'preact';
+import { App } from './app.js';
+import { html } from './components/html.js';
+
+const root = document.getElementById('app');
+if (root !== null) {
+  root.textContent = '';
+  render(html`<${App} />`, root);
+}

@@ -1,0 +1,241 @@
+// #/accounts (operator): the accounts with their balances. Create one; per account: credit it, make a user's
+// password link, choose the groups its users make keys in, disable or enable it (a disabled account's keys get 401).
+
+import { useState } from 'preact/hooks';
+import type { Account, AccountUser, Credited, List } from '../api-types.js';
+import { useApp } from '../app-context.js';
+import { CopyBox } from '../components/copy-box.js';
+import { Field } from '../components/field.js';
+import { formatMoney } from '../components/format-number.js';
+import { formatTime } from '../components/format-time.js';
+import { html } from '../components/html.js';
+import { newIdempotencyKey } from '../components/idempotency-key.js';
+import { PageFrame } from '../components/page.js';
+import { Table, type Column } from '../components/table.js';
+import { useAction } from '../components/use-action.js';
+import { useLoad } from '../components/use-load.js';
+
+/**
+ * The open form. A credit's idempotency key is made when its form opens and kept until it succeeds: a double
+ * click, or a retry after a lost answer, sends the same key, and the server credits once.
+ */
+type Panel =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'create' }
+  | { readonly kind: 'groups'; readonly account: Account }
+  | { readonly kind: 'credit'; readonly account: string; readonly idempotencyKey: string }
+  | { readonly kind: 'user'; readonly account: string };
+
+const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
+const path = (name: string, tail = ''): string => `/accounts/${encodeURIComponent(name)}${tail}`;
+
+/** Checkboxes of the config's groups: those the account's users make keys in. */
+function GroupChoice(props: { readonly all: readonly string[]; readonly chosen: readonly string[]; readonly onChange: (next: string[]) => void }) {
+  const flip = (group: string, on: boolean): void => props.onChange(on ? [...props.chosen, group] : props.chosen.filter((g) => g !== group));
+  return html`
+    <${Field} label="Groups its users make keys in" hint="None: only you make its keys">
+      <span class="checks">
+        ${props.all.map(
+          (g) => html`<label key=${g}><input type="checkbox" data-testid="account-group" value=${g} checked=${props.chosen.includes(g)} onChange=${(e: Event) => flip(g, (e.currentTarget as HTMLInputElement).checked)} /> ${g}</label>`,
+        )}
+      </span>
+    <//>
+  `;
+}
+
+function CreateForm(props: { readonly busy: boolean; readonly groups: readonly string[]; readonly onSubmit: (name: string, description: string, groups: string[]) => void; readonly onCancel: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [groups, setGroups] = useState<string[]>([]);
+  return html`
+    <form class="card form-grid" data-testid="account-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim(), description.trim(), groups))}>
+      <h2 class="wide">Create account</h2>
+      <${Field} label="Name"><input type="text" data-testid="account-name" required value=${name} onInput=${(e: Event) => setName(value(e))} /><//>
+      <${Field} label="Description"><input type="text" data-testid="account-description" value=${description} onInput=${(e: Event) => setDescription(value(e))} /><//>
+      <${GroupChoice} all=${props.groups} chosen=${groups} onChange=${setGroups} />
+      <div class="actions wide">
+        <button type="submit" class="primary" data-testid="account-submit" disabled=${props.busy}>Create account</button>
+        <button type="button" data-testid="account-cancel" onClick=${props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  `;
+}
+
+function GroupsForm(props: { readonly account: Account; readonly groups: readonly string[]; readonly busy: boolean; readonly onSubmit: (groups: string[]) => void; readonly onCancel: () => void }) {
+  const [groups, setGroups] = useState<string[]>([...props.account.groups]);
+  return html`
+    <form class="card form-grid" data-testid="groups-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(groups))}>
+      <h2 class="wide">Groups of ${props.account.name}</h2>
+      <${GroupChoice} all=${props.groups} chosen=${groups} onChange=${setGroups} />
+      <div class="actions wide">
+        <button type="submit" class="primary" data-testid="groups-submit" disabled=${props.busy}>Save</button>
+        <button type="button" data-testid="groups-cancel" onClick=${props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  `;
+}
+
+function CreditForm(props: { readonly account: string; readonly busy: boolean; readonly onSubmit: (amount: string, note: string) => void; readonly onCancel: () => void }) {
+  const [amount, setAmount] = useState('');
+  const [note, setNote] = useState('');
+  return html`
+    <form class="card form-grid" data-testid="credit-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(amount.trim(), note.trim()))}>
+      <h2 class="wide">Credit ${props.account}</h2>
+      <${Field} label="Amount" hint="A decimal, such as 10.50">
+        <input type="text" inputmode="decimal" data-testid="credit-amount" required value=${amount} onInput=${(e: Event) => setAmount(value(e))} />
+      <//>
+      <${Field} label="Note"><input type="text" data-testid="credit-note" value=${note} onInput=${(e: Event) => setNote(value(e))} /><//>
+      <div class="actions wide">
+        <button type="submit" class="primary" data-testid="credit-submit" disabled=${props.busy}>Credit</button>
+        <button type="button" data-testid="credit-cancel" onClick=${props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  `;
+}
+
+function UserForm(props: { readonly account: string; readonly busy: boolean; readonly onSubmit: (name: string) => void; readonly onCancel: () => void }) {
+  const [name, setName] = useState('');
+  return html`
+    <form class="card form-grid" data-testid="user-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim()))}>
+      <h2 class="wide">Password link for a user of ${props.account}</h2>
+      <${Field} label="User name" hint="A new user, or one who needs a new password">
+        <input type="text" data-testid="user-name" required value=${name} onInput=${(e: Event) => setName(value(e))} />
+      <//>
+      <div class="actions wide">
+        <button type="submit" class="primary" data-testid="user-submit" disabled=${props.busy}>Make link</button>
+        <button type="button" data-testid="user-cancel" onClick=${props.onCancel}>Cancel</button>
+      </div>
+    </form>
+  `;
+}
+
+export function AccountsPage() {
+  const app = useApp();
+  const action = useAction();
+  const [panel, setPanel] = useState<Panel>({ kind: 'none' });
+  const [link, setLink] = useState<{ readonly user: string; readonly url: string; readonly expires: string | undefined } | null>(null);
+  const loaded = useLoad(() => app.api.get<List<Account>>('/accounts'), []);
+
+  const allGroups = (app.session?.groups ?? []).map((g) => g.name);
+
+  const create = (name: string, description: string, groups: string[]): void =>
+    void action.run(async () => {
+      await app.api.post<Account>('/accounts', Object.assign({ name, groups }, description === '' ? {} : { description }));
+      setPanel({ kind: 'none' });
+      app.notify.notice(`Account ${name} created.`);
+      loaded.reload();
+    });
+
+  const credit = (account: string, idempotencyKey: string, amount: string, note: string): void =>
+    void action.run(async () => {
+      const body = note === '' ? { amount, idempotency_key: idempotencyKey } : { amount, note, idempotency_key: idempotencyKey };
+      const done = await app.api.post<Credited>(path(account, '/credit'), body);
+      setPanel({ kind: 'none' });
+      const balance = formatMoney(done.account.balance, done.account.currency);
+      app.notify.notice(done.applied ? `Credited ${account}: the balance is ${balance}.` : `That credit was already made (nothing added twice); the balance is ${balance}.`);
+      loaded.reload();
+    });
+
+  const makeUser = (account: string, name: string): void =>
+    void action.run(async () => {
+      const made = await app.api.post<AccountUser>(path(account, '/users'), { name });
+      setPanel({ kind: 'none' });
+      setLink({ user: made.user.name, url: location.origin + made.link, expires: made.expires_at ?? made.link_expires_at });
+    });
+
+  const saveGroups = (account: string, groups: string[]): void =>
+    void action.run(async () => {
+      await app.api.patch<Account>(path(account), { groups });
+      setPanel({ kind: 'none' });
+      app.notify.notice(`Groups of ${account} saved.`);
+      loaded.reload();
+    });
+
+  const toggle = (a: Account): void =>
+    void action.run(async () => {
+      const saved = await app.api.patch<Account>(path(a.name), { disabled: !a.disabled });
+      app.notify.notice(`Account ${saved.name} ${saved.disabled ? 'disabled' : 'enabled'}.`);
+      loaded.reload();
+    });
+
+  const open = (next: Panel): void => {
+    setLink(null);
+    setPanel(next);
+  };
+
+  const columns: Column<Account>[] = [
+    { id: 'name', title: 'Name', cell: (a) => a.name },
+    { id: 'description', title: 'Description', cell: (a) => a.description ?? '' },
+    { id: 'balance', title: 'Balance', num: true, cell: (a) => formatMoney(a.balance, a.currency) },
+    { id: 'status', title: 'Status', cell: (a) => html`<span class=${`badge status-${a.disabled ? 'disabled' : 'active'}`}>${a.disabled ? 'disabled' : 'active'}</span>` },
+    { id: 'groups', title: 'Groups', cell: (a) => a.groups.join(', ') || '—' },
+    { id: 'created', title: 'Created', cell: (a) => formatTime(a.created_at, false) },
+    {
+      id: 'actions',
+      title: '',
+      cell: (a) => html`
+        <span class="row-actions">
+          <button type="button" data-testid="credit" onClick=${() => open({ kind: 'credit', account: a.name, idempotencyKey: newIdempotencyKey() })}>Credit</button>
+          <button type="button" data-testid="groups" onClick=${() => open({ kind: 'groups', account: a })}>Groups</button>
+          <button type="button" data-testid="password-link" onClick=${() => open({ kind: 'user', account: a.name })}>Password link</button>
+          <button type="button" data-testid=${a.disabled ? 'enable' : 'disable'} disabled=${action.busy} onClick=${() => toggle(a)}>${a.disabled ? 'Enable' : 'Disable'}</button>
+        </span>
+      `,
+    },
+  ];
+
+  const cancel = (): void => setPanel({ kind: 'none' });
+  return html`
+    <${PageFrame}
+      name="accounts"
+      title="Accounts"
+      ready=${loaded.ready}
+      loads=${loaded.loads}
+      tools=${html`<button type="button" class="primary" data-testid="create-account" onClick=${() => open({ kind: 'create' })}>Create account</button>`}
+    >
+      ${panel.kind === 'create' ? html`<${CreateForm} busy=${action.busy} groups=${allGroups} onSubmit=${create} onCancel=${cancel} />` : null}
+      ${panel.kind === 'groups'
+        ? html`<${GroupsForm}
+            key=${panel.account.name}
+            account=${panel.account}
+            groups=${allGroups}
+            busy=${action.busy}
+            onSubmit=${(groups: string[]) => saveGroups(panel.account.name, groups)}
+            onCancel=${cancel}
+          />`
+        : null}
+      ${panel.kind === 'credit'
+        ? html`<${CreditForm}
+            key=${panel.idempotencyKey}
+            account=${panel.account}
+            busy=${action.busy}
+            onSubmit=${(amount: string, note: string) => credit(panel.account, panel.idempotencyKey, amount, note)}
+            onCancel=${cancel}
+          />`
+        : null}
+      ${panel.kind === 'user'
+        ? html`<${UserForm} key=${panel.account} account=${panel.account} busy=${action.busy} onSubmit=${(name: string) => makeUser(panel.account, name)} onCancel=${cancel} />`
+        : null}
+      ${link === null
+        ? null
+        : html`
+            <div class="card" data-testid="user-link-panel">
+              <h2>Password link for ${link.user}</h2>
+              <p>
+                Send this link to ${link.user}: it sets their password, once${link.expires === undefined ? '' : `, until ${formatTime(link.expires, false)} UTC`}.
+              </p>
+              <${CopyBox} testid="user-link" text=${link.url} />
+              <div class="actions"><button type="button" data-testid="user-link-done" onClick=${() => setLink(null)}>Done</button></div>
+            </div>
+          `}
+      <${Table}
+        testid="table-accounts"
+        columns=${columns}
+        rows=${loaded.data?.data ?? []}
+        rowId=${(a: Account) => a.name}
+        rowClass=${(a: Account) => (a.disabled ? 'status-disabled' : '')}
+        empty=${loaded.ready ? 'No accounts yet.' : 'Loading…'}
+      />
+    <//>
+  `;
+}

@@ -1,0 +1,27 @@
+// The page registry: the nav and the router read this list, in this order. A new page (an asset library, video
+// tasks) is one file in pages/ and one line here; nothing else changes.
+
+import type { PageDef } from '../page-def.js';
+import { AccountsPage } from './accounts.js';
+import { ChannelsPage } from './channels.js';
+import { ConfigPage } from './config.js';
+import { DashboardPage } from './dashboard.js';
+import { InstancesPage } from './instances.js';
+import { LedgerPage } from './ledger.js';
+import { PasswordPage } from './password.js';
+import { SignInPage } from './sign-in.js';
+import { TokensPage } from './tokens.js';
+import { UsagePage } from './usage.js';
+
+export const PAGES: readonly PageDef[] = [
+  { path: '/sign-in', title: 'Sign in', who: 'any', view: SignInPage },
+  { path: '/password/:token', title: 'Set a password', who: 'any', view: PasswordPage },
+  { path: '/dashboard', title: 'Dashboard', who: 'user', view: DashboardPage },
+  { path: '/tokens', title: 'Tokens', who: 'user', view: TokensPage },
+  { path: '/usage', title: 'Usage', who: 'user', view: UsagePage },
+  { path: '/ledger', title: 'Ledger', who: 'user', view: LedgerPage },
+  { path: '/accounts', title: 'Accounts', who: 'operator', view: AccountsPage },
+  { path: '/channels', title: 'Channels', who: 'operator', view: ChannelsPage },
+  { path: '/instances', title: 'Instances', who: 'operator', view: InstancesPage },
+  { path: '/config', title: 'Config', who: 'operator', view: ConfigPage },
+];

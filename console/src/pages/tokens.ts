@@ -1,0 +1,176 @@
+// #/tokens: the account's API keys. Create one (its secret shown once, with Copy), edit, disable or enable, and
+// revoke (asked twice, in the row). An operator sees one account's keys or all, and picks the account on create.
+
+import { useState } from 'preact/hooks';
+import type { CreatedKey, Key, Limits, List } from '../api-types.js';
+import { accountQuery, useApp } from '../app-context.js';
+import { AccountSelect, useAccounts } from '../components/account-select.js';
+import { CopyBox } from '../components/copy-box.js';
+import { formatCount, formatMoney } from '../components/format-number.js';
+import { formatTime } from '../components/format-time.js';
+import { html } from '../components/html.js';
+import { createBody, draftOf, editBody, emptyDraft, type KeyDraft } from '../components/key-draft.js';
+import { disablePatch, isDisabled, keyStatus } from '../components/key-status.js';
+import { PageFrame } from '../components/page.js';
+import { Table, type Column } from '../components/table.js';
+import { TokenForm } from '../components/token-form.js';
+import { useAction } from '../components/use-action.js';
+import { useLoad } from '../components/use-load.js';
+
+type Panel = { readonly kind: 'none' } | { readonly kind: 'create' } | { readonly kind: 'edit'; readonly key: Key };
+
+function formatLimits(limits: Limits | null | undefined): string {
+  if (limits === null || limits === undefined) return '—';
+  const parts: string[] = [];
+  // typeof, not !== undefined: a limit the server answers as null is no limit either.
+  if (typeof limits.rpm === 'number') parts.push(`${formatCount(limits.rpm)} rpm`);
+  if (typeof limits.tpm === 'number') parts.push(`${formatCount(limits.tpm)} tpm`);
+  if (typeof limits.concurrency === 'number') parts.push(`${formatCount(limits.concurrency)} concurrent`);
+  return parts.length === 0 ? '—' : parts.join(' · ');
+}
+
+function NewKey(props: { readonly created: CreatedKey; readonly onDone: () => void }) {
+  return html`
+    <div class="card secret" data-testid="new-key-panel">
+      <h2>Token ${props.created.name} created</h2>
+      <p class="warn" data-testid="new-key-warning">Copy this key now: it will not be shown again.</p>
+      <${CopyBox} testid="new-key" text=${props.created.key} />
+      <div class="actions"><button type="button" data-testid="new-key-done" onClick=${props.onDone}>Done</button></div>
+    </div>
+  `;
+}
+
+export function TokensPage() {
+  const app = useApp();
+  const operator = app.session?.user.operator === true;
+  const groups = app.session?.groups ?? [];
+  const accounts = useAccounts();
+  const action = useAction();
+  const [panel, setPanel] = useState<Panel>({ kind: 'none' });
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const loaded = useLoad(() => app.api.get<List<Key>>('/keys', accountQuery(app)), [app.account]);
+
+  const submitCreate = (draft: KeyDraft): void =>
+    void action.run(async () => {
+      const key = await app.api.post<CreatedKey>('/keys', createBody(draft, operator));
+      setCreated(key);
+      setPanel({ kind: 'none' });
+      loaded.reload();
+    });
+
+  const submitEdit = (key: Key, draft: KeyDraft): void =>
+    void action.run(async () => {
+      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, editBody(draft));
+      setPanel({ kind: 'none' });
+      app.notify.notice(`Saved token ${saved.name}.`);
+      loaded.reload();
+    });
+
+  const toggle = (key: Key): void =>
+    void action.run(async () => {
+      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, disablePatch(key, !isDisabled(key)));
+      app.notify.notice(`Token ${saved.name} ${isDisabled(saved) ? 'disabled' : 'enabled'}.`);
+      loaded.reload();
+    });
+
+  const revoke = (key: Key): void =>
+    void action.run(async () => {
+      await app.api.del<Key>(`/keys/${encodeURIComponent(key.id)}`);
+      setConfirming(null);
+      app.notify.notice(`Token ${key.name} revoked.`);
+      loaded.reload();
+    });
+
+  function actions(key: Key) {
+    if (keyStatus(key) === 'revoked') return null;
+    if (confirming === key.id) {
+      return html`
+        <span class="confirm">Revoke for good?
+          <button type="button" class="danger" data-testid="confirm-revoke" disabled=${action.busy} onClick=${() => revoke(key)}>Yes, revoke</button>
+          <button type="button" data-testid="cancel-revoke" onClick=${() => setConfirming(null)}>No</button>
+        </span>
+      `;
+    }
+    return html`
+      <span class="row-actions">
+        <button type="button" data-testid="edit" onClick=${() => setPanel({ kind: 'edit', key })}>Edit</button>
+        <button type="button" data-testid=${isDisabled(key) ? 'enable' : 'disable'} disabled=${action.busy} onClick=${() => toggle(key)}>
+          ${isDisabled(key) ? 'Enable' : 'Disable'}
+        </button>
+        <button type="button" class="danger" data-testid="revoke" onClick=${() => setConfirming(key.id)}>Revoke</button>
+      </span>
+    `;
+  }
+
+  const columns: Column<Key>[] = [
+    { id: 'name', title: 'Name', cell: (k) => k.name },
+    { id: 'key', title: 'Key', cell: (k) => html`<code>${k.prefix}…</code>` },
+    ...(operator && app.account === '' ? [{ id: 'account', title: 'Account', cell: (k: Key) => k.account ?? '—' }] : []),
+    { id: 'group', title: 'Group', cell: (k) => k.group },
+    { id: 'status', title: 'Status', cell: (k) => html`<span class=${`badge status-${keyStatus(k)}`}>${keyStatus(k)}</span>` },
+    { id: 'created', title: 'Created', cell: (k) => formatTime(k.created_at, false) },
+    { id: 'last-used', title: 'Last used', cell: (k) => formatTime(k.last_used_at, false) },
+    { id: 'spend', title: 'Spend', num: true, cell: (k) => formatMoney(k.spend) },
+    {
+      id: 'left',
+      title: 'Left of max spend',
+      num: true,
+      cell: (k) => (k.max_spend_left === null ? '—' : `${formatMoney(k.max_spend_left)} of ${formatMoney(k.max_spend)}`),
+    },
+    { id: 'expires', title: 'Expires', cell: (k) => formatTime(k.expires_at, false) },
+    { id: 'limits', title: 'Limits', cell: (k) => formatLimits(k.limits) },
+    { id: 'actions', title: '', cell: actions },
+  ];
+
+  const groupOf = (key: Key): readonly string[] => groups.find((g) => g.name === key.group)?.models ?? [];
+  return html`
+    <${PageFrame}
+      name="tokens"
+      title="Tokens"
+      ready=${loaded.ready}
+      loads=${loaded.loads}
+      tools=${html`
+        <${AccountSelect} accounts=${accounts} />
+        <button type="button" class="primary" data-testid="create-token" onClick=${() => setPanel({ kind: 'create' })}>Create token</button>
+      `}
+    >
+      ${created === null ? null : html`<${NewKey} created=${created} onDone=${() => setCreated(null)} />`}
+      ${panel.kind === 'create'
+        ? html`<${TokenForm}
+            key="create"
+            mode="create"
+            initial=${emptyDraft(groups[0]?.name ?? '', operator ? app.account : '')}
+            groups=${groups}
+            accounts=${operator ? accounts : null}
+            busy=${action.busy}
+            onSubmit=${submitCreate}
+            onCancel=${() => setPanel({ kind: 'none' })}
+          />`
+        : null}
+      ${panel.kind === 'create' && groups.length === 0
+        ? html`<p class="muted" data-testid="no-groups">Your account has no key groups: the operator makes this account's keys.</p>`
+        : null}
+      ${panel.kind === 'edit'
+        ? html`<${TokenForm}
+            key=${`edit-${panel.key.id}`}
+            mode="edit"
+            initial=${draftOf(panel.key, groupOf(panel.key))}
+            groups=${groups}
+            accounts=${null}
+            busy=${action.busy}
+            onSubmit=${(draft: KeyDraft) => submitEdit(panel.key, draft)}
+            onCancel=${() => setPanel({ kind: 'none' })}
+          />`
+        : null}
+      <${Table}
+        testid="table-keys"
+        columns=${columns}
+        rows=${loaded.data?.data ?? []}
+        rowId=${(k: Key) => k.id}
+        rowClass=${(k: Key) => `status-${keyStatus(k)}`}
+        empty=${loaded.ready ? 'No tokens yet.' : 'Loading…'}
+      />
+    <//>
+  `;
+}

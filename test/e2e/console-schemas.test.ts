@@ -1,0 +1,284 @@
+// schemas/console/ against the running console API: every /console/api route of the registry has a request and a
+// response schema; each is called over HTTP (as the operator and as an account's user, after real chat requests so
+// usage, ledger and dashboard have data) and every 2xx answer is checked against its route's response schema, every
+// error against the error schema; bodies and queries with a misspelled field are refused (400 naming it) and change
+// nothing, and an account's user still gets the operator's routes as missing ones, whatever the body.
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { findSchemaDir } from '../../core/config/schema-dir.js';
+import { BUILTIN_ENDPOINTS, routeKeyOf } from '../../core/endpoints/registry.js';
+import { consoleSchemaName } from '../../plugins/console/request-schemas.js';
+import { postChat } from '../helpers/chat-requests.js';
+import { creditAccount } from '../helpers/console-session.js';
+import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+
+const DIR = join(findSchemaDir(), 'console');
+const ID_BASE = 'https://llm-gateway.dev/schemas/console/';
+const API_ENDPOINTS = BUILTIN_ENDPOINTS.all.filter((e) => e.path.startsWith('/console/api/'));
+const ADMIN = 'console-schemas-admin-token-0123456789';
+const BOT_KEY = 'sk-bot-console-schemas-0123456789';
+
+/** Every schema of the folder in one ajv, as strict as the plugin's, with the formats the answers use. */
+function loadSchemas(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  addFormats.default(ajv);
+  for (const file of readdirSync(DIR)) ajv.addSchema(JSON.parse(readFileSync(join(DIR, file), 'utf8')) as object);
+  return ajv;
+}
+
+function validatorOf(ajv: Ajv, file: string): ValidateFunction {
+  const validate = ajv.getSchema(`${ID_BASE}${file}`);
+  assert.ok(validate !== undefined, `no schema ${file}`);
+  return validate;
+}
+
+describe('schemas/console: one request and one response schema per /console/api route', () => {
+  it('has both files for every /console/api entry of the registry (a new route without them fails here)', () => {
+    assert.ok(API_ENDPOINTS.length >= 21, 'the registry still lists the console API');
+    const missing = API_ENDPOINTS.flatMap((e) => {
+      const name = consoleSchemaName(e.method, e.path);
+      return [`${name}.request.schema.json`, `${name}.response.schema.json`].filter((file) => !existsSync(join(DIR, file))).map((file) => `${routeKeyOf(e)}: ${file}`);
+    });
+    assert.deepEqual(missing, []);
+  });
+
+  it('every file compiles strictly, is named by its $id, and each route schema belongs to a route of the registry', () => {
+    const ajv = loadSchemas();
+    const names = new Set(API_ENDPOINTS.map((e) => consoleSchemaName(e.method, e.path)));
+    for (const file of readdirSync(DIR)) {
+      assert.equal((JSON.parse(readFileSync(join(DIR, file), 'utf8')) as { $id?: string }).$id, `${ID_BASE}${file}`);
+      validatorOf(ajv, file);
+      const route = /^(.+)\.(request|response)\.schema\.json$/.exec(file)?.[1];
+      if (route !== undefined && file !== 'error.response.schema.json') assert.ok(names.has(route), `${file} names no route`);
+    }
+  });
+});
+
+interface Answer {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+  readonly text: string;
+  readonly headers: Headers;
+}
+
+interface Session {
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+describe('console API answers match schemas/console', () => {
+  const upstream = new FakeOpenAI('up');
+  const flaky = new FakeOpenAI('flaky');
+  const ajv = loadSchemas();
+  /** The route keys that answered 2xx, each checked against its response schema. */
+  const answered = new Set<string>();
+  const sessions: Record<string, Session> = {};
+  let gw: GatewayUnderTest;
+
+  /** Checks the answer against its route's schema: the response's for a 2xx, else the error's. */
+  function checkShape(method: string, path: string, answer: Answer): void {
+    const found = BUILTIN_ENDPOINTS.match(method, path.split('?')[0] ?? path);
+    assert.ok(found !== undefined, `${method} ${path} is no registry route`);
+    const ok = answer.status >= 200 && answer.status < 300;
+    const file = ok ? `${consoleSchemaName(found.endpoint.method, found.endpoint.path)}.response.schema.json` : 'error.response.schema.json';
+    const validate = validatorOf(ajv, file);
+    const data: unknown = found.endpoint.path.endsWith('.csv') && ok ? answer.text : answer.json;
+    if (!validate(data)) assert.fail(`${method} ${path} (${answer.status}) does not match ${file}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(validate.errors, null, 1)}\n${answer.text.slice(0, 2000)}`);
+    if (ok) answered.add(found.key);
+  }
+
+  async function call(who: string | null, method: string, path: string, body?: unknown): Promise<Answer> {
+    const session = who === null ? undefined : sessions[who];
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (session !== undefined) Object.assign(headers, { cookie: session.cookie, 'x-csrf-token': session.csrf });
+    const res = await fetch(`${gw.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.startsWith('application/json') === true ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const answer = { status: res.status, json, text, headers: res.headers };
+    checkShape(method, path, answer);
+    return answer;
+  }
+
+  async function signIn(who: string, body: Record<string, unknown>): Promise<void> {
+    const signed = await call(null, 'POST', '/console/api/session', body);
+    assert.equal(signed.status, 200, signed.text);
+    sessions[who] = { cookie: (signed.headers.get('set-cookie') ?? '').split(';')[0] ?? '', csrf: String(signed.json['csrf']) };
+  }
+
+  const errorOf = (a: Answer): { param: string | null; code: string | null; message: string } => a.json['error'] as { param: string | null; code: string | null; message: string };
+  const dataOf = (a: Answer): Record<string, unknown>[] => a.json['data'] as Record<string, unknown>[];
+
+  before(async () => {
+    await upstream.start();
+    await flaky.start();
+    flaky.reply = () => ({ kind: 'status', status: 503 });
+    gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
+store: { url: "sqlite:./gateway.db" }
+pricing:
+  models:
+    "gpt-*": { input: 2.50, output: 10.00, cache_read: 1.25 }
+groups:
+  pro: { models: ["*"], limits: { rpm: 100, concurrency: 10 } }
+  free: { models: ["gpt-4o"] }
+accounts: [{ name: acme, groups: [pro] }]
+keys:
+  - { name: bot, key: ${BOT_KEY}, group: pro }
+channels:
+  - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up-0000000000], models: ["gpt-4o"], models_refresh_ms: 0 }
+  - { name: flaky, type: openai, base_url: "${flaky.url}", keys: [sk-flaky-00000000], models: ["gpt-flaky"], models_refresh_ms: 0, cooldown_ms: 60000 }
+`);
+  });
+  after(async () => {
+    await gw.stop();
+    await upstream.close();
+    await flaky.close();
+  });
+
+  let adaKeyId = '';
+  let adaKey = '';
+
+  it('signing in, making an account\'s user and setting its password', async () => {
+    await signIn('operator', { admin_token: ADMIN });
+    assert.equal((await call('operator', 'GET', '/console/api/session')).status, 200);
+    const made = await call('operator', 'POST', '/console/api/accounts/acme/users', { name: 'ada' });
+    assert.equal(made.status, 201, made.text);
+    const token = String(made.json['link']).split('/').pop() ?? '';
+    assert.equal((await call(null, 'POST', '/console/api/password', { token, password: 'ada has a long password' })).status, 200);
+    await signIn('ada', { name: 'ada', password: 'ada has a long password' });
+    const session = await call('ada', 'GET', '/console/api/session');
+    assert.deepEqual((session.json['groups'] as { name: string }[]).map((g) => g.name), ['pro']);
+  });
+
+  it('the operator\'s accounts: create, credit (and its repeat), disable and enable, list', async () => {
+    const initech = await call('operator', 'POST', '/console/api/accounts', { name: 'initech', description: 'Initech', groups: ['free'] });
+    assert.deepEqual([initech.status, initech.json['groups']], [201, ['free']]);
+    assert.equal((await call('operator', 'POST', '/console/api/accounts', { name: 'hooli' })).status, 201);
+    const credit = { amount: '5.00', note: 'welcome', idempotency_key: 'acme-1' };
+    assert.equal((await call('operator', 'POST', '/console/api/accounts/acme/credit', credit)).status, 201);
+    const again = await call('operator', 'POST', '/console/api/accounts/acme/credit', credit);
+    assert.deepEqual([again.status, again.json['applied']], [200, false]);
+    await creditAccount(gw.url, ADMIN, 'initech', '1.5');
+    assert.equal((await call('operator', 'PATCH', '/console/api/accounts/initech', { disabled: true })).json['disabled'], true);
+    const enabled = await call('operator', 'PATCH', '/console/api/accounts/initech', { disabled: false, groups: ['pro', 'free'] });
+    assert.deepEqual([enabled.json['disabled'], enabled.json['groups']], [false, ['pro', 'free']]);
+    const listed = dataOf(await call('operator', 'GET', '/console/api/accounts'));
+    assert.deepEqual(listed.map((a) => a['name']).sort(), ['acme', 'hooli', 'initech']);
+  });
+
+  it('keys with every setting and with none: created (the secret once), listed, edited', async () => {
+    const made = await call('ada', 'POST', '/console/api/keys', {
+      name: 'ada-laptop',
+      group: 'pro',
+      max_spend: '2.5',
+      expires_at: '2099-01-31',
+      models: ['gpt-4o', 'gpt-flaky'],
+      limits: { rpm: 50, concurrency: 2 },
+    });
+    assert.equal(made.status, 201, made.text);
+    adaKeyId = String(made.json['id']);
+    adaKey = String(made.json['key']);
+    const bare = await call('operator', 'POST', '/console/api/keys', { name: 'ops-ci', group: 'free', ips: ['203.0.113.0/24'] });
+    assert.equal(bare.status, 201, bare.text);
+    for (const absent of ['account', 'max_spend', 'limits']) assert.ok(!(absent in bare.json), `${absent} is absent from an unmetered key without it`);
+    assert.equal(dataOf(await call('ada', 'GET', '/console/api/keys')).length, 1);
+    assert.equal(dataOf(await call('operator', 'GET', '/console/api/keys')).length, 2);
+    assert.equal(dataOf(await call('operator', 'GET', '/console/api/keys?account=acme')).length, 1);
+    const edited = await call('ada', 'PATCH', `/console/api/keys/${adaKeyId}`, { name: 'ada-desk', limits: { rpm: 40, concurrency: null }, enabled: true });
+    assert.deepEqual([edited.status, edited.json['limits']], [200, { rpm: 40 }]);
+    const cleared = await call('operator', 'PATCH', `/console/api/keys/${String(bare.json['id'])}`, { ips: null, expires_at: '2098-01-01T00:00:00Z' });
+    assert.equal(cleared.json['ips'], null);
+  });
+
+  it('usage, CSV, ledger and dashboard, as the user and the operator, after real requests', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${i}` }] }, { key: adaKey })).status, 200);
+    assert.equal((await postChat(gw.url, { model: 'gpt-flaky', messages: [{ role: 'user', content: 'fails' }] }, { key: adaKey })).status, 503);
+    assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'unmetered' }] }, { key: BOT_KEY })).status, 200);
+    await gw.usage();
+    const mine = await call('ada', 'GET', '/console/api/usage');
+    assert.equal(dataOf(mine).length, 4);
+    const first = await call('operator', 'GET', '/console/api/usage?limit=1&status=all');
+    assert.notEqual(first.json['next_cursor'], null);
+    const next = await call('operator', 'GET', `/console/api/usage?limit=200&cursor=${String(first.json['next_cursor'])}`);
+    assert.equal(dataOf(next).length, 4);
+    assert.ok([...dataOf(first), ...dataOf(next)].some((r) => r['account'] === null && r['cost'] !== null), 'the unmetered request is recorded');
+    assert.equal((await call('ada', 'GET', '/console/api/usage?status=error&model=gpt-flaky')).json['next_cursor'], null);
+    const csv = await call('ada', 'GET', '/console/api/usage.csv?status=ok');
+    assert.equal(csv.text.trimEnd().split('\r\n').length, 4);
+    const ledger = await call('ada', 'GET', '/console/api/ledger');
+    assert.deepEqual(dataOf(ledger).map((e) => e['kind']).slice(-1), ['credit']);
+    const paged = await call('operator', 'GET', '/console/api/ledger?account=acme&limit=1');
+    const rest = await call('operator', 'GET', `/console/api/ledger?account=acme&cursor=${String(paged.json['next_cursor'])}`);
+    assert.equal(dataOf(rest).length, dataOf(ledger).length - 1);
+    assert.notEqual((await call('ada', 'GET', '/console/api/dashboard')).json['balance'], null);
+    const all = await call('operator', 'GET', '/console/api/dashboard?bucket=day');
+    assert.deepEqual([all.json['account'], all.json['balance']], [null, null]);
+    const byKey = (all.json['by_key'] as { key_id: string }[]).map((k) => k.key_id).sort();
+    assert.deepEqual(byKey, [adaKeyId, 'config:bot'].sort());
+    assert.equal((await call('operator', 'GET', '/console/api/dashboard?account=acme&from=2026-01-01&to=2026-01-03')).status, 200);
+  });
+
+  it('the operator\'s channels, instances, running config and a reload', async () => {
+    const channels = dataOf(await call('operator', 'GET', '/console/api/channels'));
+    assert.equal(channels.find((c) => c['name'] === 'flaky')?.['cooling'], true);
+    assert.equal(dataOf(await call('operator', 'GET', '/console/api/instances')).length, 1);
+    assert.equal((await call('operator', 'GET', '/console/api/config')).json['path'], gw.configPath);
+    assert.equal((await call('operator', 'POST', '/console/api/config/reload', {})).json['reloaded'], true);
+  });
+
+  it('errors are in the error shape: signed out, no CSRF token, the operator\'s route for a user, a handler\'s 400, a failed sign-in', async () => {
+    assert.equal(errorOf(await call(null, 'GET', '/console/api/keys')).code, 'not_signed_in');
+    const noCsrf = await fetch(`${gw.url}/console/api/config/reload`, { method: 'POST', headers: { cookie: sessions['operator']?.cookie ?? '', 'content-type': 'application/json' }, body: '{}' });
+    const text = await noCsrf.text();
+    checkShape('POST', '/console/api/config/reload', { status: noCsrf.status, text, json: JSON.parse(text) as Record<string, unknown>, headers: noCsrf.headers });
+    assert.equal(noCsrf.status, 403);
+    assert.equal((await call('ada', 'GET', '/console/api/channels')).status, 404);
+    assert.equal(errorOf(await call('operator', 'GET', '/console/api/ledger')).param, 'account');
+    assert.equal(errorOf(await call('ada', 'GET', '/console/api/usage?limit=500')).param, 'limit');
+    assert.equal(errorOf(await call(null, 'POST', '/console/api/session', { name: 'ada', password: 'not the password' })).code, 'sign_in_failed');
+  });
+
+  it('a misspelled field of a body or a query is refused with a 400 naming it, and changes nothing', async () => {
+    const keysBefore = dataOf(await call('operator', 'GET', '/console/api/keys'));
+    const misspelled = await call('ada', 'POST', '/console/api/keys', { nmae: 'ada-typo', group: 'pro' });
+    assert.deepEqual([misspelled.status, errorOf(misspelled).param, errorOf(misspelled).code], [400, 'nmae', 'invalid_value']);
+    assert.match(errorOf(misspelled).message, /^Unknown field "nmae": the fields are name, group, /);
+    const nested = await call('ada', 'PATCH', `/console/api/keys/${adaKeyId}`, { enabled: false, limits: { rpn: 5 } });
+    assert.deepEqual([nested.status, errorOf(nested).param], [400, 'limits.rpn']);
+    assert.deepEqual(dataOf(await call('operator', 'GET', '/console/api/keys')), keysBefore, 'no key made, none edited');
+    const balance = (): Promise<unknown> => call('operator', 'GET', '/console/api/accounts').then((a) => dataOf(a).find((x) => x['name'] === 'acme')?.['balance']);
+    const was = await balance();
+    const credit = await call('operator', 'POST', '/console/api/accounts/acme/credit', { amount: '1', idempotency_key: 'typo-1', nte: 'x' });
+    assert.deepEqual([credit.status, errorOf(credit).param], [400, 'nte']);
+    assert.equal(await balance(), was, 'nothing credited');
+
+    const query = await call('ada', 'GET', '/console/api/usage?limt=5');
+    assert.deepEqual([query.status, errorOf(query).param], [400, 'limt']);
+    assert.match(errorOf(query).message, /^Unknown query parameter "limt": the query parameters are from, to, /);
+    assert.deepEqual(errorOf(await call('operator', 'GET', '/console/api/dashboard?acount=acme')).param, 'acount');
+    assert.match(errorOf(await call('ada', 'GET', '/console/api/usage?model=a&model=b')).message, /^model must be given once\.$/);
+    assert.equal(errorOf(await call('ada', 'GET', '/console/api/usage.csv?cursor=1-1')).param, 'cursor', 'the CSV has no pages');
+    assert.equal(errorOf(await call(null, 'POST', '/console/api/session', { nmae: 'ada', password: 'ada has a long password' })).param, 'nmae');
+
+    // Who asks is decided first: an account's user gets the operator's routes as missing, a stranger a 401.
+    assert.equal((await call('ada', 'POST', '/console/api/accounts', { nmae: 'x' })).status, 404);
+    assert.equal((await call('ada', 'GET', '/console/api/accounts?acount=x')).status, 404);
+    assert.equal((await call(null, 'POST', '/console/api/keys', { nmae: 'x' })).status, 401);
+  });
+
+  it('a key revoked and a session ended', async () => {
+    const revoked = await call('ada', 'DELETE', `/console/api/keys/${adaKeyId}`);
+    assert.equal(revoked.json['status'], 'revoked');
+    assert.equal((await call('ada', 'DELETE', '/console/api/session')).status, 200);
+    assert.equal((await call('ada', 'GET', '/console/api/session')).status, 401);
+  });
+
+  it('every /console/api route of the registry answered 2xx and matched its response schema', () => {
+    assert.deepEqual(API_ENDPOINTS.map(routeKeyOf).filter((key) => !answered.has(key)), []);
+  });
+});
