@@ -115,27 +115,14 @@ function addTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   };
 }
 
-const n = (value: number | string | bigint | null): number => (value === null ? 0 : decodeInteger(value));
+/** The token columns both tables sum alike (the hourly table's are already sums of the records'). */
+const SUMMED = ['prompt_tokens', 'cached_tokens', 'cache_write_tokens', 'completion_tokens', 'reasoning_tokens', 'images', 'cost'] as const;
 
-/** The hourly table's sums for hours [from, to) (whole hours) of the filter's account, key and model. */
-async function hourTotals(db: Kysely<Database>, filter: UsageFilter, from: number, to: number): Promise<UsageTotals> {
-  let q = db.selectFrom('usage_hourly').where('hour', '>=', from).where('hour', '<', to);
-  if (filter.account !== undefined) q = q.where('account', '=', filter.account);
-  if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
-  if (filter.model !== undefined) q = q.where('model', '=', filter.model);
-  const row = await q
-    .select((eb) => [
-      eb.fn.sum<number | string | bigint | null>('requests').as('requests'),
-      eb.fn.sum<number | string | bigint | null>('errors').as('errors'),
-      eb.fn.sum<number | string | bigint | null>('prompt_tokens').as('prompt_tokens'),
-      eb.fn.sum<number | string | bigint | null>('cached_tokens').as('cached_tokens'),
-      eb.fn.sum<number | string | bigint | null>('cache_write_tokens').as('cache_write_tokens'),
-      eb.fn.sum<number | string | bigint | null>('completion_tokens').as('completion_tokens'),
-      eb.fn.sum<number | string | bigint | null>('reasoning_tokens').as('reasoning_tokens'),
-      eb.fn.sum<number | string | bigint | null>('images').as('images'),
-      eb.fn.sum<number | string | bigint | null>('cost').as('cost'),
-    ])
-    .executeTakeFirstOrThrow();
+type Loose = number | string | bigint | null;
+type TotalsRow = Readonly<Record<'requests' | 'errors' | (typeof SUMMED)[number], Loose>>;
+
+function decodeTotals(row: TotalsRow): UsageTotals {
+  const n = (value: Loose): number => (value === null ? 0 : decodeInteger(value));
   return {
     requests: n(row.requests),
     errors: n(row.errors),
@@ -149,32 +136,28 @@ async function hourTotals(db: Kysely<Database>, filter: UsageFilter, from: numbe
   };
 }
 
+/** The hourly table's sums for hours [from, to) (whole hours) of the filter's account, key and model. */
+async function hourTotals(db: Kysely<Database>, filter: UsageFilter, from: number, to: number): Promise<UsageTotals> {
+  let q = db.selectFrom('usage_hourly').where('hour', '>=', from).where('hour', '<', to);
+  if (filter.account !== undefined) q = q.where('account', '=', filter.account);
+  if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
+  if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+  const row = await q
+    .select((eb) => [eb.fn.sum<Loose>('requests').as('requests'), eb.fn.sum<Loose>('errors').as('errors'), ...SUMMED.map((c) => eb.fn.sum<Loose>(c).as(c))])
+    .executeTakeFirstOrThrow();
+  return decodeTotals(row);
+}
+
 /** The sums of the records themselves. */
 async function recordTotals(db: Kysely<Database>, filter: UsageFilter): Promise<UsageTotals> {
   const row = await filtered(db, filter)
     .select((eb) => [
       eb.fn.countAll<number | string | bigint>().as('requests'),
-      sql<number | string | bigint | null>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
-      eb.fn.sum<number | string | bigint | null>('prompt_tokens').as('prompt_tokens'),
-      eb.fn.sum<number | string | bigint | null>('cached_tokens').as('cached_tokens'),
-      eb.fn.sum<number | string | bigint | null>('cache_write_tokens').as('cache_write_tokens'),
-      eb.fn.sum<number | string | bigint | null>('completion_tokens').as('completion_tokens'),
-      eb.fn.sum<number | string | bigint | null>('reasoning_tokens').as('reasoning_tokens'),
-      eb.fn.sum<number | string | bigint | null>('images').as('images'),
-      eb.fn.sum<number | string | bigint | null>('cost').as('cost'),
+      sql<Loose>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
+      ...SUMMED.map((c) => eb.fn.sum<Loose>(c).as(c)),
     ])
     .executeTakeFirstOrThrow();
-  return {
-    requests: n(row.requests),
-    errors: n(row.errors),
-    promptTokens: n(row.prompt_tokens),
-    cachedTokens: n(row.cached_tokens),
-    cacheWriteTokens: n(row.cache_write_tokens),
-    completionTokens: n(row.completion_tokens),
-    reasoningTokens: n(row.reasoning_tokens),
-    images: n(row.images),
-    cost: row.cost === null ? 0n : decodeMoney(row.cost),
-  };
+  return decodeTotals(row);
 }
 
 /** When each key was last used (its newest record), by key id; a key never used is absent. One indexed probe each. */
