@@ -85,7 +85,8 @@ export class Gateway {
     const providers = createProviders(deps.mockImages ?? new MockImageFiles(), deps.endpoints);
     this.catalog = new ModelCatalog(config.channels, modelListerFor(providers), deps.logger);
     const limiter = deps.limiter ?? new MemoryLimiter();
-    const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => Promise.resolve([]));
+    // Without a long-lived one (a gateway of its own), read when an account is disabled through it (refresh()).
+    const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => deps.store.ledger.disabledAccounts());
     this.services = {
       config,
       router: new Router(config.channels, { health: deps.health }),

@@ -1,4 +1,4 @@
-// The shapes of /console/api's answers (docs/console-api.md). Money is a decimal string, times are ISO strings (UTC).
+// The shapes of /console/api's answers (schemas/console/*.response.schema.json). Money is a decimal string, times are ISO strings (UTC).
 
 export interface User {
   readonly name: string;
@@ -45,6 +45,12 @@ export interface UsageSums {
   readonly cost: string;
 }
 
+/** One model's (or key's) share of each bucket, aligned with `series`; cost as decimal strings, tokens in + out. */
+export interface SplitSeries {
+  readonly cost: readonly string[];
+  readonly tokens: readonly number[];
+}
+
 export interface Dashboard {
   readonly account: string | null;
   readonly currency: string;
@@ -56,6 +62,11 @@ export interface Dashboard {
   readonly series: readonly (UsageSums & { readonly t: string })[];
   readonly by_model: readonly (UsageSums & { readonly model: string })[];
   readonly by_key: readonly (UsageSums & { readonly key_id: string; readonly name: string | null })[];
+  /** The top 5 by cost, then (when there are more) one entry named "other" (key_id "other"). */
+  readonly split: {
+    readonly by_model: readonly (SplitSeries & { readonly name: string })[];
+    readonly by_key: readonly (SplitSeries & { readonly key_id: string; readonly name: string | null })[];
+  };
 }
 
 export type KeyStatus = 'active' | 'disabled' | 'expired' | 'revoked';
@@ -65,21 +76,22 @@ export interface Key {
   readonly name: string;
   readonly group: string;
   readonly prefix: string;
-  readonly account?: string | null;
   readonly created_at: string;
   readonly revoked_at: string | null;
-  readonly last_used_at?: string | null;
-  readonly status?: KeyStatus;
-  readonly max_spend?: string | null;
-  readonly spend: string;
-  readonly max_spend_left: string | null;
+  /** Absent for an unmetered key. */
+  readonly account?: string;
+  /** Absent when the key has no cap. */
+  readonly max_spend?: string;
+  /** Absent when the key has none of its own. */
+  readonly limits?: Limits;
+  readonly enabled: boolean;
   readonly expires_at: string | null;
   readonly models: readonly string[] | null;
   readonly ips: readonly string[] | null;
-  readonly limits?: Limits | null;
-  readonly disabled?: boolean;
-  /** The admin API's spelling of !disabled, which some servers answer with instead (see key-status.ts). */
-  readonly enabled?: boolean;
+  readonly status: KeyStatus;
+  readonly last_used_at: string | null;
+  readonly spend: string;
+  readonly max_spend_left: string | null;
 }
 
 export interface CreatedKey extends Key {
@@ -115,11 +127,10 @@ export interface UsagePage extends Page<UsageRow> {
 }
 
 export interface LedgerEntry {
-  readonly id: string | number;
-  readonly time?: string;
-  /** Some servers name the entry's time so (the ledger's own column); read when `time` is missing. */
-  readonly created_at?: string;
-  readonly account: string;
+  readonly id: number;
+  readonly created_at: string;
+  /** On the ledger page's entries; not in a credit's answer (its account is beside it). */
+  readonly account?: string;
   readonly kind: 'credit' | 'charge' | 'refund' | 'adjustment';
   readonly amount: string;
   readonly note: string | null;
@@ -128,8 +139,8 @@ export interface LedgerEntry {
 }
 
 export interface LedgerPage extends Page<LedgerEntry> {
-  /** The account's currency, when the server says. */
-  readonly currency?: string;
+  readonly account: string;
+  readonly currency: string;
 }
 
 export interface Account {
@@ -139,7 +150,12 @@ export interface Account {
   readonly currency: string;
   readonly created_at: string;
   readonly disabled: boolean;
+  /** Where its users may make keys: file_groups and console_groups together. */
   readonly groups: readonly string[];
+  /** From gateway.yaml's accounts[].groups: the console cannot remove them. */
+  readonly file_groups: readonly string[];
+  /** Those the operator set in the console (what a PATCH's `groups` replaces). */
+  readonly console_groups: readonly string[];
 }
 
 export interface Credited {
@@ -153,9 +169,7 @@ export interface AccountUser {
   readonly user: { readonly name: string; readonly account: string };
   /** A path ("/console/#/password/<token>"): the page shows it as a full URL. */
   readonly link: string;
-  readonly expires_at?: string;
-  /** What some servers call expires_at here; read when it is missing. */
-  readonly link_expires_at?: string;
+  readonly link_expires_at: string;
 }
 
 export interface Channel {
@@ -165,13 +179,27 @@ export interface Channel {
   readonly models: readonly string[];
   readonly cooling: boolean;
   readonly cooldown_left_ms: number;
+  /** On the instance that answered. */
   readonly in_flight: number;
+  /** Fleet-wide requests this channel served since the list's `since` (from the hourly sums). */
   readonly last_hour: {
     readonly requests: number;
     readonly errors: number;
     readonly error_rate: number;
     readonly avg_latency_ms: number | null;
   };
+  /** The answering instance's upstream attempts in the last window_minutes, failed ones included even when another channel then served the request. */
+  readonly attempts: {
+    readonly window_minutes: number;
+    readonly attempts: number;
+    readonly failures: number;
+    readonly failure_rate: number;
+  };
+}
+
+export interface ChannelList extends List<Channel> {
+  /** The start of the previous clock hour: last_hour's sums start there. */
+  readonly since: string;
 }
 
 export interface Instance {
@@ -179,9 +207,10 @@ export interface Instance {
   readonly self: boolean;
 }
 
+/** Both null when the gateway was not started from a file. */
 export interface RunningConfig {
-  readonly path: string;
-  readonly yaml: string;
+  readonly path: string | null;
+  readonly yaml: string | null;
 }
 
 export interface Reloaded {

@@ -1,8 +1,9 @@
 // The app shell: reads the session once, routes the hash to a page of the registry (sending whoever is not signed
-// in to the sign-in page, and showing "not found" for what this person may not open), and owns the banners.
+// in to the sign-in page, which leads back to where they were, and showing "not found" for what this person may not
+// open), and owns the banners.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { createApi, isSignedOut } from './api.js';
+import { createApi, isSignedOut, sameUser } from './api.js';
 import type { Session } from './api-types.js';
 import { AppContext, type ConsoleApp, type Notify } from './app-context.js';
 import { AppHeader } from './components/app-header.js';
@@ -10,7 +11,8 @@ import { Banners } from './components/banners.js';
 import { html } from './components/html.js';
 import type { PageDef } from './page-def.js';
 import { PAGES } from './pages/index.js';
-import { matchPath, navigate, useLocation } from './router.js';
+import { signInPath } from './return-path.js';
+import { matchPath, navigate, useLocation, type HashRoute } from './router.js';
 
 function findPage(path: string): { page: PageDef; params: Record<string, string> } | null {
   for (const page of PAGES) {
@@ -18,6 +20,11 @@ function findPage(path: string): { page: PageDef; params: Record<string, string>
     if (params !== null) return { page, params };
   }
   return null;
+}
+
+/** The sign-in route from `path`: back there once signed in, when it is a page (not a mistyped hash). */
+function signInFrom(path: string): string {
+  return findPage(path) === null ? '/sign-in' : signInPath(path);
 }
 
 function messageOf(err: unknown): string {
@@ -55,10 +62,17 @@ export function App() {
 
   const api = useMemo(
     () =>
-      createApi(() => {
-        const was = current.current;
-        setSession(null);
-        if (findPage(was.path)?.page.who !== 'any') go('/sign-in', was.session ? 'Your session ended: sign in again.' : undefined);
+      createApi({
+        onSignedOut: () => {
+          const was = current.current;
+          setSession(null);
+          if (findPage(was.path)?.page.who !== 'any') go(signInFrom(was.path), was.session ? 'Your session ended: sign in again.' : undefined);
+        },
+        onSession: (read) => {
+          // Someone else signed in (in another tab): the operator's account choice was not theirs.
+          if (!sameUser(current.current.session?.user ?? null, read.user)) setAccount('');
+          setSession(read);
+        },
       }),
     [],
   );
@@ -66,11 +80,12 @@ export function App() {
   const loadSession = useCallback(async (): Promise<Session | null> => {
     try {
       const read = await api.get<Session>('/session');
-      api.setCsrf(read.csrf);
+      api.setSession(read);
       setSession(read);
       return read;
     } catch (err) {
       notify.error(err);
+      api.setSession(null);
       setSession(null);
       return null;
     }
@@ -82,7 +97,7 @@ export function App() {
     } catch {
       // Signed out here either way: the server ends the session on its own in time.
     }
-    api.setCsrf('');
+    api.setSession(null);
     setSession(null);
     setAccount('');
     go('/sign-in', 'Signed out.');
@@ -103,7 +118,7 @@ export function App() {
   const needsSignIn = session === null && found?.page.who !== 'any';
   useEffect(() => {
     if (where.path === '/') navigate(session === null ? '/sign-in' : '/dashboard');
-    else if (needsSignIn) navigate('/sign-in');
+    else if (needsSignIn) navigate(signInFrom(where.path));
   }, [where.path, needsSignIn]);
 
   const app: ConsoleApp = { api, session: session ?? null, loadSession, signOut, account, setAccount, notify, go };
@@ -112,21 +127,23 @@ export function App() {
       <${AppHeader} pages=${PAGES} user=${session?.user ?? null} currentPath=${where.path} onSignOut=${signOut} />
       <main class="main">
         <${Banners} error=${banners.error} notice=${banners.notice} onClose=${notify.clear} />
-        ${body(found, session, where.path)}
+        ${body(found, session, where)}
       </main>
       <footer class="footer muted">Times are UTC.</footer>
     <//>
   `;
 }
 
-function body(found: ReturnType<typeof findPage>, session: Session | null | undefined, path: string) {
-  if (found === null) return path === '/' ? null : notFound();
+function body(found: ReturnType<typeof findPage>, session: Session | null | undefined, where: HashRoute) {
+  if (found === null) return where.path === '/' ? null : notFound();
   const { page, params } = found;
-  if (page.who === 'any') return html`<${page.view} key=${path} params=${params} />`;
+  if (page.who === 'any') return html`<${page.view} key=${where.path} params=${params} query=${where.query} />`;
   if (session === undefined) return html`<p class="muted loading" data-testid="loading">Loading…</p>`;
   if (session === null) return null;
   if (page.who === 'operator' && !session.user.operator) return notFound();
-  return html`<${page.view} key=${path} params=${params} />`;
+  // Keyed by who as well: after someone else signs in (in another tab), the page starts over with their data.
+  const who = `${session.user.name}\n${session.user.account ?? ''}\n${String(session.user.operator)}`;
+  return html`<${page.view} key=${`${who}\n${where.path}`} params=${params} query=${where.query} />`;
 }
 
 function notFound() {

@@ -11,6 +11,8 @@ export type Who = 'any' | 'user' | 'operator';
 export interface PageProps {
   /** The path's `:name` parts ("/password/:token" gives token). */
   readonly params: Readonly<Record<string, string>>;
+  /** The hash's query ("#/sign-in?next=/usage" gives next). */
+  readonly query: URLSearchParams;
 }
 
 export interface PageDef {

@@ -1,42 +1,84 @@
-// The config file as the console shows it: the operator's own text, comments kept, with every secret replaced.
-// A secret is a value under a secret-sounding name (key, keys, token, secret, password, ...), a key-shaped string
-// anywhere (sk-...), or a URL's password and secret parameters. A `${VAR}` reference is shown as written: it names
-// where the secret lives, not the secret.
+// The config file as the console shows it: the operator's settings, in their order, with every secret replaced.
+// Rebuilt from the parsed values, so aliases are resolved (an anchor cannot carry a secret past its name) and
+// comments are left out (a commented-out line may hold an old key). Replaced:
+// - every value under a secret-sounding name (key, keys, token, secret, password, api-key, authorization, ...),
+//   and every value of a channel's `headers` (an Authorization or api-key header is a credential);
+// - a key-shaped string anywhere (`sk-...`);
+// - a URL's user and password, and its query parameters whose names sound secret (`?key=`, `?sig=`, ...).
+// A plain `${VAR}` reference is shown as written: it names where the secret lives, not the secret.
 
-import { isMap, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml';
-import { describeStoreUrl } from '../store/store-url.js';
+import { parseDocument, stringify } from 'yaml';
 
 const REDACTED = '***redacted***';
-const SECRET_NAME = /(^|_)(key|keys|token|secret|password|passphrase|credential|credentials)$|^access_key_id$/i;
+const SECRET_NAME =
+  /(^|[_-])(key|keys|token|secret|password|passphrase|credential|credentials|auth|authorization|cookie|signature)$|^access_key_id$|api[_-]?key/i;
+const SECRET_PARAM = /key|sig|token|secret|pass|auth|code|credential/i;
 const KEY_SHAPED = /\b(sk|pk|rk|ak)-[A-Za-z0-9_-]{8,}/;
-const ENV_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/;
+const ENV_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** Maps whose every value is a credential or may be one. */
+const SECRET_MAPS: ReadonlySet<string> = new Set(['headers']);
 
-function redactedScalar(value: unknown): unknown {
-  if (typeof value !== 'string' && typeof value !== 'number') return value;
-  return typeof value === 'string' && ENV_REFERENCE.test(value) ? value : REDACTED;
+/** A URL with its credentials replaced; any other text as it is. */
+function redactUrl(text: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return REDACTED;
+  }
+  if (url.username !== '') url.username = '***';
+  if (url.password !== '') url.password = '***';
+  for (const name of [...url.searchParams.keys()]) if (SECRET_PARAM.test(name)) url.searchParams.set(name, '***');
+  // The URL class writes `***` escaped; shown as typed.
+  return url.href.replaceAll('%2A%2A%2A', '***');
 }
 
-/** Every scalar under a secret's name: one value, a list of them, or a map of them (a key's list of objects). */
-function redactAll(node: Node | null): void {
-  if (node === null) return;
-  if (isScalar(node)) node.value = redactedScalar(node.value);
-  else if (isSeq(node)) for (const item of node.items) redactAll(item as Node | null);
-  else if (isMap(node)) for (const pair of node.items) redactAll(pair.value as Node | null);
+function redactText(text: string): string {
+  if (KEY_SHAPED.test(text)) return REDACTED;
+  return redactUrl(text);
+}
+
+/** Everything under a secret's name; a list of objects (a `keys:` list of {name, key, group}) keeps its other fields. */
+function redactAll(value: unknown, found: Set<string>): unknown {
+  if (typeof value === 'string') {
+    if (ENV_REFERENCE.test(value)) return value;
+    found.add(value);
+    return REDACTED;
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => (isObject(item) ? redact(item, found) : redactAll(item, found)));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, redactAll(v, found)]));
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Redacts `value`, adding every secret it replaced to `found`. */
+function redact(value: unknown, found: Set<string>): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map((item) => redact(item, found));
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, v]) => [name, SECRET_NAME.test(name) || SECRET_MAPS.has(name) ? redactAll(v, found) : redact(v, found)]),
+  );
+}
+
+/** A secret written again elsewhere (an anchor's own field, a copy in a description) is replaced there too. */
+function scrub(value: unknown, secrets: ReadonlySet<string>): unknown {
+  if (typeof value === 'string') return secrets.has(value) ? REDACTED : value;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, secrets));
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, scrub(v, secrets)]));
 }
 
 export function redactConfig(text: string): string {
-  const doc = parseDocument(text);
-  visit(doc, {
-    Pair(_key, pair) {
-      const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      const value = pair.value as Node | null;
-      // A list of key objects (`keys: [{name, key, group}]`) keeps its names: only each `key:` inside is a secret.
-      if (SECRET_NAME.test(name) && !(isSeq(value) && value.items.some((item) => isMap(item)))) redactAll(value);
-      else if (/url$/i.test(name) && isScalar(value) && typeof value.value === 'string') value.value = describeStoreUrl(value.value);
-    },
-    Scalar(_key, node) {
-      if (typeof node.value === 'string' && KEY_SHAPED.test(node.value)) node.value = REDACTED;
-    },
-  });
-  return doc.toString();
+  const doc = parseDocument(text, { merge: true });
+  // Aliases resolved: the value an alias stands for is judged where it is used.
+  const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+  const found = new Set<string>();
+  const redacted = redact(value, found);
+  return stringify(scrub(redacted, found), { lineWidth: 0 });
 }

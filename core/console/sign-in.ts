@@ -155,20 +155,34 @@ export class ConsoleSignIn {
     return { token, expiresAt: now + LINK_TTL_MS };
   }
 
-  /** Sets the password of a link's user (the link is then used up); every session of the user ends. */
-  async setPassword(linkToken: string, password: string): Promise<ConsoleUser> {
+  /**
+   * Sets the password of a link's user (the link is then used up); every session of the user ends. Anyone may call
+   * it, so it is limited as a sign-in is (per address, and the checks in flight), and a link is looked up before any
+   * scrypt runs: a made-up link costs a read.
+   */
+  async setPassword(linkToken: string, password: string, address: string): Promise<ConsoleUser> {
     if (password.length < MIN_PASSWORD_CHARS || password.length > MAX_PASSWORD_CHARS) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `password must be ${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters.`, { param: 'password' });
     }
-    // Hashed before the link is used up: a failure here leaves the link usable.
-    const hash = await hashPassword(password);
-    const now = this.#now();
-    const userId = linkToken.length <= 100 ? await this.#options.store.useLink(digest(linkToken), now) : undefined;
-    const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });
-    if (user === undefined) throw new GatewayError('GW_ERR_CONSOLE_LINK_INVALID', 'This link is unknown, used or expired; ask for a new one.');
-    await this.#options.store.setPassword(user.id, hash);
-    await this.#options.store.endSessions({ userId: user.id }, now);
-    return user;
+    const ticket = await this.#admit(addressBuckets(address));
+    let accepted = false;
+    try {
+      const invalid = new GatewayError('GW_ERR_CONSOLE_LINK_INVALID', 'This link is unknown, used or expired; ask for a new one.');
+      const tokenHash = digest(linkToken);
+      if (linkToken.length > 100 || (await this.#options.store.findLink(tokenHash, this.#now())) === undefined) throw invalid;
+      // Hashed before the link is used up: a failure here leaves the link usable.
+      const hash = await hashPassword(password);
+      const now = this.#now();
+      const userId = await this.#options.store.useLink(tokenHash, now);
+      const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });
+      if (user === undefined) throw invalid;
+      await this.#options.store.setPassword(user.id, hash);
+      await this.#options.store.endSessions({ userId: user.id }, now);
+      accepted = true;
+      return user;
+    } finally {
+      await this.#finish(ticket, accepted);
+    }
   }
 
   async #open(user: ConsoleUser): Promise<SignedIn> {

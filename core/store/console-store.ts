@@ -42,7 +42,10 @@ export interface ConsoleStore {
   findSession(tokenHash: string, now: number): Promise<{ readonly session: ConsoleSession; readonly user: ConsoleUser } | undefined>;
   /** Ends one session (logout), or every session of a user (`userId`: a password set, a user disabled). */
   endSessions(by: { readonly tokenHash: string } | { readonly userId: string }, at: number): Promise<void>;
+  /** Makes a link, and uses up the user's earlier unused ones (the newest link is the only one that works). */
   createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void>;
+  /** The user a link would set the password of, without using it: undefined when unknown, used or expired. */
+  findLink(tokenHash: string, now: number): Promise<string | undefined>;
   /** Uses a link once: its user's id, or undefined when it is unknown, used or expired (at `at`). */
   useLink(tokenHash: string, at: number): Promise<string | undefined>;
   /** Deletes the sessions and links that can no longer open anything (ended, used or expired before `now`). */

@@ -100,10 +100,25 @@ export class KyselyConsole implements ConsoleStore {
   }
 
   async createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void> {
-    await this.#db
-      .insertInto('console_links')
-      .values({ token_hash: link.tokenHash, user_id: link.userId, created_at: link.createdAt, expires_at: link.expiresAt, used_at: null })
-      .execute();
+    await this.#db.transaction().execute(async (trx) => {
+      // A new link (a password reset) ends the ones sent before: a link forwarded or leaked earlier sets nothing.
+      await trx.updateTable('console_links').set({ used_at: link.createdAt }).where('user_id', '=', link.userId).where('used_at', 'is', null).execute();
+      await trx
+        .insertInto('console_links')
+        .values({ token_hash: link.tokenHash, user_id: link.userId, created_at: link.createdAt, expires_at: link.expiresAt, used_at: null })
+        .execute();
+    });
+  }
+
+  async findLink(tokenHash: string, now: number): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('console_links')
+      .select('user_id')
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row?.user_id;
   }
 
   async useLink(tokenHash: string, at: number): Promise<string | undefined> {

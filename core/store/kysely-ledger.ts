@@ -37,6 +37,18 @@ export function chargeKey(requestId: string): string {
   return `charge:${requestId}`;
 }
 
+/** A JSON list of names as stored; anything else (a hand-edited row) reads as none. */
+function decodeNames(text: string | null): string[] {
+  if (text === null) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 function decodeAccount(row: {
   name: string;
   description: string | null;
@@ -51,7 +63,7 @@ function decodeAccount(row: {
     balance: decodeMoney(row.balance),
     createdAt: decodeInteger(row.created_at),
     disabled: row.disabled !== null && decodeInteger(row.disabled) !== 0,
-    keyGroups: row.key_groups === null ? [] : (JSON.parse(row.key_groups) as string[]),
+    keyGroups: decodeNames(row.key_groups),
   };
 }
 
@@ -235,6 +247,17 @@ export class KyselyLedger implements LedgerStore {
   async keySpend(keyId: string): Promise<bigint> {
     const row = await this.db.selectFrom('key_spend').select('spent').where('key_id', '=', keyId).executeTakeFirst();
     return row === undefined ? 0n : decodeMoney(row.spent);
+  }
+
+  async keySpends(keyIds: readonly string[]): Promise<Map<string, bigint>> {
+    const spent = new Map<string, bigint>();
+    // In chunks: a bound-parameter list stays far below either database's limit.
+    for (let start = 0; start < keyIds.length; start += 500) {
+      const chunk = keyIds.slice(start, start + 500);
+      const rows = await this.db.selectFrom('key_spend').select(['key_id', 'spent']).where('key_id', 'in', chunk).execute();
+      for (const row of rows) spent.set(row.key_id, decodeMoney(row.spent));
+    }
+    return spent;
   }
 
   async savePriceVersion(version: string, document: string, at: number): Promise<void> {

@@ -118,6 +118,8 @@ export interface LedgerStore {
   chargedTotal(account: string): Promise<bigint>;
   /** Nano-units a key has been charged in all. */
   keySpend(keyId: string): Promise<bigint>;
+  /** What each key has been charged in all, by id (a key never charged is absent): one query for a listing. */
+  keySpends(keyIds: readonly string[]): Promise<Map<string, bigint>>;
   /** Keeps a Pricing version's document (once per version). */
   savePriceVersion(version: string, document: string, at: number): Promise<void>;
   priceVersions(): Promise<Map<string, string>>;

@@ -254,15 +254,17 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
     '0010_console_reads': {
       // The console's usage log pages by (ts, id) within one key or account, and finds a key's last use: indexes that
       // lead with the key or account and end with the order. And an operator may disable an account (its keys are
-      // refused until it is enabled again), and give it groups for its users' keys.
+      // refused until it is enabled again).
       async up(db: Kysely<unknown>): Promise<void> {
         await db.schema.createIndex('usage_records_key_ts_idx').ifNotExists().on('usage_records').columns(['key_id', 'ts', 'id']).execute();
         await db.schema.dropIndex('usage_records_key_id_idx').ifExists().execute();
-        // The groups an account's users make keys in, set in the console (gateway.yaml's accounts[].groups add to them).
-        await addMissingColumns(db, dialect, 'accounts', [
-          ['disabled', 'integer'],
-          ['key_groups', 'text'],
-        ]);
+        await addMissingColumns(db, dialect, 'accounts', [['disabled', 'integer']]);
+      },
+    },
+    '0011_account_key_groups': {
+      // The groups an account's users make keys in, set in the console (gateway.yaml's accounts[].groups add to them).
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'accounts', [['key_groups', 'text']]);
       },
     },
   };

@@ -1,10 +1,10 @@
 // GET /console/api/channels: each channel of the running config with its health as the operator watches it: cooling
-// down (and for how long), requests in flight on this instance, and, fleet-wide from the hourly sums, requests,
-// errors, error rate and mean latency since the start of the previous hour.
+// down (and for how long); on this instance, requests in flight and the upstream attempts of the last hour with the
+// failed ones (failed-over attempts included); and fleet-wide, from the hourly sums, the requests it answered, their
+// errors and mean latency since the start of the previous hour.
 
 import type { GatewayServices } from '../../core/index.js';
-
-const HOUR_MS = 3_600_000;
+import { HOUR_MS } from './query-params.js';
 
 export async function channelsAnswer(services: GatewayServices, now = Date.now()): Promise<Record<string, unknown>> {
   const since = Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
@@ -24,6 +24,7 @@ export async function channelsAnswer(services: GatewayServices, now = Date.now()
     data: services.config.channels.map((channel) => {
       const sum = sums.get(channel.name) ?? { requests: 0, errors: 0, latencyMs: 0 };
       const left = health.coolingLeftMs(channel.name);
+      const recent = services.channelLoad.recent(channel.name);
       return {
         name: channel.name,
         type: channel.type,
@@ -32,6 +33,12 @@ export async function channelsAnswer(services: GatewayServices, now = Date.now()
         cooling: left > 0,
         cooldown_left_ms: left,
         in_flight: services.channelLoad.inFlight(channel.name),
+        attempts: {
+          window_minutes: recent.windowMinutes,
+          attempts: recent.attempts,
+          failures: recent.failures,
+          failure_rate: recent.attempts === 0 ? 0 : recent.failures / recent.attempts,
+        },
         last_hour: {
           requests: sum.requests,
           errors: sum.errors,

@@ -2,12 +2,12 @@
 // hourly or daily buckets, split by model and by key, read from the hourly sums (never the records: this stays fast
 // on millions of them). A user sees their own account; an operator any one (?account=), or all.
 
-import { GatewayError, formatMoney, parseIsoTime, type GatewayServices, type HourlyUsage } from '../../core/index.js';
+import { formatMoney, type GatewayServices, type HourlyUsage } from '../../core/index.js';
+import { DAY_MS, HOUR_MS, invalid, timeParam } from './query-params.js';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 /** The longest range asked at once. */
 const MAX_RANGE_MS = 366 * DAY_MS;
+const MAX_HOURLY_MS = 31 * DAY_MS;
 
 interface Sums {
   requests: number;
@@ -49,20 +49,14 @@ function shown(sums: Sums): Record<string, unknown> {
 
 /** The query's range and bucket: from/to as ISO times (to excluded), by default the last 24 hours by hour. */
 export function readRange(query: URLSearchParams, now: number): { from: number; to: number; bucket: 'hour' | 'day' } {
-  const bucket = query.get('bucket') ?? 'hour';
-  if (bucket !== 'hour' && bucket !== 'day') throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'bucket must be hour or day.', { param: 'bucket' });
-  const time = (name: string, fallback: number): number => {
-    // A `+` of an offset arrives as a space when the caller did not escape it (%2B).
-    const text = query.get(name)?.replace(' ', '+') ?? null;
-    if (text === null) return fallback;
-    const at = parseIsoTime(text);
-    if (at === null) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${name} must be an ISO 8601 date, or a time with its offset (Z or +01:00).`, { param: name });
-    return at;
-  };
+  const bucket = query.get('bucket') || 'hour';
+  if (bucket !== 'hour' && bucket !== 'day') throw invalid('bucket', 'bucket must be hour or day.');
   const size = bucket === 'hour' ? HOUR_MS : DAY_MS;
-  const to = Math.ceil(time('to', now) / size) * size;
-  const from = Math.floor(time('from', to - DAY_MS) / size) * size;
-  if (from >= to || to - from > MAX_RANGE_MS) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'from must be before to, at most 366 days apart.', { param: 'from' });
+  const to = Math.ceil(timeParam(query, 'to', now) / size) * size;
+  const from = Math.floor(timeParam(query, 'from', to - DAY_MS) / size) * size;
+  if (from >= to || to - from > MAX_RANGE_MS) throw invalid('from', 'from must be before to, at most 366 days apart.');
+  // Hours are rows the page draws: a month of them at most.
+  if (bucket === 'hour' && to - from > MAX_HOURLY_MS) throw invalid('bucket', 'bucket=hour covers at most 31 days; use bucket=day for longer ranges.');
   return { from, to, bucket };
 }
 
@@ -102,6 +96,9 @@ export async function dashboard(services: GatewayServices, account: string | nul
   const names = new Map(keys.map((k) => [k.id, k.name]));
   for (const k of services.config.keys) names.set(`config:${k.name}`, k.name);
   const biggest = (map: Map<string, Sums>): [string, Sums][] => [...map.entries()].sort((a, b) => (b[1].cost > a[1].cost ? 1 : b[1].cost < a[1].cost ? -1 : b[1].requests - a[1].requests));
+  const buckets = [...series.keys()];
+  const modelSplit = splitSeries(rows, buckets, size, biggest(byModel).map(([model]) => model), (row) => row.model);
+  const keySplit = splitSeries(rows, buckets, size, biggest(byKey).map(([id]) => id), (row) => row.keyId);
   return {
     account,
     currency: services.config.pricing.currency,
@@ -113,5 +110,39 @@ export async function dashboard(services: GatewayServices, account: string | nul
     series: [...series.entries()].map(([t, sums]) => Object.assign({ t: new Date(t).toISOString() }, shown(sums))),
     by_model: biggest(byModel).map(([model, sums]) => Object.assign({ model }, shown(sums))),
     by_key: biggest(byKey).map(([id, sums]) => Object.assign({ key_id: id, name: names.get(id) ?? null }, shown(sums))),
+    split: {
+      by_model: modelSplit.map((s) => ({ name: s.name, cost: s.cost, tokens: s.tokens })),
+      by_key: keySplit.map((s) => ({ key_id: s.name, name: s.name === OTHER ? OTHER : (names.get(s.name) ?? null), cost: s.cost, tokens: s.tokens })),
+    },
   };
+}
+
+/** Series drawn apart in the charts; the rest are summed as one, "other". */
+const SPLIT_TOP = 5;
+const OTHER = 'other';
+
+/**
+ * Per bucket, the cost and tokens (input + output) of each of the biggest `ranked` names, and of the rest as "other":
+ * the charts split by model or by key.
+ */
+function splitSeries(
+  rows: readonly HourlyUsage[],
+  buckets: readonly number[],
+  size: number,
+  ranked: readonly string[],
+  nameOf: (row: HourlyUsage) => string,
+): { name: string; cost: string[]; tokens: number[] }[] {
+  const top = ranked.slice(0, SPLIT_TOP);
+  const lines = (ranked.length > SPLIT_TOP ? [...top, OTHER] : top).map((name) => ({ name, cost: buckets.map(() => 0n), tokens: buckets.map(() => 0) }));
+  const index = new Map(buckets.map((t, i) => [t, i]));
+  for (const row of rows) {
+    const at = index.get(Math.floor(row.hour / size) * size);
+    const found = top.indexOf(nameOf(row));
+    // Past the top five: "other", the last line.
+    const line = lines[found === -1 ? lines.length - 1 : found];
+    if (at === undefined || line === undefined) continue;
+    line.cost[at] = (line.cost[at] ?? 0n) + row.cost;
+    line.tokens[at] = (line.tokens[at] ?? 0) + row.promptTokens + row.completionTokens;
+  }
+  return lines.map((line) => ({ name: line.name, cost: line.cost.map(formatMoney), tokens: line.tokens }));
 }

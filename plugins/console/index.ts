@@ -5,6 +5,7 @@
 // asking first, which the gateway never allows). A user reaches their own account only; the operator's routes
 // answer a user as missing ones.
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   GatewayError,
   createConsoleUser,
@@ -57,14 +58,14 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
   if (path === '/console/api/password' && method === 'POST') {
     requests.check(ctx);
     const body = ctx.request.head;
-    const user = await signIn.setPassword(text(body['token'], 'token'), text(body['password'], 'password'));
+    const user = await signIn.setPassword(text(body['token'], 'token'), text(body['password'], 'password'), ctx.clientAddress);
     return json(200, { user: describeUser(user) });
   }
   const token = sessionToken(ctx);
   const session = await signIn.session(token);
   if (session === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGNED_OUT', 'Sign in to the console first.');
   // Every change carries the session's CSRF token: a request another site makes the browser send cannot know it.
-  if (method !== 'GET' && ctx.headers['x-csrf-token'] !== session.csrf) {
+  if (method !== 'GET' && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
     throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
   }
   const user = session.user;
@@ -93,7 +94,7 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
   // The rest is the operator's.
   operatorOnly(user);
   const account = ctx.params?.['name'];
-  if (account !== undefined && path.endsWith('/users') && method === 'POST') {
+  if (ctx.route === '/console/api/accounts/{name}/users' && account !== undefined) {
     if ((await services.store.ledger.getAccount(account)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
     const made = await createConsoleUser(services.store.console, signIn, text(ctx.request.head['name'], 'name'), account);
     return json(201, made);
@@ -155,6 +156,12 @@ function isOperatorRoute(path: string): boolean {
 /** Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API). */
 function operatorOnly(user: { readonly account: string | null }): void {
   if (user.account !== null) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
+}
+
+/** The header equals the secret, compared in constant time (through their digests: any lengths). */
+function sameSecret(header: string | string[] | undefined, secret: string): boolean {
+  if (typeof header !== 'string') return false;
+  return timingSafeEqual(createHash('sha256').update(header).digest(), createHash('sha256').update(secret).digest());
 }
 
 function requireJson(ctx: RequestContext): void {

@@ -8,6 +8,9 @@ import { keyGroupsOf } from './account-groups.js';
 
 type Signed = { readonly account: string | null };
 
+/** The keys not revoked an account's users may hold (the operator may make more). */
+const MAX_LIVE_KEYS = 200;
+
 /** The key `id` names if this user may reach it; else the 404 a missing key gets. */
 async function reachable(services: GatewayServices, user: Signed, id: string): Promise<StoredKey> {
   const key = (await services.store.listKeys()).find((k) => k.id === id);
@@ -27,20 +30,19 @@ function statusOf(key: StoredKey, now: number): string {
 
 /** Keys as the console lists them: the admin API's shape plus status, last use, spend and what is left of max_spend. */
 async function shown(services: GatewayServices, keys: readonly StoredKey[]): Promise<Record<string, unknown>[]> {
-  const used = await services.store.lastUsed(keys.map((k) => k.id));
+  const ids = keys.map((k) => k.id);
+  const [used, spends] = await Promise.all([services.store.lastUsed(ids), services.store.ledger.keySpends(ids)]);
   const now = Date.now();
-  return Promise.all(
-    keys.map(async (key) => {
-      const spent = await services.store.ledger.keySpend(key.id);
-      const last = used.get(key.id);
-      return Object.assign(describeKey(key), {
-        status: statusOf(key, now),
-        last_used_at: last === undefined ? null : new Date(last).toISOString(),
-        spend: formatMoney(spent),
-        max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
-      });
-    }),
-  );
+  return keys.map((key) => {
+    const spent = spends.get(key.id) ?? 0n;
+    const last = used.get(key.id);
+    return Object.assign(describeKey(key), {
+      status: statusOf(key, now),
+      last_used_at: last === undefined ? null : new Date(last).toISOString(),
+      spend: formatMoney(spent),
+      max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
+    });
+  });
 }
 
 async function shownOne(services: GatewayServices, key: StoredKey): Promise<Record<string, unknown>> {
@@ -85,6 +87,11 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
         throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `group must be one of your account's groups: ${which}.`, { param: 'group' });
       }
       withinGroup(services, user, body['group'], body['limits']);
+      // Each key is a row a listing reads: an account's users hold a bounded number of live ones.
+      const live = (await store.listKeys()).filter((k) => k.account === user.account && k.revokedAt === null).length;
+      if (live >= MAX_LIVE_KEYS) {
+        throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Your account has ${live} keys; revoke one first (at most ${MAX_LIVE_KEYS} that are not revoked).`, { param: 'name' });
+      }
     }
     const created = await createKey(store, config, Object.assign(body, { group: body['group'] }));
     return { status: 201, body: Object.assign(await shownOne(services, created.record), { key: created.key }) };

@@ -1,21 +1,16 @@
 // GET /console/api/ledger: an account's credits, charges and refunds, newest first, a page at a time (next_cursor is
 // the last entry's id). A user reads their own account's; the operator names one (?account=).
 
-import { GatewayError, describeEntry, type GatewayServices } from '../../core/index.js';
+import { describeEntry, type GatewayServices } from '../../core/index.js';
+import { invalid, limitParam } from './query-params.js';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 200;
 
 export async function ledgerPage(services: GatewayServices, account: string, query: URLSearchParams): Promise<Record<string, unknown>> {
-  const limitText = query.get('limit');
-  const limit = limitText === null || limitText === '' ? DEFAULT_PAGE : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limit must be an integer from 1 to ${MAX_PAGE}.`, { param: 'limit' });
-  }
+  const limit = limitParam(query, MAX_PAGE, DEFAULT_PAGE);
   const cursor = query.get('cursor');
-  if (cursor !== null && cursor !== '' && !/^[0-9]{1,15}$/.test(cursor)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'cursor must be a next_cursor this API gave.', { param: 'cursor' });
-  }
+  if (cursor !== null && cursor !== '' && !/^[0-9]{1,15}$/.test(cursor)) throw invalid('cursor', 'cursor must be a next_cursor this API gave.');
   const before = cursor === null || cursor === '' ? undefined : Number(cursor);
   const entries = await services.store.ledger.listLedger(account, limit + 1, before);
   const page = entries.slice(0, limit);

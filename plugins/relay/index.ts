@@ -117,7 +117,7 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
       });
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
-      attemptEnded(services, serving, ctx);
+      attemptFailed(services, serving, ctx);
       last = { kind: 'transport', error: err };
       metrics.upstreamErrors.inc([channel.name, err.reason]);
       router.health.markFailure(channel.name, channel.cooldownMs);
@@ -125,7 +125,7 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
       continue;
     }
     if (isChannelFailure(res.status)) {
-      attemptEnded(services, serving, ctx);
+      attemptFailed(services, serving, ctx);
       last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
       metrics.upstreamErrors.inc([channel.name, reasonOf(last)]);
       router.health.markFailure(channel.name, channel.cooldownMs);
@@ -140,9 +140,10 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
 }
 
-function attemptEnded(services: GatewayServices, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
+/** A failed attempt is no longer in flight, and counts against its channel (the request may go on to the next). */
+function attemptFailed(services: GatewayServices, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
   const channel = serving.get(ctx);
-  if (channel !== undefined) services.channelLoad.ended(channel);
+  if (channel !== undefined) services.channelLoad.failed(channel);
   serving.delete(ctx);
 }
 

@@ -77,6 +77,10 @@ describe('console API: sign-in, sessions, CSRF', () => {
     // Asked again for the same account's user: a new link (a password reset), not a second user.
     assert.deepEqual([again.status, (again.json['user'] as { account: string }).account], [201, 'acme']);
     assert.notEqual(again.json['link'], link);
+    // The newer link ends the first: only the last one sent sets the password.
+    const first = await call('POST', '/console/api/password', { body: { token: link.split('/').pop(), password: 'a password from the old link' } });
+    assert.deepEqual([first.status, code(first)], [400, 'link_invalid']);
+    link = String(again.json['link']);
     const nowhere = await call('POST', '/console/api/accounts/nowhere/users', { body: { name: 'bob' }, cookie: operator.cookie, csrf: operator.csrf });
     assert.equal(nowhere.status, 404);
     const reserved = await call('POST', '/console/api/accounts/acme/users', { body: { name: 'Admin-Token' }, cookie: operator.cookie, csrf: operator.csrf });

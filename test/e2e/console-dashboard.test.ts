@@ -78,6 +78,13 @@ channels:
     const all = await dashboard(operator.cookie);
     assert.deepEqual([all.json['account'], (all.json['totals'] as { requests: number }).requests, all.json['balance']], [null, 5, null]);
     assert.deepEqual((all.json['by_key'] as { name: string }[]).map((k) => k.name).sort(), ['acme-bot', 'globex-bot']);
+    // The charts' split: one series per key, aligned with the buckets, summing to the totals.
+    const split = all.json['split'] as { by_key: { name: string; cost: string[]; tokens: number[] }[]; by_model: { name: string; tokens: number[] }[] };
+    assert.deepEqual(split.by_key.map((s) => s.name).sort(), ['acme-bot', 'globex-bot']);
+    for (const s of split.by_key) assert.equal(s.tokens.length, 24);
+    const tokensOf = (name: string): number => split.by_key.find((s) => s.name === name)?.tokens.reduce((a, b) => a + b, 0) ?? -1;
+    assert.deepEqual([tokensOf('acme-bot'), tokensOf('globex-bot')], [3 * (31 + 7), 2 * (31 + 7)]);
+    assert.deepEqual(split.by_model.map((s) => [s.name, s.tokens.reduce((a, b) => a + b, 0)]), [['gpt-4o', 5 * (31 + 7)]]);
     const globex = await dashboard(operator.cookie, '?account=globex');
     assert.deepEqual([globex.json['account'], (globex.json['totals'] as { requests: number }).requests, globex.json['spend_today']], ['globex', 2, formatted(2n * COST)]);
     assert.equal((await dashboard(operator.cookie, '?account=nowhere')).status, 404);
@@ -93,6 +100,7 @@ channels:
       ['?bucket=week', 'bucket'],
       ['?from=yesterday', 'from'],
       ['?from=2020-01-01&to=2022-01-01', 'from'],
+      ['?from=2026-01-01&to=2026-03-01', 'bucket'],
       ['?from=2024-02-30', 'from'], // no such day
       ['?from=2024-01-01T24:00:00Z', 'from'],
     ] as const) {

@@ -27,6 +27,11 @@ export interface AccountSelectProps {
   readonly accounts: readonly Account[];
   /** The ledger needs one account: no "All accounts" choice then. */
   readonly required?: boolean;
+  /**
+   * Called with the switch itself, so a page drops what meant something only for the old account (a cursor, a key
+   * filter) in the same render as the new account: no load ever mixes the two.
+   */
+  readonly onSwitch?: (name: string) => void;
 }
 
 export function AccountSelect(props: AccountSelectProps) {
@@ -35,10 +40,14 @@ export function AccountSelect(props: AccountSelectProps) {
   // The chosen account is listed even before the list arrives, so the select shows it from the first frame.
   const names = props.accounts.map((a) => a.name);
   if (app.account !== '' && !names.includes(app.account)) names.unshift(app.account);
+  const switchTo = (name: string): void => {
+    props.onSwitch?.(name);
+    app.setAccount(name);
+  };
   return html`
     <label class="account-select">
       <span class="label">Account</span>
-      <select data-testid="account-select" value=${app.account} onChange=${(e: Event) => app.setAccount((e.currentTarget as HTMLSelectElement).value)}>
+      <select data-testid="account-select" value=${app.account} onChange=${(e: Event) => switchTo((e.currentTarget as HTMLSelectElement).value)}>
         <option value="" disabled=${props.required === true}>${props.required === true ? 'Choose an account…' : 'All accounts'}</option>
         ${names.map((name) => html`<option value=${name}>${name}</option>`)}
       </select>

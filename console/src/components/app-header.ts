@@ -1,5 +1,6 @@
 // The header: the nav (the registry's pages this person may open) and who is signed in, with "Sign out".
-// On a phone the nav takes its own row and scrolls sideways instead of pushing the page wider.
+// On a phone the nav takes its own row and scrolls sideways instead of pushing the page wider, and a long name is cut
+// short with an ellipsis (its title has it whole).
 
 import type { User } from '../api-types.js';
 import type { PageDef } from '../page-def.js';
@@ -40,7 +41,7 @@ export function AppHeader(props: AppHeaderProps) {
               )}
             </nav>
             <div class="who">
-              <span data-testid="who" title=${user.operator ? 'Operator' : `Account ${user.account ?? ''}`}>
+              <span class="who-text" data-testid="who" title=${user.operator ? `${user.name} (operator)` : `${user.name} · account ${user.account ?? ''}`}>
                 ${user.name}${user.operator ? html` <span class="badge">operator</span>` : html` <span class="muted">· ${user.account}</span>`}
               </span>
               <button type="button" data-testid="sign-out" onClick=${props.onSignOut}>Sign out</button>

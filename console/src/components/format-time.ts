@@ -12,6 +12,14 @@ export function formatTime(iso: string | null | undefined, seconds = true): stri
   return seconds ? `${minute}:${pad(at.getUTCSeconds())}` : minute;
 }
 
+/** "14:05" (UTC); "—" for none. */
+export function formatClock(iso: string | null | undefined): string {
+  const at = iso === null || iso === undefined ? NaN : Date.parse(iso);
+  if (Number.isNaN(at)) return '—';
+  const date = new Date(at);
+  return `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}`;
+}
+
 /** "2025-01-31" (UTC), as an <input type="date"> takes it. */
 export function formatDate(at: Date): string {
   return `${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())}`;

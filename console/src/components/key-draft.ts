@@ -1,5 +1,6 @@
 // The token form's fields as typed, and the API bodies made from them: a create sends only what was filled in; an
-// edit sends every field, an emptied one as null (which clears it on the server).
+// edit sends only what differs from the key as loaded (an emptied field as null, which clears it on the server), so
+// what the form cannot show exactly (an expiry at 09:00, limits above the group's) is never rewritten in passing.
 
 import type { Key, Limits } from '../api-types.js';
 import { dateOf, startOfDate } from './format-time.js';
@@ -63,6 +64,16 @@ function modelsOf(draft: KeyDraft): string[] | null {
   return all.length === 0 ? null : all;
 }
 
+/** The server's rule for a name: 1 to 64 characters, no control or format characters, no space at either end. */
+const NAME = /^(?!\s)[^\p{Cc}\p{Cf}]{1,64}(?<!\s)$/u;
+
+/** The name as sent (trimmed); throws (the banner shows it) when the server would refuse it. */
+function nameOf(draft: KeyDraft): string {
+  const name = draft.name.trim();
+  if (!NAME.test(name)) throw new Error('A token name is 1 to 64 characters, with no control characters.');
+  return name;
+}
+
 /** A limit's whole number, or undefined when empty; throws (the banner shows it) for anything else. */
 function limitOf(text: string, label: string): number | undefined {
   const trimmed = text.trim();
@@ -73,7 +84,7 @@ function limitOf(text: string, label: string): number | undefined {
 
 /** The create body: the filled-in fields only. */
 export function createBody(draft: KeyDraft, operator: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: draft.name.trim(), group: draft.group };
+  const body: Record<string, unknown> = { name: nameOf(draft), group: draft.group };
   if (operator && draft.account !== '') body['account'] = draft.account;
   if (draft.maxSpend.trim() !== '') body['max_spend'] = draft.maxSpend.trim();
   if (draft.expires !== '') body['expires_at'] = startOfDate(draft.expires);
@@ -90,20 +101,36 @@ export function createBody(draft: KeyDraft, operator: boolean): Record<string, u
   return body;
 }
 
+/** The same members, in any order (a list's order means nothing to the server). */
+function sameSet(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  const left = new Set(a ?? []);
+  const right = new Set(b ?? []);
+  return left.size === right.size && [...left].every((x) => right.has(x));
+}
+
 /**
- * The edit body: every field, an empty one as null. A limit left empty is sent as null beside the others, as the
- * server merges a limits object into the key's (a missing limit would be kept), and all empty is `limits: null`.
+ * The edit body: the fields that differ from `loaded` (the draft the form opened with), an emptied one as null; {}
+ * when nothing changed. A changed limit is sent alone, as the server merges a limits object into the key's (a
+ * missing limit is kept); all of them emptied is `limits: null`.
  */
-export function editBody(draft: KeyDraft): Record<string, unknown> {
+export function editBody(loaded: KeyDraft, draft: KeyDraft): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (draft.name.trim() !== loaded.name) body['name'] = nameOf(draft);
+  const maxSpend = draft.maxSpend.trim();
+  if (maxSpend !== loaded.maxSpend) body['max_spend'] = maxSpend === '' ? null : maxSpend;
+  // The date input shows only the day: the same day means the key's own time stands, whatever its hour.
+  if (draft.expires !== loaded.expires) body['expires_at'] = draft.expires === '' ? null : startOfDate(draft.expires);
+  const models = modelsOf(draft);
+  if (!sameSet(models, modelsOf(loaded))) body['models'] = models;
   const ips = listOf(draft.ips);
+  if (!sameSet(ips, listOf(loaded.ips))) body['ips'] = ips.length === 0 ? null : ips;
   const limits: Record<string, number | null> = {};
-  for (const { name, label } of LIMIT_FIELDS) limits[name] = limitOf(draft[name], label) ?? null;
-  return {
-    name: draft.name.trim(),
-    max_spend: draft.maxSpend.trim() === '' ? null : draft.maxSpend.trim(),
-    expires_at: draft.expires === '' ? null : startOfDate(draft.expires),
-    models: modelsOf(draft),
-    ips: ips.length === 0 ? null : ips,
-    limits: Object.values(limits).every((v) => v === null) ? null : limits,
-  };
+  for (const { name, label } of LIMIT_FIELDS) {
+    if (draft[name].trim() !== loaded[name]) limits[name] = limitOf(draft[name], label) ?? null;
+  }
+  if (Object.keys(limits).length > 0) {
+    const allEmpty = LIMIT_FIELDS.every(({ name }) => draft[name].trim() === '');
+    body['limits'] = allEmpty ? null : limits;
+  }
+  return body;
 }

@@ -1,16 +1,20 @@
 // The create/edit form of a token (an API key). Group and account are chosen at creation only (the server edits
 // neither). The model allow-list ticks among the group's models, or takes typed names (a group may list only
-// globs such as "gpt-*"); none at all means every model of the group.
+// globs such as "gpt-*"); none at all means every model of the group. An edit sends only what changed (key-draft.ts).
 
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Account, Group } from '../api-types.js';
 import { Field } from './field.js';
+import { formatTime } from './format-time.js';
 import { html } from './html.js';
 import { LIMIT_FIELDS, type KeyDraft } from './key-draft.js';
 
 export interface TokenFormProps {
   readonly mode: 'create' | 'edit';
+  /** On create, its account follows the operator's account selector while the form is open. */
   readonly initial: KeyDraft;
+  /** The key's own expiry on edit: the date input shows only its day, so the hint shows the time. */
+  readonly expiresAt?: string | null;
   readonly groups: readonly Group[];
   /** The operator's account choices on create; null hides the field (a user's keys are their account's). */
   readonly accounts: readonly Account[] | null;
@@ -21,6 +25,18 @@ export interface TokenFormProps {
 
 const text = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 
+/** The accounts to offer, the chosen one listed even before the list arrives (so the select shows it). */
+function accountNames(accounts: readonly Account[], chosen: string): string[] {
+  const names = accounts.map((a) => a.name);
+  if (chosen !== '' && !names.includes(chosen)) names.unshift(chosen);
+  return names;
+}
+
+function expiryHint(current: string | null | undefined): string {
+  const rule = 'A new date: its start, UTC; empty: never';
+  return current === null || current === undefined ? `${rule}.` : `Now ${formatTime(current, false)} UTC (kept while the date stays). ${rule}.`;
+}
+
 export function TokenForm(props: TokenFormProps) {
   const [draft, setDraft] = useState<KeyDraft>(props.initial);
   const set = (patch: Partial<KeyDraft>): void => setDraft((d) => ({ ...d, ...patch }));
@@ -28,6 +44,11 @@ export function TokenForm(props: TokenFormProps) {
   // "*" as a box would mean the same as none ticked.
   const choices = (group?.models ?? []).filter((m) => m !== '*');
   const creating = props.mode === 'create';
+  const followed = props.initial.account;
+  // A new key goes to the account the pages show: switching it while the form is open switches the form's too.
+  useEffect(() => {
+    if (creating) set({ account: followed });
+  }, [followed]);
 
   function toggleModel(model: string, on: boolean): void {
     set({ models: on ? [...draft.models, model] : draft.models.filter((m) => m !== model) });
@@ -50,7 +71,7 @@ export function TokenForm(props: TokenFormProps) {
   return html`
     <form class="card form-grid" data-testid="token-form" noValidate onSubmit=${onSubmit}>
       <h2 class="wide">${creating ? 'Create token' : `Edit token ${props.initial.name}`}</h2>
-      <${Field} label="Name" hint="Letters, digits, _ . - (up to 64)">
+      <${Field} label="Name" hint="Any text, 1 to 64 characters, no control characters (spaces at either end are dropped)">
         <input type="text" data-testid="token-name" required value=${draft.name} onInput=${(e: Event) => set({ name: text(e) })} />
       <//>
       ${creating && props.accounts !== null
@@ -58,7 +79,7 @@ export function TokenForm(props: TokenFormProps) {
             <${Field} label="Account">
               <select data-testid="token-account" value=${draft.account} onChange=${(e: Event) => set({ account: text(e) })}>
                 <option value="">No account (unmetered)</option>
-                ${props.accounts.map((a) => html`<option value=${a.name}>${a.name}</option>`)}
+                ${accountNames(props.accounts, draft.account).map((name) => html`<option value=${name}>${name}</option>`)}
               </select>
             <//>
           `
@@ -75,7 +96,7 @@ export function TokenForm(props: TokenFormProps) {
       <${Field} label="Max spend" hint="In the gateway's currency; empty: no cap">
         <input type="text" inputmode="decimal" data-testid="token-max-spend" value=${draft.maxSpend} onInput=${(e: Event) => set({ maxSpend: text(e) })} />
       <//>
-      <${Field} label="Expires on" hint="At the start of that day, UTC; empty: never">
+      <${Field} label="Expires on" hint=${expiryHint(props.expiresAt)}>
         <input type="date" data-testid="token-expires" value=${draft.expires} onInput=${(e: Event) => set({ expires: text(e) })} />
       <//>
       <fieldset class="wide models">
@@ -104,7 +125,7 @@ export function TokenForm(props: TokenFormProps) {
         <textarea rows="3" data-testid="token-ips" value=${draft.ips} onInput=${(e: Event) => set({ ips: text(e) })}></textarea>
       <//>
       ${LIMIT_FIELDS.map((f) => limitInput(f.name, f.label))}
-      ${!creating ? html`<p class="hint wide">An emptied field is cleared.</p>` : null}
+      ${!creating ? html`<p class="hint wide">Only the fields you change are saved; an emptied field is cleared.</p>` : null}
       <div class="actions wide">
         <button type="submit" class="primary" data-testid="token-submit" disabled=${props.busy || (creating && props.groups.length === 0)}>
           ${creating ? 'Create token' : 'Save'}

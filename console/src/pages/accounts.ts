@@ -29,16 +29,38 @@ type Panel =
 const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 const path = (name: string, tail = ''): string => `/accounts/${encodeURIComponent(name)}${tail}`;
 
-/** Checkboxes of the config's groups: those the account's users make keys in. */
-function GroupChoice(props: { readonly all: readonly string[]; readonly chosen: readonly string[]; readonly onChange: (next: string[]) => void }) {
+/**
+ * Checkboxes of the config's groups: those the account's users make keys in. `fixed` ones (gateway.yaml's) show
+ * ticked and locked: the console cannot remove them. Every group named anywhere gets a box, so nothing sent is unseen.
+ */
+function GroupChoice(props: {
+  readonly all: readonly string[];
+  readonly chosen: readonly string[];
+  readonly fixed?: readonly string[];
+  readonly onChange: (next: string[]) => void;
+}) {
+  const fixed = props.fixed ?? [];
+  const shown = [...new Set([...props.all, ...fixed, ...props.chosen])];
   const flip = (group: string, on: boolean): void => props.onChange(on ? [...props.chosen, group] : props.chosen.filter((g) => g !== group));
+  const box = (g: string) => {
+    const locked = fixed.includes(g);
+    return html`
+      <label key=${g} class="check" title=${locked ? 'Set in gateway.yaml: edit it there' : undefined}>
+        <input
+          type="checkbox"
+          data-testid="account-group"
+          value=${g}
+          checked=${locked || props.chosen.includes(g)}
+          disabled=${locked}
+          onChange=${(e: Event) => flip(g, (e.currentTarget as HTMLInputElement).checked)}
+        />
+        ${g}${locked ? html` <small class="hint" data-testid="account-group-file">from gateway.yaml</small>` : null}
+      </label>
+    `;
+  };
   return html`
-    <${Field} label="Groups its users make keys in" hint="None: only you make its keys">
-      <span class="checks">
-        ${props.all.map(
-          (g) => html`<label key=${g}><input type="checkbox" data-testid="account-group" value=${g} checked=${props.chosen.includes(g)} onChange=${(e: Event) => flip(g, (e.currentTarget as HTMLInputElement).checked)} /> ${g}</label>`,
-        )}
-      </span>
+    <${Field} label="Groups its users make keys in" wide=${true} hint=${fixed.length === 0 ? 'None: only you make its keys' : 'Those from gateway.yaml stay: edit them there'}>
+      <span class="checks">${shown.map(box)}</span>
     <//>
   `;
 }
@@ -62,11 +84,12 @@ function CreateForm(props: { readonly busy: boolean; readonly groups: readonly s
 }
 
 function GroupsForm(props: { readonly account: Account; readonly groups: readonly string[]; readonly busy: boolean; readonly onSubmit: (groups: string[]) => void; readonly onCancel: () => void }) {
-  const [groups, setGroups] = useState<string[]>([...props.account.groups]);
+  // The console's own choice only: a PATCH replaces those, and gateway.yaml's are added to them whatever is sent.
+  const [groups, setGroups] = useState<string[]>([...props.account.console_groups]);
   return html`
     <form class="card form-grid" data-testid="groups-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(groups))}>
       <h2 class="wide">Groups of ${props.account.name}</h2>
-      <${GroupChoice} all=${props.groups} chosen=${groups} onChange=${setGroups} />
+      <${GroupChoice} all=${props.groups} chosen=${groups} fixed=${props.account.file_groups} onChange=${setGroups} />
       <div class="actions wide">
         <button type="submit" class="primary" data-testid="groups-submit" disabled=${props.busy}>Save</button>
         <button type="button" data-testid="groups-cancel" onClick=${props.onCancel}>Cancel</button>
@@ -113,7 +136,7 @@ export function AccountsPage() {
   const app = useApp();
   const action = useAction();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
-  const [link, setLink] = useState<{ readonly user: string; readonly url: string; readonly expires: string | undefined } | null>(null);
+  const [link, setLink] = useState<{ readonly user: string; readonly url: string; readonly expires: string } | null>(null);
   const loaded = useLoad(() => app.api.get<List<Account>>('/accounts'), []);
 
   const allGroups = (app.session?.groups ?? []).map((g) => g.name);
@@ -140,7 +163,7 @@ export function AccountsPage() {
     void action.run(async () => {
       const made = await app.api.post<AccountUser>(path(account, '/users'), { name });
       setPanel({ kind: 'none' });
-      setLink({ user: made.user.name, url: location.origin + made.link, expires: made.expires_at ?? made.link_expires_at });
+      setLink({ user: made.user.name, url: location.origin + made.link, expires: made.link_expires_at });
     });
 
   const saveGroups = (account: string, groups: string[]): void =>
@@ -222,7 +245,7 @@ export function AccountsPage() {
             <div class="card" data-testid="user-link-panel">
               <h2>Password link for ${link.user}</h2>
               <p>
-                Send this link to ${link.user}: it sets their password, once${link.expires === undefined ? '' : `, until ${formatTime(link.expires, false)} UTC`}.
+                Send this link to ${link.user}: it sets their password, once, until ${formatTime(link.expires, false)} UTC.
               </p>
               <${CopyBox} testid="user-link" text=${link.url} />
               <div class="actions"><button type="button" data-testid="user-link-done" onClick=${() => setLink(null)}>Done</button></div>

@@ -8,6 +8,17 @@ import { PageFrame } from '../components/page.js';
 import { useAction } from '../components/use-action.js';
 import { useLoad } from '../components/use-load.js';
 
+/** The file and its text; a gateway started without a file (its config given in code) has neither. */
+function configView(config: RunningConfig) {
+  if (config.path === null || config.yaml === null) {
+    return html`<p class="muted" data-testid="config-none">This gateway was not started from a config file: there is no file to show.</p>`;
+  }
+  return html`
+    <p class="muted">File: <code data-testid="config-path">${config.path}</code> (secrets redacted)</p>
+    <pre class="config" data-testid="config-yaml">${config.yaml}</pre>
+  `;
+}
+
 export function ConfigPage() {
   const app = useApp();
   const action = useAction();
@@ -31,12 +42,7 @@ export function ConfigPage() {
       loads=${loaded.loads}
       tools=${html`<button type="button" class="primary" data-testid="config-reload" disabled=${action.busy} onClick=${reload}>Reload config</button>`}
     >
-      ${config === undefined
-        ? null
-        : html`
-            <p class="muted">File: <code data-testid="config-path">${config.path}</code> (secrets redacted)</p>
-            <pre class="config" data-testid="config-yaml">${config.yaml}</pre>
-          `}
+      ${config === undefined ? null : configView(config)}
     <//>
   `;
 }

@@ -1,15 +1,17 @@
-// #/dashboard: balance and spend cards, spend and token charts per bucket, and the range split by model and by key.
+// #/dashboard: balance and spend cards, spend and token charts per bucket (split by model or by key at will), and
+// the range's sums by model and by key.
 // An operator picks an account or sees all of them (no balance then: it is per account).
 
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Dashboard, UsageSums } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
-import { Chart, type ChartSeries } from '../components/chart.js';
-import { formatCompact, formatCount, formatMoney } from '../components/format-number.js';
+import { DashboardCharts } from '../components/dashboard-charts.js';
+import { formatCount, formatMoney } from '../components/format-number.js';
 import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
 import { RangePicker, initialChoice, resolveRange, type RangeChoice } from '../components/range-picker.js';
+import { SplitPicker, type SplitBy } from '../components/split-picker.js';
 import { Table, type Column } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 
@@ -56,37 +58,11 @@ function Cards(props: { readonly d: Dashboard; readonly operatorAll: boolean }) 
   `;
 }
 
-function Charts(props: { readonly d: Dashboard }) {
-  const { d } = props;
-  const charts = useMemo(() => {
-    const times = d.series.map((p) => Date.parse(p.t) / 1000);
-    const spend: ChartSeries[] = [{ label: 'Cost', color: '#2563eb', values: d.series.map((p) => Number(p.cost)) }];
-    const tokens: ChartSeries[] = [
-      { label: 'Input', color: '#0891b2', values: d.series.map((p) => p.input_tokens) },
-      { label: 'Output', color: '#9333ea', values: d.series.map((p) => p.output_tokens) },
-    ];
-    return { times, spend, tokens };
-  }, [d]);
-  const per = d.range.bucket === 'hour' ? 'hour' : 'day';
-  return html`
-    <div class="charts">
-      <${Chart}
-        testid="chart-spend"
-        title=${`Spend per ${per}`}
-        times=${charts.times}
-        series=${charts.spend}
-        bars=${true}
-        format=${(v: number) => formatMoney(v, d.currency)}
-      />
-      <${Chart} testid="chart-tokens" title=${`Tokens per ${per}`} times=${charts.times} series=${charts.tokens} format=${formatCompact} />
-    </div>
-  `;
-}
-
 export function DashboardPage() {
   const app = useApp();
   const accounts = useAccounts();
   const [choice, setChoice] = useState<RangeChoice>(() => initialChoice('24h'));
+  const [split, setSplit] = useState<SplitBy>('none');
   const loaded = useLoad(async () => {
     const range = resolveRange(choice);
     return range === null ? null : app.api.get<Dashboard>('/dashboard', { ...range, ...accountQuery(app) });
@@ -97,13 +73,16 @@ export function DashboardPage() {
 
   return html`
     <${PageFrame} name="dashboard" title="Dashboard" ready=${loaded.ready} loads=${loaded.loads} tools=${html`<${AccountSelect} accounts=${accounts} />`}>
-      <${RangePicker} value=${choice} presets=${['24h', '7d', '30d', 'custom']} onChange=${setChoice} />
+      <div class="chart-controls">
+        <${RangePicker} value=${choice} presets=${['24h', '7d', '30d', 'custom']} onChange=${setChoice} />
+        <${SplitPicker} value=${split} onChange=${setSplit} />
+      </div>
       ${d === null ? html`<p class="muted" data-testid="range-incomplete">Choose a from and a to date (from before to).</p>` : null}
       ${d === undefined || d === null
         ? null
         : html`
             <${Cards} d=${d} operatorAll=${operatorAll} />
-            <${Charts} d=${d} />
+            <${DashboardCharts} d=${d} split=${split} />
             <h2>By model</h2>
             <${Table}
               testid="table-by-model"

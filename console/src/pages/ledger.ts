@@ -1,7 +1,7 @@
 // #/ledger: the account's money in and out (credits, charges, refunds, adjustments), newest first, paged by cursor.
 // An operator's ledger is always one account's (the API needs ?account=), so the selector has no "All" here.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { LedgerEntry, LedgerPage as LedgerAnswer } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
@@ -15,7 +15,7 @@ import { useLoad } from '../components/use-load.js';
 
 function columns(currency: string | undefined): Column<LedgerEntry>[] {
   return [
-    { id: 'time', title: 'Time', cell: (e) => formatTime(e.time ?? e.created_at) },
+    { id: 'time', title: 'Time', cell: (e) => formatTime(e.created_at) },
     { id: 'kind', title: 'Kind', cell: (e) => html`<span class=${`badge kind-${e.kind}`}>${e.kind}</span>` },
     { id: 'amount', title: 'Amount', num: true, cell: (e) => formatMoney(e.amount, currency) },
     { id: 'note', title: 'Note', cell: (e) => e.note ?? '' },
@@ -28,7 +28,6 @@ export function LedgerPage() {
   const accounts = useAccounts();
   const needsAccount = app.session?.user.operator === true && app.account === '';
   const [cursor, setCursor] = useState<string | null>(null);
-  useEffect(() => setCursor(null), [app.account]);
   const loaded = useLoad(async () => {
     if (needsAccount) return undefined;
     return app.api.get<LedgerAnswer>('/ledger', { cursor, limit: 50, ...accountQuery(app) });
@@ -36,7 +35,7 @@ export function LedgerPage() {
   const page = loaded.data;
 
   return html`
-    <${PageFrame} name="ledger" title="Ledger" ready=${loaded.ready} loads=${loaded.loads} tools=${html`<${AccountSelect} accounts=${accounts} required=${true} />`}>
+    <${PageFrame} name="ledger" title="Ledger" ready=${loaded.ready} loads=${loaded.loads} tools=${html`<${AccountSelect} accounts=${accounts} required=${true} onSwitch=${() => setCursor(null)} />`}>
       ${needsAccount
         ? html`<p class="muted" data-testid="choose-account">Choose an account to see its ledger.</p>`
         : html`

@@ -1,5 +1,6 @@
 // #/sign-in: a name and password, or (behind a toggle) the operator's admin token. Either way the server sets the
-// session cookie; the page then reads the session (the CSRF token, the groups) and goes to the dashboard.
+// session cookie; the page then reads the session (the CSRF token, the groups) and goes back to the page the session
+// ended on (?next=), or to the dashboard.
 
 import { useState } from 'preact/hooks';
 import type { Session } from '../api-types.js';
@@ -8,10 +9,12 @@ import { Field } from '../components/field.js';
 import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
 import { useAction } from '../components/use-action.js';
+import type { PageProps } from '../page-def.js';
+import { returnPath } from '../return-path.js';
 
 const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 
-export function SignInPage() {
+export function SignInPage(props: PageProps) {
   const app = useApp();
   const action = useAction();
   const [withToken, setWithToken] = useState(false);
@@ -24,10 +27,10 @@ export function SignInPage() {
     void action.run(async () => {
       const body = withToken ? { admin_token: token } : { name: name.trim(), password };
       const signed = await app.api.post<Session>('/session', body);
-      app.api.setCsrf(signed.csrf);
+      app.api.setSession(signed);
       setPassword('');
       setToken('');
-      if ((await app.loadSession()) !== null) app.go('/dashboard');
+      if ((await app.loadSession()) !== null) app.go(returnPath(props.query.get('next')));
     });
   }
 

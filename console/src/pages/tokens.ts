@@ -10,22 +10,21 @@ import { formatCount, formatMoney } from '../components/format-number.js';
 import { formatTime } from '../components/format-time.js';
 import { html } from '../components/html.js';
 import { createBody, draftOf, editBody, emptyDraft, type KeyDraft } from '../components/key-draft.js';
-import { disablePatch, isDisabled, keyStatus } from '../components/key-status.js';
 import { PageFrame } from '../components/page.js';
 import { Table, type Column } from '../components/table.js';
 import { TokenForm } from '../components/token-form.js';
 import { useAction } from '../components/use-action.js';
 import { useLoad } from '../components/use-load.js';
 
-type Panel = { readonly kind: 'none' } | { readonly kind: 'create' } | { readonly kind: 'edit'; readonly key: Key };
+/** The open form; an edit keeps the draft it opened with, which its Save compares against (only changes are sent). */
+type Panel = { readonly kind: 'none' } | { readonly kind: 'create' } | { readonly kind: 'edit'; readonly key: Key; readonly loaded: KeyDraft };
 
-function formatLimits(limits: Limits | null | undefined): string {
-  if (limits === null || limits === undefined) return '—';
+function formatLimits(limits: Limits | undefined): string {
+  if (limits === undefined) return '—';
   const parts: string[] = [];
-  // typeof, not !== undefined: a limit the server answers as null is no limit either.
-  if (typeof limits.rpm === 'number') parts.push(`${formatCount(limits.rpm)} rpm`);
-  if (typeof limits.tpm === 'number') parts.push(`${formatCount(limits.tpm)} tpm`);
-  if (typeof limits.concurrency === 'number') parts.push(`${formatCount(limits.concurrency)} concurrent`);
+  if (limits.rpm !== undefined) parts.push(`${formatCount(limits.rpm)} rpm`);
+  if (limits.tpm !== undefined) parts.push(`${formatCount(limits.tpm)} tpm`);
+  if (limits.concurrency !== undefined) parts.push(`${formatCount(limits.concurrency)} concurrent`);
   return parts.length === 0 ? '—' : parts.join(' · ');
 }
 
@@ -50,6 +49,7 @@ export function TokensPage() {
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const loaded = useLoad(() => app.api.get<List<Key>>('/keys', accountQuery(app)), [app.account]);
+  const groupOf = (key: Key): readonly string[] => groups.find((g) => g.name === key.group)?.models ?? [];
 
   const submitCreate = (draft: KeyDraft): void =>
     void action.run(async () => {
@@ -59,9 +59,15 @@ export function TokensPage() {
       loaded.reload();
     });
 
-  const submitEdit = (key: Key, draft: KeyDraft): void =>
+  const submitEdit = (key: Key, before: KeyDraft, draft: KeyDraft): void =>
     void action.run(async () => {
-      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, editBody(draft));
+      const body = editBody(before, draft);
+      if (Object.keys(body).length === 0) {
+        setPanel({ kind: 'none' });
+        app.notify.notice(`Nothing changed: token ${key.name} is as it was.`);
+        return;
+      }
+      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, body);
       setPanel({ kind: 'none' });
       app.notify.notice(`Saved token ${saved.name}.`);
       loaded.reload();
@@ -69,8 +75,8 @@ export function TokensPage() {
 
   const toggle = (key: Key): void =>
     void action.run(async () => {
-      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, disablePatch(key, !isDisabled(key)));
-      app.notify.notice(`Token ${saved.name} ${isDisabled(saved) ? 'disabled' : 'enabled'}.`);
+      const saved = await app.api.patch<Key>(`/keys/${encodeURIComponent(key.id)}`, { enabled: !key.enabled });
+      app.notify.notice(`Token ${saved.name} ${saved.enabled ? 'enabled' : 'disabled'}.`);
       loaded.reload();
     });
 
@@ -83,7 +89,7 @@ export function TokensPage() {
     });
 
   function actions(key: Key) {
-    if (keyStatus(key) === 'revoked') return null;
+    if (key.status === 'revoked') return null;
     if (confirming === key.id) {
       return html`
         <span class="confirm">Revoke for good?
@@ -94,9 +100,9 @@ export function TokensPage() {
     }
     return html`
       <span class="row-actions">
-        <button type="button" data-testid="edit" onClick=${() => setPanel({ kind: 'edit', key })}>Edit</button>
-        <button type="button" data-testid=${isDisabled(key) ? 'enable' : 'disable'} disabled=${action.busy} onClick=${() => toggle(key)}>
-          ${isDisabled(key) ? 'Enable' : 'Disable'}
+        <button type="button" data-testid="edit" onClick=${() => setPanel({ kind: 'edit', key, loaded: draftOf(key, groupOf(key)) })}>Edit</button>
+        <button type="button" data-testid=${key.enabled ? 'disable' : 'enable'} disabled=${action.busy} onClick=${() => toggle(key)}>
+          ${key.enabled ? 'Disable' : 'Enable'}
         </button>
         <button type="button" class="danger" data-testid="revoke" onClick=${() => setConfirming(key.id)}>Revoke</button>
       </span>
@@ -108,7 +114,7 @@ export function TokensPage() {
     { id: 'key', title: 'Key', cell: (k) => html`<code>${k.prefix}…</code>` },
     ...(operator && app.account === '' ? [{ id: 'account', title: 'Account', cell: (k: Key) => k.account ?? '—' }] : []),
     { id: 'group', title: 'Group', cell: (k) => k.group },
-    { id: 'status', title: 'Status', cell: (k) => html`<span class=${`badge status-${keyStatus(k)}`}>${keyStatus(k)}</span>` },
+    { id: 'status', title: 'Status', cell: (k) => html`<span class=${`badge status-${k.status}`}>${k.status}</span>` },
     { id: 'created', title: 'Created', cell: (k) => formatTime(k.created_at, false) },
     { id: 'last-used', title: 'Last used', cell: (k) => formatTime(k.last_used_at, false) },
     { id: 'spend', title: 'Spend', num: true, cell: (k) => formatMoney(k.spend) },
@@ -123,7 +129,6 @@ export function TokensPage() {
     { id: 'actions', title: '', cell: actions },
   ];
 
-  const groupOf = (key: Key): readonly string[] => groups.find((g) => g.name === key.group)?.models ?? [];
   return html`
     <${PageFrame}
       name="tokens"
@@ -155,11 +160,12 @@ export function TokensPage() {
         ? html`<${TokenForm}
             key=${`edit-${panel.key.id}`}
             mode="edit"
-            initial=${draftOf(panel.key, groupOf(panel.key))}
+            initial=${panel.loaded}
+            expiresAt=${panel.key.expires_at}
             groups=${groups}
             accounts=${null}
             busy=${action.busy}
-            onSubmit=${(draft: KeyDraft) => submitEdit(panel.key, draft)}
+            onSubmit=${(draft: KeyDraft) => submitEdit(panel.key, panel.loaded, draft)}
             onCancel=${() => setPanel({ kind: 'none' })}
           />`
         : null}
@@ -168,7 +174,7 @@ export function TokensPage() {
         columns=${columns}
         rows=${loaded.data?.data ?? []}
         rowId=${(k: Key) => k.id}
-        rowClass=${(k: Key) => `status-${keyStatus(k)}`}
+        rowClass=${(k: Key) => `status-${k.status}`}
         empty=${loaded.ready ? 'No tokens yet.' : 'Loading…'}
       />
     <//>

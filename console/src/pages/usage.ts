@@ -2,7 +2,7 @@
 // filter (not just this page), cursor paging, and a CSV export of the same filter (a plain link: the cookie
 // authenticates the GET). A preset's times are fixed when applied, so paging and the CSV see the same range.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Key, List, UsagePage as UsageAnswer, UsageRow } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { apiUrl } from '../api.js';
@@ -101,8 +101,12 @@ export function UsagePage() {
     if (query === null) return undefined;
     return app.api.get<UsageAnswer>('/usage', { ...query, cursor, limit: 50, ...accountQuery(app) });
   }, [query, cursor, app.account]);
-  // Another account's cursor means nothing here: back to its newest page.
-  useEffect(() => setCursor(null), [app.account]);
+  // Another account's cursor and keys mean nothing here: its newest page, of all its keys.
+  const onSwitch = (): void => {
+    setCursor(null);
+    setDraft((d) => ({ ...d, key_id: '' }));
+    setQuery((q) => (q === null ? q : { ...q, key_id: '' }));
+  };
   const set = (patch: Partial<Filters>): void => setDraft((d) => ({ ...d, ...patch }));
   const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 
@@ -121,7 +125,7 @@ export function UsagePage() {
   const page = loaded.data;
   const csv = query === null ? null : apiUrl('/usage.csv', { ...query, ...accountQuery(app) });
   return html`
-    <${PageFrame} name="usage" title="Usage" ready=${loaded.ready && keys.ready} loads=${loaded.loads} tools=${html`<${AccountSelect} accounts=${accounts} />`}>
+    <${PageFrame} name="usage" title="Usage" ready=${loaded.ready && keys.ready} loads=${loaded.loads} tools=${html`<${AccountSelect} accounts=${accounts} onSwitch=${onSwitch} />`}>
       <form class="card filters" data-testid="usage-filters" onSubmit=${onApply}>
         <div class="wide"><${RangePicker} value=${draft.range} presets=${['1h', '24h', '7d', '30d', 'custom']} onChange=${(range: RangeChoice) => set({ range })} /></div>
         <${Field} label="Key">

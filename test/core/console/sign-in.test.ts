@@ -25,16 +25,16 @@ describe('console sign-in', () => {
   async function userWithPassword(auth: ConsoleSignIn, name: string, password: string): Promise<void> {
     await temp.get().console.createUser({ id: `id-${name}`, name, account: 'acme', passwordHash: null, createdAt: clock });
     const { token } = await auth.link(`id-${name}`);
-    await auth.setPassword(token, password);
+    await auth.setPassword(token, password, '10.0.0.1');
   }
 
   it('a link sets the password once; sign-in opens a session with a CSRF token; logout ends it; sessions expire', async () => {
     const auth = signIn();
     await temp.get().console.createUser({ id: 'id-ada', name: 'ada', account: 'acme', passwordHash: null, createdAt: clock });
     const link = await auth.link('id-ada');
-    await assert.rejects(auth.setPassword(link.token, 'short'), refusedWith(400, 'GW_ERR_REQUEST_INVALID_FIELD'));
-    await auth.setPassword(link.token, 'a long enough password');
-    await assert.rejects(auth.setPassword(link.token, 'another long password'), refusedWith(400, 'GW_ERR_CONSOLE_LINK_INVALID'), 'used up');
+    await assert.rejects(auth.setPassword(link.token, 'short', '10.0.0.1'), refusedWith(400, 'GW_ERR_REQUEST_INVALID_FIELD'));
+    await auth.setPassword(link.token, 'a long enough password', '10.0.0.1');
+    await assert.rejects(auth.setPassword(link.token, 'another long password', '10.0.0.1'), refusedWith(400, 'GW_ERR_CONSOLE_LINK_INVALID'), 'used up');
     const signed = await auth.withPassword('ada', 'a long enough password', '203.0.113.1');
     assert.equal(signed.user.account, 'acme');
     assert.notEqual(signed.token, signed.csrf);
@@ -108,7 +108,22 @@ describe('console sign-in', () => {
     await userWithPassword(auth, 'erin', 'erin has a password');
     const open = await auth.withPassword('erin', 'erin has a password', '203.0.113.9');
     const { token } = await auth.link('id-erin');
-    await auth.setPassword(token, 'erin has a new password');
+    await auth.setPassword(token, 'erin has a new password', '10.0.0.1');
     assert.equal(await auth.session(open.token), undefined);
+  });
+
+  it('a newer link ends the older ones; made-up links are limited per address like wrong passwords', async () => {
+    const auth = signIn();
+    await temp.get().console.createUser({ id: 'id-finn', name: 'finn', account: 'acme', passwordHash: null, createdAt: clock });
+    const first = await auth.link('id-finn');
+    const second = await auth.link('id-finn');
+    await assert.rejects(auth.setPassword(first.token, 'finn has a password', '10.0.0.2'), refusedWith(400, 'GW_ERR_CONSOLE_LINK_INVALID'), 'ended by the newer');
+    for (let i = 0; i < 9; i++) {
+      await assert.rejects(auth.setPassword(`made-up-${i}`, 'finn has a password', '10.0.0.2'), refusedWith(400, 'GW_ERR_CONSOLE_LINK_INVALID'));
+    }
+    // Ten failures from this address: the next attempt is refused before the link is even looked up.
+    await assert.rejects(auth.setPassword(second.token, 'finn has a password', '10.0.0.2'), refusedWith(429, 'GW_ERR_RATE_LIMITED'));
+    await auth.setPassword(second.token, 'finn has a password', '10.0.0.3');
+    assert.equal((await auth.withPassword('finn', 'finn has a password', '10.0.0.3')).user.name, 'finn');
   });
 });

@@ -45,10 +45,14 @@ for (const backend of storeBackends()) describe(`console store (${backend.name})
     assert.equal(await c.findSession('s2', 900), undefined, 'all ended');
   });
 
-  it('links: used once, not after they expire', async () => {
+  it('links: used once, not after they expire; a newer link of a user ends the older ones', async () => {
     const c = temp.get().console;
+    await c.createLink({ tokenHash: 'l0', userId: 'u9', createdAt: 0, expiresAt: 1000 });
     await c.createLink({ tokenHash: 'l1', userId: 'u9', createdAt: 0, expiresAt: 1000 });
-    await c.createLink({ tokenHash: 'l2', userId: 'u9', createdAt: 0, expiresAt: 1000 });
+    await c.createLink({ tokenHash: 'l2', userId: 'u8', createdAt: 0, expiresAt: 1000 });
+    assert.equal(await c.findLink('l0', 10), undefined, 'ended by the newer one');
+    assert.equal(await c.findLink('l1', 10), 'u9');
+    assert.equal(await c.findLink('l2', 1000), undefined, 'expired');
     const [first, second] = await Promise.all([c.useLink('l1', 10), c.useLink('l1', 10)]);
     assert.deepEqual([first, second].sort(), ['u9', undefined].sort(), 'two uses racing: one wins');
     assert.equal(await c.useLink('l1', 20), undefined);
@@ -63,9 +67,10 @@ for (const backend of storeBackends()) describe(`console store (${backend.name})
     await c.createSession({ tokenHash: 'expired', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 100 });
     await c.createSession({ tokenHash: 'ended', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 1000 });
     await c.endSessions({ tokenHash: 'ended' }, 50);
+    // Each link of a user of its own: a user's newer link would end the older ones.
+    await c.createLink({ tokenHash: 'old', userId: 'u2', createdAt: 0, expiresAt: 100 });
+    await c.createLink({ tokenHash: 'used', userId: 'u3', createdAt: 0, expiresAt: 1000 });
     await c.createLink({ tokenHash: 'open', userId: 'u1', createdAt: 0, expiresAt: 1000 });
-    await c.createLink({ tokenHash: 'old', userId: 'u1', createdAt: 0, expiresAt: 100 });
-    await c.createLink({ tokenHash: 'used', userId: 'u1', createdAt: 0, expiresAt: 1000 });
     await c.useLink('used', 50);
     await c.pruneExpired(500);
     assert.ok((await c.findSession('live', 500)) !== undefined);
