@@ -134,6 +134,14 @@ test('SIGTERM to the npm process stops the gateway: port free within the grace, 
   const run = await startNpm();
   // The prestart build ran: a fresh clone has no dist/ to start from.
   assert.ok(statSync(join(ROOT, 'dist/bin/gateway.js')).mtimeMs >= spawnedAt - 1000, 'npm start rebuilt dist/');
+  // And built the console's pages, which the gateway serves on its own port.
+  assert.ok(statSync(join(ROOT, 'dist/console/app.js')).mtimeMs >= spawnedAt - 1000, 'npm start built the console');
+  const page = await fetch(`http://127.0.0.1:${run.port}/console/`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<script [^>]*src="\/console\/assets\/app\.js"/);
+  const script = await fetch(`http://127.0.0.1:${run.port}/console/assets/app.js`);
+  assert.deepEqual([script.status, script.headers.get('content-type')], [200, 'text/javascript; charset=utf-8']);
+  await script.arrayBuffer();
   const requestId = await chatOnce(run.port);
   process.kill(run.npmPid, 'SIGTERM');
   await assertStoppedCleanly(run, requestId, 'SIGTERM');
