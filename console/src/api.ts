@@ -77,14 +77,16 @@ export function createApi(hooks: ApiHooks): Api {
     return renewing;
   }
 
-  /** True when the change may be sent again: the session read now is the same person's. */
-  async function renewCsrf(): Promise<boolean> {
-    const before = user;
+  /**
+   * True when the change may be sent again: the session read now is the person's the change was sent as (`sentAs`,
+   * taken when it went out: another change's renewal may have switched `user` meanwhile).
+   */
+  async function renewCsrf(sentAs: User | null): Promise<boolean> {
     const read = await readSession();
     csrf = read.csrf;
     user = read.user;
     hooks.onSession(read);
-    return sameUser(before, read.user);
+    return sameUser(sentAs, read.user);
   }
 
   async function call<T>(method: string, url: string, body?: unknown, retried = false): Promise<T> {
@@ -95,6 +97,7 @@ export function createApi(hooks: ApiHooks): Api {
       if (csrf !== '') headers['x-csrf-token'] = csrf;
     }
     const init: RequestInit = { method, headers, credentials: 'same-origin', cache: 'no-store' };
+    const sentAs = user;
     if (body !== undefined) init.body = JSON.stringify(body);
     let res: Response;
     try {
@@ -108,7 +111,7 @@ export function createApi(hooks: ApiHooks): Api {
     if (isSignedOut(err)) hooks.onSignedOut();
     if (isStaleCsrf(err) && !retried) {
       // A 401 here (the session is gone) has already sent the app to the sign-in page, and rejects this call.
-      if (await renewCsrf()) return call<T>(method, url, body, true);
+      if (await renewCsrf(sentAs)) return call<T>(method, url, body, true);
       throw new ApiError(403, err.code, `You are now signed in as ${user?.name ?? 'someone else'} (from another tab): nothing was changed. Check this page and try again.`);
     }
     throw err;

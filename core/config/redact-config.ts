@@ -10,13 +10,17 @@
 import { parseDocument, stringify } from 'yaml';
 
 const REDACTED = '***redacted***';
-const SECRET_NAME =
-  /(^|[_-])(key|keys|token|secret|password|passphrase|credential|credentials|auth|authorization|cookie|signature)$|^access_key_id$|api[_-]?key/i;
+// Not `credential`: the auth plugin's option of that name says which credential (`key`, `admin_token`), it holds none.
+const SECRET_NAME = /(^|[_-])(key|keys|token|secret|password|passphrase|auth|authorization|cookie|signature)$|^access_key_id$|api[_-]?key/i;
 const SECRET_PARAM = /key|sig|token|secret|pass|auth|code|credential/i;
 const KEY_SHAPED = /\b(sk|pk|rk|ak)-[A-Za-z0-9_-]{8,}/;
 const ENV_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 /** Maps whose every value is a credential or may be one. */
 const SECRET_MAPS: ReadonlySet<string> = new Set(['headers']);
+/** Maps keyed by names the operator chose (a group `byo-key`, a model): their keys are names, not fields. */
+const NAMED_MAPS: ReadonlySet<string> = new Set(['groups', 'models', 'max_n', 'calls']);
+/** A replaced value shorter than this is not hunted for elsewhere: `""` or `"1"` would hide ordinary values. */
+const MIN_SCRUBBED = 8;
 
 /** A URL with its credentials replaced; any other text as it is. */
 function redactUrl(text: string): string {
@@ -56,19 +60,24 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Redacts `value`, adding every secret it replaced to `found`. */
-function redact(value: unknown, found: Set<string>): unknown {
+/** Redacts `value`, adding every secret it replaced to `found`; `named`: its keys are names the operator chose. */
+function redact(value: unknown, found: Set<string>, named = false): unknown {
   if (typeof value === 'string') return redactText(value);
   if (Array.isArray(value)) return value.map((item) => redact(item, found));
   if (!isObject(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([name, v]) => [name, SECRET_NAME.test(name) || SECRET_MAPS.has(name) ? redactAll(v, found) : redact(v, found)]),
+    Object.entries(value).map(([name, v]) => {
+      if (!named && SECRET_NAME.test(name)) return [name, redactAll(v, found)];
+      // A header's value is replaced where it is, not hunted for elsewhere: most headers are not secrets (x-team: research).
+      if (!named && SECRET_MAPS.has(name)) return [name, redactAll(v, new Set())];
+      return [name, redact(v, found, !named && NAMED_MAPS.has(name))];
+    }),
   );
 }
 
 /** A secret written again elsewhere (an anchor's own field, a copy in a description) is replaced there too. */
 function scrub(value: unknown, secrets: ReadonlySet<string>): unknown {
-  if (typeof value === 'string') return secrets.has(value) ? REDACTED : value;
+  if (typeof value === 'string') return value.length >= MIN_SCRUBBED && secrets.has(value) ? REDACTED : value;
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets));
   if (!isObject(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, scrub(v, secrets)]));

@@ -177,8 +177,9 @@ export class ConsoleSignIn {
       const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });
       if (user === undefined) throw invalid;
       await this.#options.store.setPassword(user.id, hash);
-      await this.#options.store.endSessions({ userId: user.id }, now);
+      // Set: whatever happens next, this was no failed attempt.
       accepted = true;
+      await this.#options.store.endSessions({ userId: user.id }, now);
       return user;
     } finally {
       await this.#finish(ticket, accepted);

@@ -48,9 +48,13 @@ export class ChannelLoad {
 
   /** The attempt failed (the request may go on to another channel). */
   failed(name: string): void {
-    const channel = this.#channel(name);
-    this.#thisMinute(channel).failures++;
+    this.brokeOff(name);
     this.ended(name);
+  }
+
+  /** The answer it had begun broke off (or could not be read): a failed attempt, in flight until its request ends. */
+  brokeOff(name: string): void {
+    this.#thisMinute(this.#channel(name)).failures++;
   }
 
   /** The request the channel answered has ended. */

@@ -101,7 +101,9 @@ export class KyselyConsole implements ConsoleStore {
 
   async createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
-      // A new link (a password reset) ends the ones sent before: a link forwarded or leaked earlier sets nothing.
+      // Two links made at once for one user take turns on the user's row (PostgreSQL's READ COMMITTED would let
+      // each miss the other's); then a new link (a password reset) ends the ones sent before.
+      await trx.updateTable('console_users').set({ id: link.userId }).where('id', '=', link.userId).execute();
       await trx.updateTable('console_links').set({ used_at: link.createdAt }).where('user_id', '=', link.userId).where('used_at', 'is', null).execute();
       await trx
         .insertInto('console_links')

@@ -37,7 +37,9 @@ export async function channelsAnswer(services: GatewayServices, now = Date.now()
           window_minutes: recent.windowMinutes,
           attempts: recent.attempts,
           failures: recent.failures,
-          failure_rate: recent.attempts === 0 ? 0 : recent.failures / recent.attempts,
+          // An attempt counts in the minute it began, its failure in the minute it failed: at the window's edge the
+          // failures may outnumber the attempts.
+          failure_rate: recent.attempts === 0 ? 0 : Math.min(1, recent.failures / recent.attempts),
         },
         last_hour: {
           requests: sum.requests,

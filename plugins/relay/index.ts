@@ -347,6 +347,8 @@ function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt)
 function countBreak(services: GatewayServices, attempt: Attempt): void {
   services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
   services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
+  // Counted as a failed attempt; still in flight until the request's finish.
+  services.channelLoad.brokeOff(attempt.channel.name);
 }
 
 function brokenStream(cause: unknown): GatewayError {

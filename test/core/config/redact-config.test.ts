@@ -65,6 +65,11 @@ routes:
         with: { webhook_token: plugin-webhook-secret, retries: 2 }
 groups:
   default: { models: ["*"], limits: { rpm: 60, tpm: 100000 } }
+  byo-key: { models: ["gpt-4o"] }
+accounts: [{ name: research, groups: [byo-key] }]
+pricing:
+  models:
+    "api-key-model": { input: 1, output: 2 }
 `;
 
 test('every secret of the file is replaced, whatever the field, alias, comment or URL part it is in', () => {
@@ -90,5 +95,11 @@ test('what is not secret is shown as written: names, models, limits, regions, en
   assert.equal(proxied?.control?.['region'], 'cn-beijing');
   assert.deepEqual(shown.keys, [{ name: 'demo', key: '***redacted***', group: 'default' }]);
   assert.equal(shown.groups.default.limits.rpm, 60);
+  // Names the operator chose are names, not fields: a group `byo-key`, a model `api-key-model`; and a value that
+  // sits under a secret's name somewhere else (the header `x-team: research`) stays where it is not a secret.
+  assert.deepEqual((shown.groups as unknown as Record<string, { models: string[] }>)['byo-key']?.models, ['gpt-4o']);
+  assert.deepEqual((shown as unknown as { accounts: { name: string }[] }).accounts[0]?.name, 'research');
+  assert.ok(redactConfig(CONFIG).includes('api-key-model:'));
+  assert.match(redactConfig('routes:\n  - path: /v1/models\n    plugins:\n      - use: auth\n        with: { credential: key }\n'), /credential: key/);
   assert.ok(!redactConfig(CONFIG).includes('#'), 'no comments');
 });

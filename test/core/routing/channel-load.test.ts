@@ -12,6 +12,9 @@ test('in flight from the attempt to its failure or its request\'s end; never bel
   load.started('b');
   assert.deepEqual([load.inFlight('a'), load.inFlight('b'), load.inFlight('c')], [2, 1, 0]);
   load.failed('a');
+  // A stream that broke off mid-way: a failure, still in flight until its request ends.
+  load.brokeOff('b');
+  assert.deepEqual([load.inFlight('a'), load.inFlight('b'), load.recent('b').failures], [1, 1, 1]);
   load.ended('a');
   load.ended('a');
   load.ended('b');
