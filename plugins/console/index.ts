@@ -69,8 +69,9 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
   }
   const user = session.user;
-  // Checked once the caller is known: the operator's routes answer an account's user as missing, whatever was sent.
-  if (user.account === null || !isOperatorRoute(path)) requests.check(ctx);
+  // Once the caller is known: the operator's routes answer an account's user as missing, before what was sent is read.
+  if (isOperatorRoute(path)) operatorOnly(user);
+  requests.check(ctx);
   const query = new URLSearchParams(ctx.query);
   if (path === '/console/api/session' && method === 'GET') {
     return json(200, { user: describeUser(user), csrf: session.csrf, groups: await groupsOf(services, user) });
@@ -91,8 +92,7 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     const answered = await keysAnswer(ctx, services, user);
     return json(answered.status, answered.body);
   }
-  // The rest is the operator's.
-  operatorOnly(user);
+  // The rest is the operator's (isOperatorRoute, checked above).
   const account = ctx.params?.['name'];
   if (ctx.route === '/console/api/accounts/{name}/users' && account !== undefined) {
     if ((await services.store.ledger.getAccount(account)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
@@ -148,7 +148,7 @@ async function instancesAnswer(services: GatewayServices): Promise<Record<string
   }
 }
 
-/** The routes answered after operatorOnly below. */
+/** The operator's routes: every one after the keys' in answer(). */
 function isOperatorRoute(path: string): boolean {
   return /^\/console\/api\/(accounts|channels|instances|config)(\/|$)/.test(path);
 }
