@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The command line: serve, config check, keys create|list|revoke, accounts create|list|show|credit|audit.
+// The command line: serve, config check, keys create|list|revoke, accounts create|list|show|credit|audit, assets
+// groups|rebind.
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { createConsoleUser } from '../core/console/users.js';
 import { MemoryLimiter } from '../core/limits/memory-limiter.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
+import { describeGroup, rebindGroup } from '../core/assets/rebind.js';
 import type { Store } from '../core/store/store.js';
 import { createLogger } from '../core/logging/logger.js';
 import { startGateway } from '../core/serve.js';
@@ -37,6 +39,9 @@ const USAGE = `usage:
   gateway accounts credit NAME AMOUNT --idempotency-key KEY [--note TEXT] [--config FILE]
   gateway accounts audit [--config FILE]         every balance from its ledger, every charge from its usage
                                                 record; exits 1 on any mismatch
+  gateway assets groups [--account ACCOUNT] [--key KEY_ID] [--config FILE]   asset groups made through the gateway
+  gateway assets rebind GROUP_ID KEY [--config FILE]   bind a group to another live key of its account (after a
+                                                key rotation: revoking a key unbinds its groups)
 The config file is --config, else $GATEWAY_CONFIG, else ./gateway.yaml.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -53,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       description: { type: 'string' },
       note: { type: 'string' },
       'idempotency-key': { type: 'string' },
+      key: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -118,6 +124,26 @@ async function main(argv: string[]): Promise<number> {
       // The file's accounts exist as soon as any command runs, as when the server starts.
       await store.ledger.ensureAccounts(config.accounts, Date.now());
       return await accounts(store, config.pricing.currency, sub, arg, arg2, values);
+    } finally {
+      await store.close();
+    }
+  }
+  if (command === 'assets') {
+    const config = await loadConfigFile(configPath);
+    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    try {
+      if (sub === 'rebind' && arg !== undefined && arg2 !== undefined) {
+        console.log(JSON.stringify(describeGroup(await rebindGroup(store, config, arg, arg2))));
+        return 0;
+      }
+      if (sub === 'groups') {
+        for (let offset = 0; ; offset += 500) {
+          const page = { offset, limit: 500 };
+          const found = await store.assets.accountGroups(values.account ?? null, values.key === undefined ? page : Object.assign(page, { keyId: values.key }));
+          for (const group of found.rows) console.log(JSON.stringify(describeGroup(group)));
+          if (found.rows.length < 500) return 0;
+        }
+      }
     } finally {
       await store.close();
     }

@@ -54,6 +54,7 @@ const ERRORS = {
   GW_ERR_INTAKE_BUSY: { status: 503, kind: 'overloaded', wireCode: 'server_busy' },
   GW_ERR_TRANSLATION_UNSUPPORTED: { status: 400, kind: 'invalid_request', wireCode: 'unsupported_for_upstream' },
   GW_ERR_UPSTREAM_BAD_REQUEST: { status: 400, kind: 'invalid_request', wireCode: 'invalid_request_error' },
+  GW_ERR_UPSTREAM_FORBIDDEN: { status: 403, kind: 'permission', wireCode: 'upstream_forbidden' },
   GW_ERR_UPSTREAM_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'not_found' },
   GW_ERR_UPSTREAM_TOO_LARGE: { status: 413, kind: 'request_too_large', wireCode: 'request_too_large' },
   GW_ERR_UPSTREAM_UNAVAILABLE: { status: 502, kind: 'upstream', wireCode: 'upstream_unavailable' },
@@ -73,6 +74,11 @@ const ERRORS = {
   GW_ERR_LIMITS_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'rate_limits_unavailable' },
   GW_ERR_SHARED_STATE_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'shared_state_unavailable' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
+  GW_ERR_ASSET_ACTION_UNKNOWN: { status: 404, kind: 'not_found', wireCode: 'unknown_action' },
+  GW_ERR_ASSET_GROUP_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_group_not_found' },
+  GW_ERR_ASSET_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_not_found' },
+  GW_ERR_ASSET_URL_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_url' },
+  GW_ERR_ASSET_LIBRARY_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'asset_library_unavailable' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -28,6 +28,11 @@ import { Router } from './routing/router.js';
 import { ConsoleSignIn } from './console/sign-in.js';
 import { AddressList } from './keys/address-list.js';
 import type { Store } from './store/store.js';
+import { AssetLibraries } from './assets/libraries.js';
+import type { AssetLibrary } from './assets/library.js';
+import { systemResolver, type HostResolver } from './assets/asset-url.js';
+import { createMockAssetLibrary } from './providers/mock/asset-library.js';
+import { createVolcengineLibrary } from './providers/volcengine/control-plane.js';
 
 /** What outlives a config load: the process's store, usage writer, affinity bindings, metrics and log. */
 export interface GatewayDeps {
@@ -57,6 +62,8 @@ export interface GatewayDeps {
   readonly disabledAccounts?: DisabledAccounts;
   /** Reads the config file again and applies it (the console's reload button); absent: no file to reload. */
   readonly reload?: () => Promise<boolean>;
+  /** How asset URLs' host names are resolved before a CreateAsset (tests resolve without DNS); the system's without. */
+  readonly resolveHost?: HostResolver;
   /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
   readonly configSource?: () => { readonly file: string; readonly text: string };
 }
@@ -87,9 +94,10 @@ export class Gateway {
     const limiter = deps.limiter ?? new MemoryLimiter();
     // Without a long-lived one (a gateway of its own), read when an account is disabled through it (refresh()).
     const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => deps.store.ledger.disabledAccounts());
+    const router = new Router(config.channels, { health: deps.health });
     this.services = {
       config,
-      router: new Router(config.channels, { health: deps.health }),
+      router,
       providers,
       keys: new KeyRing(config.keys, deps.store, { disabledAccounts }),
       disabledAccounts,
@@ -106,6 +114,8 @@ export class Gateway {
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
       consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken }),
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
+      assets: new AssetLibraries(config.channels, libraryFor(deps.store), router.health),
+      resolveHost: deps.resolveHost ?? systemResolver,
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }
@@ -134,8 +144,16 @@ export class Gateway {
     // At once, not after the requests: the list is the new config's now, and a read in progress would hold a pool open.
     this.catalog.stop();
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.retiring = resolve));
-    await Promise.all([...this.services.providers.values()].map((p) => p.close()));
+    await Promise.all([...this.services.providers.values()].map((p) => p.close()).concat(this.services.assets.close()));
   }
+}
+
+/** A channel's asset library: Volcengine's control plane, or the mock's in the store. */
+function libraryFor(store: Store): (channel: ResolvedChannel) => AssetLibrary {
+  return (channel) =>
+    channel.control === undefined
+      ? createMockAssetLibrary(store.assets.mock, channel.name)
+      : createVolcengineLibrary({ control: channel.control, timeoutMs: channel.control.timeoutMs });
 }
 
 /** A channel lists its upstream's models through its type's provider, with its first key (no rotation needed). */

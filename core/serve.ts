@@ -18,6 +18,7 @@ import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
+import type { HostResolver } from './assets/asset-url.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
 import { ChannelLoad } from './routing/channel-load.js';
@@ -45,6 +46,8 @@ export interface StartOptions {
   readonly endpoints?: EndpointRegistry;
   /** Rate-limit state (a test's, with a clock it moves); this process's own when absent. */
   readonly limiter?: Limiter;
+  /** How asset URLs' hosts are resolved (a test's, without DNS); the system's when absent. */
+  readonly resolveHost?: HostResolver;
 }
 
 export interface RunningGateway {
@@ -124,6 +127,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       channelLoad: new ChannelLoad(),
       reload: () => reload(),
       configSource: () => source,
+      ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
       ...(shared === null ? {} : { shared }),
     },
     config,

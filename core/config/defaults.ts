@@ -45,5 +45,7 @@ export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntrie
 export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly ApiFormat[]>> = {
   openai: ['openai-chat', 'openai-responses', 'openai-images'],
   anthropic: ['anthropic-messages'],
+  // Ark's video tasks and asset library are no chat API: a volcengine channel serves the routes that name it.
+  volcengine: [],
   mock: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images'],
 };

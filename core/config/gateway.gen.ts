@@ -2,9 +2,9 @@
 
 export type Name = string;
 /**
- * The upstream's dialect. openai: OpenAI Chat Completions, Responses and Images (Bearer key). anthropic: Anthropic Messages (x-api-key). mock: in-process replies in all of them.
+ * The upstream's dialect. openai: OpenAI Chat Completions, Responses and Images (Bearer key). anthropic: Anthropic Messages (x-api-key). volcengine: Volcengine Ark (its asset library through the signed control plane; Bearer key on the data plane). mock: in-process replies in all of them, and an asset library kept in the store.
  */
-export type ChannelType = "openai" | "anthropic" | "mock";
+export type ChannelType = "openai" | "anthropic" | "volcengine" | "mock";
 /**
  * Client-visible model names: globs ("gpt-*"), or a map of client name to upstream name.
  */
@@ -14,9 +14,10 @@ export type ModelList =
       [k: string]: string | undefined;
     };
 /**
- * A client API: the chat APIs (translated into one another) and OpenAI Images.
+ * A client API: the chat APIs (translated into one another), OpenAI Images, and Volcengine's asset library (served by the asset-store plugin from the channels with assets: true, never relayed).
  */
-export type ApiFormat = "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images";
+export type ApiFormat =
+  "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images" | "volcengine-asset";
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
  */
@@ -178,6 +179,11 @@ export interface Channel {
   drop_params?: string[];
   images?: ImageOptions;
   mock?: MockOptions;
+  control?: VolcengineControl;
+  /**
+   * This channel holds the asset library (/v1/videogen/asset/*) for the gateway's callers: type volcengine (with `control`) or mock.
+   */
+  assets?: boolean;
 }
 export interface ImageOptions {
   /**
@@ -195,6 +201,29 @@ export interface MockOptions {
    * Fixed reply text instead of the default echo.
    */
   reply?: string;
+}
+/**
+ * Volcengine's OpenAPI control plane, where the asset library lives: its actions are signed with the account's AK/SK (never shown to callers).
+ */
+export interface VolcengineControl {
+  /**
+   * e.g. https://ark.cn-beijing.volcengineapi.com
+   */
+  url: string;
+  /**
+   * e.g. cn-beijing (BytePlus: ap-southeast-1)
+   */
+  region: string;
+  access_key_id: string;
+  secret_access_key: string;
+  /**
+   * The project the library's groups and assets are created in.
+   */
+  project_name?: string;
+  /**
+   * Time allowed for one action's answer.
+   */
+  timeout_ms?: number;
 }
 export interface Group {
   /**

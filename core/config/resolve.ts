@@ -102,9 +102,27 @@ function resolveChannel(channel: Channel): ResolvedChannel {
       chunkDelayMs: channel.mock?.chunk_delay_ms ?? MOCK_DEFAULTS.chunkDelayMs,
       reply: channel.mock?.reply ?? MOCK_DEFAULTS.reply,
     },
+    assets: channel.assets === true,
   };
   const maxN = channel.images?.max_n;
-  return maxN === undefined ? resolved : Object.assign({}, resolved, { imageCaps: resolveImageCaps(maxN) });
+  const control = channel.control;
+  return Object.assign(
+    {},
+    resolved,
+    maxN === undefined ? {} : { imageCaps: resolveImageCaps(maxN) },
+    control === undefined
+      ? {}
+      : {
+          control: {
+            url: control.url.replace(/\/+$/, ''),
+            region: control.region,
+            accessKeyId: control.access_key_id,
+            secretAccessKey: control.secret_access_key,
+            projectName: control.project_name ?? 'default',
+            timeoutMs: control.timeout_ms ?? 30_000,
+          },
+        },
+  );
 }
 
 /** Caps of `images.max_n`, first match first. */

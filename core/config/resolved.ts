@@ -7,7 +7,7 @@ import type { ApiFormat, ChannelType } from './gateway.gen.js';
 export type { ApiFormat, ChannelType };
 
 /** The chat APIs: each has a codec (formats/codecs.ts), so a request in one can be served by a channel of another. */
-export type WireFormat = Exclude<ApiFormat, 'openai-images'>;
+export type WireFormat = Exclude<ApiFormat, 'openai-images' | 'volcengine-asset'>;
 
 const CHAT_FORMATS: ReadonlySet<ApiFormat> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
 
@@ -76,6 +76,21 @@ export interface ResolvedChannel {
   /** `images.max_n`: caps on the images one request may ask for, by model glob, first match first; [] caps nothing. */
   readonly imageCaps?: readonly ImageCap[];
   readonly mock: ResolvedMock;
+  /** `assets: true`: this channel holds an asset library for the gateway's callers (volcengine or mock). */
+  readonly assets: boolean;
+  /** A volcengine channel's control plane (the asset library); absent elsewhere. */
+  readonly control?: ResolvedControl;
+}
+
+/** Volcengine's OpenAPI control plane: where its actions go and how they are signed. */
+export interface ResolvedControl {
+  /** Without a trailing slash. */
+  readonly url: string;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly projectName: string;
+  readonly timeoutMs: number;
 }
 
 export interface ImageCap {

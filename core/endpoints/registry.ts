@@ -18,6 +18,7 @@ import { createModelListFormat } from '../formats/model-list/index.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
+import { createVolcengineAssetFormat } from '../formats/volcengine-asset/index.js';
 import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
 import type { HttpMethod } from './http-method.js';
 
@@ -87,6 +88,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
   { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: MOCK_IMAGES },
+  // Volcengine's asset library: eight actions by name (any other is a 404 in its envelope), each key on its own
+  // groups and assets; charged per call (pricing.calls), never relayed by model.
+  {
+    method: 'POST',
+    path: '/v1/videogen/asset/{action}',
+    wire: 'volcengine-asset',
+    createFormat: createVolcengineAssetFormat,
+    chain: ['auth', 'rate-limit', 'quota', 'meter', 'asset-store'],
+  },
   // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
   { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
   { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },
@@ -104,6 +114,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
   { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
@@ -118,6 +130,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },

@@ -33,6 +33,11 @@ export interface ParsedRequest {
    * left out.
    */
   readonly contentType?: string | undefined;
+  /**
+   * A call priced flat rather than by tokens (`videogen.asset.CreateAsset`: pricing.calls), on an endpoint about
+   * no one model (`model` is ''); the usage record names it in place of a model.
+   */
+  readonly operation?: string | undefined;
 }
 
 
@@ -47,7 +52,15 @@ export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<P
     fields.conversation === undefined ? request.conversation : fields.conversation,
     request.images,
     request.contentType,
+    request.operation,
   );
+}
+
+/** What an error's answer may name besides the error: the request (the Volcengine envelope carries both). */
+export interface ErrorAbout {
+  readonly requestId: string;
+  /** The request's path, without its query. */
+  readonly path?: string | undefined;
 }
 
 export interface RenderedError {
@@ -75,10 +88,11 @@ export interface ClientFormat {
   readonly translatable: boolean;
   /**
    * Throws a GatewayError naming the offending field. `contentType`: the request's header, for the endpoints
-   * that read it (the JSON chat APIs take any, as the real ones do).
+   * that read it (the JSON chat APIs take any, as the real ones do); `params`: the path's (`{action}`).
    */
-  decodeRequest(raw: BodyBytes, contentType?: string): ParsedRequest;
-  encodeError(err: GatewayError): RenderedError;
+  decodeRequest(raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>): ParsedRequest;
+  /** `about`: the request, for formats whose error bodies name it (the others ignore it). */
+  encodeError(err: GatewayError, about?: ErrorAbout): RenderedError;
   /** The in-band error frame written when a stream already began. */
   encodeStreamError(err: GatewayError): SseFrame;
   /** Whether an upstream frame of this format is its in-band error (passed through, but the request failed). */

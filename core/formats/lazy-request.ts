@@ -25,6 +25,7 @@ export class LazyRequest implements ParsedRequest {
     readonly conversation: string | null,
     readonly images: number | undefined = undefined,
     readonly contentType: string | undefined = undefined,
+    readonly operation: string | undefined = undefined,
   ) {
     this.#body = body;
   }

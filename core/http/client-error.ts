@@ -51,12 +51,12 @@ export function answerClientError(runtime: Runtime, bodies: BodyIntake, err: Cli
   const request =
     inFlight === null ? sniff(err.rawPacket) : { method: inFlight.req.method ?? 'GET', url: inFlight.req.url ?? '/', headers: inFlight.req.headers };
   const format = errorFormatFor(runtime.current, request.url, request.headers);
-  const rendered = format?.encodeError(error);
+  const id = runtime.ids.next();
+  const rendered = format?.encodeError(error, { requestId: id, path: request.url.split('?', 1)[0] });
   if (rendered === undefined) {
     socket.destroy();
     return;
   }
-  const id = runtime.ids.next();
   noteRefusal(runtime, id, request.method, request.url, error);
   const head = [`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? 'Error'}`];
   for (const [name, value] of Object.entries(rendered.headers)) head.push(`${name}: ${value}`);

@@ -17,7 +17,7 @@ export function refuse(
   format: ClientFormat | undefined,
   id: string = runtime.ids.next(),
 ): void {
-  sendError(res, err, format, id);
+  sendError(res, err, format, id, (req.url ?? '/').split('?', 1)[0]);
   noteRefusal(runtime, id, req.method ?? 'GET', req.url ?? '/', err);
 }
 

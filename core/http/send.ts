@@ -20,9 +20,9 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, id
   res.end(body);
 }
 
-export function sendError(res: ServerResponse, err: GatewayError, format: ClientFormat | undefined, id: string): void {
+export function sendError(res: ServerResponse, err: GatewayError, format: ClientFormat | undefined, id: string, path?: string): void {
   if (res.headersSent || res.destroyed) return;
-  const rendered = format === undefined ? encodeError(err) : format.encodeError(err);
+  const rendered = format === undefined ? encodeError(err) : format.encodeError(err, { requestId: id, path });
   res.writeHead(
     rendered.status,
     Object.assign({}, rendered.headers, { 'content-length': String(Buffer.byteLength(rendered.body)), 'x-request-id': id, 'request-id': id }),

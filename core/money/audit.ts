@@ -5,7 +5,7 @@
 
 import type { Usage } from '../ir/usage.js';
 import type { Store, UsageRecord } from '../store/store.js';
-import { costOf } from './price.js';
+import { callCost, costOf } from './price.js';
 import { pricingFromDocument, type Pricing } from './pricing.js';
 
 const PAGE = 1000;
@@ -32,6 +32,9 @@ function usageOf(record: UsageRecord): Usage {
 function expectedCost(record: UsageRecord, pricing: Pricing): bigint {
   // A request no upstream served costs nothing, whatever usage it reported.
   if (record.status >= 400) return 0n;
+  // A flat-priced call's record names its operation where a model would be (videogen.asset.CreateAsset).
+  const flat = pricing.callPrice(record.model);
+  if (flat !== null) return callCost(flat, pricing.multiplierOf(record.group));
   const price = pricing.priceOf(record.model);
   return price === null ? 0n : costOf(usageOf(record), price, pricing.multiplierOf(record.group));
 }

@@ -53,6 +53,11 @@ export class Pricing {
     return this.#models.length > 0;
   }
 
+  /** Whether any call has a flat price (pricing.calls). */
+  get pricesCalls(): boolean {
+    return this.#calls.size > 0;
+  }
+
   /** The prices of `model` (the first pattern it matches), or null when none does. */
   priceOf(model: string): ModelPrice | null {
     for (const m of this.#models) if (m.matches(model)) return m.price;

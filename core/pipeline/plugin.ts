@@ -19,6 +19,8 @@ import type { Router } from '../routing/router.js';
 import type { FrameSource } from '../sse/frame-batches.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
+import type { AssetLibraries } from '../assets/libraries.js';
+import type { HostResolver } from '../assets/asset-url.js';
 import type { RequestContext } from './context.js';
 
 /** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
@@ -110,6 +112,10 @@ export interface GatewayServices {
   readonly disabledAccounts: DisabledAccounts;
   /** Requests in flight per channel (routing/channel-load.ts): relay counts them, the console shows them. */
   readonly channelLoad: ChannelLoad;
+  /** The channels holding an asset library (`assets: true`), one library each. */
+  readonly assets: AssetLibraries;
+  /** How an asset URL's host is resolved, to refuse internal addresses before anything is sent. */
+  readonly resolveHost: HostResolver;
   /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */
   readonly control: {
     readonly reload: (() => Promise<boolean>) | null;

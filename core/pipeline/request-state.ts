@@ -96,7 +96,7 @@ export class RequestState implements RequestContext {
     }
     try {
       const contentType = this.headers['content-type'];
-      this.decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined);
+      this.decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined, this.params);
       return this.decoded;
     } catch (err) {
       this.failure = toGatewayError(err);

@@ -220,7 +220,7 @@ function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): voi
   const error = ctx.abort.byShutdown ? shutdownError() : toGatewayError(err);
   ctx.error = error;
   if (!sink.started) {
-    const rendered = ctx.format.encodeError(error);
+    const rendered = ctx.format.encodeError(error, { requestId: ctx.id, path: ctx.path });
     ctx.status = rendered.status;
     sink.send(rendered.status, withAdded(rendered.headers, ctx), rendered.body);
     return;

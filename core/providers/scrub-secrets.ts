@@ -22,6 +22,8 @@ const KEY_PATTERNS: readonly RegExp[] = [
   /AIza[0-9A-Za-z_-]{35}/g,
   /(?:gsk|hf|ghp|gho|github_pat|xoxb|xoxp)_[A-Za-z0-9_]{16,}/g,
   /xai-[A-Za-z0-9]{16,}/g,
+  // Volcengine's and BytePlus's access key ids.
+  /(?:AKLT|AKAP)[A-Za-z0-9_-]{16,}/g,
   /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
   /(Bearer\s+)[A-Za-z0-9._~+/=-]{16,}/gi,
 ];

@@ -1,5 +1,6 @@
 // The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { KyselyAssets } from './kysely-assets.js';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
@@ -20,6 +21,7 @@ export class KyselyStore implements Store {
   readonly #dialect: StoreDialect;
   readonly ledger: KyselyLedger;
   readonly console: KyselyConsole;
+  readonly assets: KyselyAssets;
   #closed = false;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect) {
@@ -27,6 +29,7 @@ export class KyselyStore implements Store {
     this.#dialect = dialect;
     this.ledger = new KyselyLedger(db, dialect);
     this.console = new KyselyConsole(db);
+    this.assets = new KyselyAssets(db);
   }
 
   migrate(): Promise<void> {
@@ -218,6 +221,8 @@ export class KyselyStore implements Store {
         .where('id', '=', key.id)
         .where('revoked_at', 'is', null)
         .execute();
+      // Its asset groups are unbound with it, in the same transaction: no moment where a revoked key's groups are bound.
+      await trx.updateTable('asset_groups').set({ bound: 0, updated_at: at }).where('key_id', '=', key.id).where('bound', '=', 1).execute();
       return this.#findKey(trx, 'id', key.id);
     });
   }

@@ -168,8 +168,51 @@ export interface PriceVersionsTable {
   created_at: EpochMsColumn;
 }
 
+/** An asset group made through the gateway: who owns it and where it lives (the asset-store plugin). */
+export interface AssetGroupsTable {
+  /** The library's own id (group-...). */
+  id: string;
+  channel: string;
+  /** The key that owns it: kept when it is unbound (the record of who made it), changed by a rebind. */
+  key_id: string;
+  account: string | null;
+  /** 1: bound to key_id; 0: unbound (its key was revoked), readable by no key until an operator rebinds it. */
+  bound: ColumnType<number | string | bigint, number, number>;
+  /** As last set through the gateway (Create, Update): what ListAssetGroups filters by Name. */
+  name: string;
+  created_at: EpochMsColumn;
+  updated_at: EpochMsColumn;
+}
+
+/** An asset registered through the gateway, in one of those groups. */
+export interface AssetsTable {
+  id: string;
+  group_id: string;
+  channel: string;
+  asset_type: string;
+  /** Processing | Active | Failed, as the library last said. */
+  status: string;
+  created_at: EpochMsColumn;
+  updated_at: EpochMsColumn;
+}
+
+/** The mock channel's asset library: its groups' and assets' records as a library would keep them (JSON). */
+export interface MockAssetRecordsTable {
+  id: string;
+  channel: string;
+  /** group | asset */
+  kind: string;
+  /** An asset's group; null for a group. */
+  group_id: string | null;
+  created_at: EpochMsColumn;
+  record: string;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
+  asset_groups: AssetGroupsTable;
+  assets: AssetsTable;
+  mock_asset_records: MockAssetRecordsTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
   console_users: ConsoleUsersTable;

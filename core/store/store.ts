@@ -2,6 +2,7 @@
 // their ledger and the balance instances hold (LedgerStore, store.ledger). SQLite by default, PostgreSQL for several instances;
 // one contract, one query layer (kysely-store.ts), and one test suite run against both.
 
+import type { AssetStore } from './asset-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
@@ -187,6 +188,8 @@ export interface UsageStore {
 export interface Store extends KeyStore, UsageStore {
   readonly ledger: LedgerStore;
   readonly console: ConsoleStore;
+  /** Asset groups' and assets' ownership, and the mock channel's library. */
+  readonly assets: AssetStore;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@
 
 import { GatewayError, carriesToken, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
 import { accountsAnswer } from './accounts.js';
+import { assetGroupsAnswer } from './asset-groups.js';
 import { json } from './json.js';
 import { keysAnswer } from './keys.js';
 import type { AdminOptions } from './options.gen.js';
@@ -22,6 +23,7 @@ function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayRe
     throw new GatewayError('GW_ERR_ADMIN_UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer <admin_token>).');
   }
   if (ctx.route.includes('/admin/instances')) return instancesAnswer(services);
+  if (ctx.route.includes('/admin/asset-groups')) return assetGroupsAnswer(ctx, services);
   return ctx.route.includes('/admin/accounts') ? accountsAnswer(ctx, services) : keysAnswer(ctx, services);
 }
 

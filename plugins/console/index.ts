@@ -18,6 +18,7 @@ import {
 } from '../../core/index.js';
 import { keyGroupsOf } from './account-groups.js';
 import { accountsAnswer } from './accounts.js';
+import { assetGroupsPage, bindAssetGroup } from './asset-groups.js';
 import { channelsAnswer } from './channels.js';
 import { sessionCookie, sessionToken } from './cookie.js';
 import { dashboard } from './dashboard.js';
@@ -92,7 +93,9 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     const answered = await keysAnswer(ctx, services, user);
     return json(answered.status, answered.body);
   }
+  if (path === '/console/api/asset-groups' && method === 'GET') return json(200, await assetGroupsPage(ctx, services, await scopeOf(services, user, query), query));
   // The rest is the operator's (isOperatorRoute, checked above).
+  if (ctx.route === '/console/api/asset-groups/{id}/bind') return json(200, await bindAssetGroup(ctx, services));
   const account = ctx.params?.['name'];
   if (ctx.route === '/console/api/accounts/{name}/users' && account !== undefined) {
     if ((await services.store.ledger.getAccount(account)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
@@ -148,9 +151,9 @@ async function instancesAnswer(services: GatewayServices): Promise<Record<string
   }
 }
 
-/** The operator's routes: every one after the keys' in answer(). */
+/** The operator's routes: every one after the asset groups' list in answer() (an asset group's binding included). */
 function isOperatorRoute(path: string): boolean {
-  return /^\/console\/api\/(accounts|channels|instances|config)(\/|$)/.test(path);
+  return /^\/console\/api\/(accounts|channels|instances|config)(\/|$)/.test(path) || /^\/console\/api\/asset-groups\/[^/]+\/bind$/.test(path);
 }
 
 /** Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API). */

@@ -38,7 +38,8 @@ function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRec
     keyName: key.name,
     group: key.group,
     route: ctx.route,
-    model: ctx.request.model,
+    // A flat-priced call (an asset action) names its operation where a model would be.
+    model: ctx.request.operation ?? ctx.request.model,
     upstreamModel: ctx.upstreamModel,
     channel: ctx.channel,
     status: ctx.status,

@@ -7,6 +7,7 @@
 
 import {
   BudgetRefused,
+  callCost,
   costOf,
   cutStreamUsage,
   GatewayError,
@@ -27,6 +28,8 @@ interface Admission {
   /** null: the model has no price (pricing.unpriced: free, or an unmetered key): it costs nothing. */
   readonly price: ModelPrice | null;
   readonly reservation: Reservation | null;
+  /** A flat-priced call's cost (pricing.calls, the group's multiplier applied): charged when it succeeded. */
+  readonly flat?: bigint;
 }
 
 function budgetsOf(key: AuthedKey): Budget[] {
@@ -55,7 +58,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
     const { pricing } = services.config;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
     // key is refused (every model is unpriced), unless unpriced models are free.
-    if (!pricing.pricesModels) {
+    if (!pricing.pricesModels && !pricing.pricesCalls) {
       return {
         name: 'quota',
         request(ctx) {
@@ -66,10 +69,43 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
     }
     const { leases } = services;
     const admitted = new WeakMap<RequestContext, Admission>();
+    /** Sets `amount` aside for `admission` (a metered key), or refuses with 402. */
+    const reserve = (ctx: RequestContext, budgets: Budget[], amount: bigint, admission: Omit<Admission, 'reservation'>): void | Promise<void> => {
+      let reservation: Reservation | Promise<Reservation>;
+      try {
+        reservation = leases.reserve(budgets, amount);
+      } catch (err) {
+        throw refusal(err);
+      }
+      if (reservation instanceof Promise) {
+        return reservation.then(
+          (r) => void admitted.set(ctx, Object.assign({ reservation: r }, admission)),
+          (err: unknown) => {
+            throw refusal(err);
+          },
+        );
+      }
+      admitted.set(ctx, Object.assign({ reservation }, admission));
+      return undefined;
+    };
     return {
       name: 'quota',
       request(ctx) {
         const key = ctx.key;
+        const operation = ctx.request.operation;
+        if (key !== null && operation !== undefined) {
+          // A flat-priced call (an asset library action): its price reserved, charged once it succeeded. One without
+          // a price is free, whatever the key.
+          const flat = pricing.callPrice(operation);
+          if (flat === null) return undefined;
+          const amount = callCost(flat, pricing.multiplierOf(key.group));
+          const budgets = budgetsOf(key);
+          if (budgets.length === 0 || amount === 0n) {
+            admitted.set(ctx, { price: null, reservation: null, flat: amount });
+            return undefined;
+          }
+          return reserve(ctx, budgets, amount, { price: null, flat: amount });
+        }
         const model = ctx.request.model;
         // '' is an endpoint about no one model (the model list): nothing to price.
         if (key === null || model === '') return undefined;
@@ -93,22 +129,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
           admitted.set(ctx, { price, reservation: null });
           return undefined;
         }
-        let reservation: Reservation | Promise<Reservation>;
-        try {
-          reservation = leases.reserve(budgets, amount);
-        } catch (err) {
-          throw refusal(err);
-        }
-        if (reservation instanceof Promise) {
-          return reservation.then(
-            (r) => void admitted.set(ctx, { price, reservation: r }),
-            (err: unknown) => {
-              throw refusal(err);
-            },
-          );
-        }
-        admitted.set(ctx, { price, reservation });
-        return undefined;
+        return reserve(ctx, budgets, amount, { price });
       },
       finish(ctx) {
         const admission = admitted.get(ctx);
@@ -121,7 +142,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         // Where the upstream did not report it all, the usage is estimated, and the estimate becomes the request's
         // usage, so that the record shows (and the audit computes) what was charged. (An image request's usage is
         // its images, counted from the answer.)
-        if (served && ctx.request.images === undefined) {
+        if (served && ctx.request.images === undefined && admission.flat === undefined) {
           // Usage without any input is none: every request has input. A translated answer whose upstream reported
           // nothing says zeros, in its client's shape, as if they were counts.
           const reported = usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : null;
@@ -142,7 +163,15 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
             ctx.usage = usage;
           }
         }
-        const cost = admission.price === null || usage === null ? 0n : costOf(usage, admission.price, pricing.multiplierOf(key.group));
+        // A flat call costs its price once it succeeded; a refused one (its upstream's 4xx, our 404) nothing.
+        const cost =
+          admission.flat !== undefined
+            ? served
+              ? admission.flat
+              : 0n
+            : admission.price === null || usage === null
+              ? 0n
+              : costOf(usage, admission.price, pricing.multiplierOf(key.group));
         const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);
         ctx.charge =
           key.account === undefined

@@ -118,7 +118,8 @@ describe('console API answers match schemas/console', () => {
     await upstream.start();
     await flaky.start();
     flaky.reply = () => ({ kind: 'status', status: 503 });
-    gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
+    gw = await startGatewayUnderTest(
+      `server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
 store: { url: "sqlite:./gateway.db" }
 pricing:
   models:
@@ -132,7 +133,10 @@ keys:
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up-0000000000], models: ["gpt-4o"], models_refresh_ms: 0 }
   - { name: flaky, type: openai, base_url: "${flaky.url}", keys: [sk-flaky-00000000], models: ["gpt-flaky"], models_refresh_ms: 0, cooldown_ms: 60000 }
-`);
+  - { name: library, type: mock, assets: true, models: ["demo-*"] }
+`,
+      { resolveHost: async () => ['93.184.215.14'] },
+    );
   });
   after(async () => {
     await gw.stop();
@@ -269,6 +273,27 @@ channels:
     assert.equal((await call('ada', 'POST', '/console/api/accounts', { nmae: 'x' })).status, 404);
     assert.equal((await call('ada', 'GET', '/console/api/accounts?acount=x')).status, 404);
     assert.equal((await call(null, 'POST', '/console/api/keys', { nmae: 'x' })).status, 401);
+  });
+
+  it('asset groups: listed as the user and the operator (with their assets), and rebound by the operator', async () => {
+    const asset = (key: string, action: string, body: Record<string, unknown>): Promise<Response> =>
+      fetch(`${gw.url}/v1/videogen/asset/${action}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const groupOf = async (key: string, name: string): Promise<string> => {
+      const made = (await (await asset(key, 'CreateAssetGroup', { Name: name })).json()) as { Result: { Id: string } };
+      const id = made.Result.Id;
+      assert.equal((await asset(key, 'CreateAsset', { GroupId: id, URL: 'https://example.com/cat.png', AssetType: 'Image' })).status, 200);
+      return id;
+    };
+    await groupOf(adaKey, 'ada-cats');
+    const botGroup = await groupOf(BOT_KEY, 'bot-dogs');
+    assert.deepEqual(dataOf(await call('ada', 'GET', '/console/api/asset-groups?account=')).map((g) => g['name']), ['ada-cats']);
+    assert.equal((await call('operator', 'GET', '/console/api/asset-groups')).json['total'], 2);
+    assert.equal(dataOf(await call('operator', 'GET', '/console/api/asset-groups?account=acme&offset=0')).length, 1);
+    const bound = await call('operator', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { key: 'config:bot' });
+    assert.deepEqual([bound.status, bound.json['key']], [200, { id: 'config:bot', name: 'bot' }]);
+    const misspelled = await call('operator', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { kye: 'bot' });
+    assert.deepEqual([misspelled.status, errorOf(misspelled).param], [400, 'kye']);
+    assert.equal((await call('ada', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { key: 'bot' })).status, 404);
   });
 
   it('a key revoked and a session ended', async () => {

@@ -49,11 +49,16 @@ after(async () => {
   }
 });
 
-test('the README has the plain, streaming, Anthropic, models and image curl examples', () => {
+test('the README has the plain, streaming, Anthropic, models, image and asset library curl examples', () => {
   const examples = curlExamples();
-  assert.equal(examples.length, 7, examples.join('\n---\n'));
+  assert.equal(examples.length, 11, examples.join('\n---\n'));
   assert.equal(examples.filter((e) => e.includes('/v1/images/')).length, 3);
+  assert.equal(examples.filter((e) => e.includes('/v1/videogen/asset/')).length, 4);
 });
+
+/** The ids the README's asset examples show, which a reader replaces with those of the answers before them. */
+const SHOWN_GROUP = 'group-20261126120000-a1b2c';
+const SHOWN_ASSET = 'asset-20261126120000-d3e4f';
 
 /** The size a README image example asks for. */
 function sizeAsked(command: string): number {
@@ -67,9 +72,30 @@ function assertPng(bytes: Buffer, size: number, command: string): void {
 }
 
 test('every README curl example works against `npm start` with the shipped config', async () => {
+  // The asset examples follow one another: each uses the id the one before answered, as the README says to.
+  const made = new Map<string, string>();
   for (const example of curlExamples()) {
-    const command = example.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+    let command = example.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+    for (const [shown, real] of made) command = command.replaceAll(shown, real);
     const { stdout } = await run('sh', ['-c', `${command} --fail-with-body`], { cwd: ROOT });
+    if (command.includes('/v1/videogen/asset/')) {
+      const body = JSON.parse(stdout) as { ResponseMetadata: { RequestId: string; Action: string; Error?: unknown }; Result: Record<string, unknown> };
+      assert.equal(body.ResponseMetadata.Error, undefined, stdout);
+      assert.match(body.ResponseMetadata.RequestId, /^req_/);
+      const action = body.ResponseMetadata.Action;
+      if (action === 'CreateAssetGroup') made.set(SHOWN_GROUP, String(body.Result['Id']));
+      if (action === 'CreateAsset') made.set(SHOWN_ASSET, String(body.Result['Id']));
+      if (action === 'GetAsset') {
+        assert.equal(body.Result['Id'], made.get(SHOWN_ASSET));
+        assert.equal(body.Result['GroupId'], made.get(SHOWN_GROUP));
+        assert.equal(body.Result['AssetType'], 'Image');
+      }
+      if (action === 'ListAssets') {
+        const ids = (body.Result['Items'] as { Id: string }[]).map((item) => item.Id);
+        assert.ok(ids.includes(made.get(SHOWN_ASSET) ?? ''), stdout);
+      }
+      continue;
+    }
     if (command.includes('/v1/images/')) {
       const body = JSON.parse(stdout) as { data: { b64_json?: string; url?: string }[] };
       assert.equal(body.data.length, 1, stdout.slice(0, 200));

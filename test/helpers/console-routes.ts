@@ -13,6 +13,8 @@ export const CONSOLE_ROUTES: readonly string[] = [
   'GET /console/api/usage',
   'GET /console/api/usage.csv',
   'GET /console/api/ledger',
+  'GET /console/api/asset-groups',
+  '/console/api/asset-groups/{id}/bind',
   'GET /console/api/accounts',
   '/console/api/accounts',
   'PATCH /console/api/accounts/{name}',

@@ -7,6 +7,7 @@ import type { EndpointRegistry } from '../../core/endpoints/registry.js';
 import { createSilentLogger, type Logger } from '../../core/logging/logger.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import type { Limiter } from '../../core/limits/limiter.js';
+import type { HostResolver } from '../../core/assets/asset-url.js';
 import { startGateway, type RunningGateway } from '../../core/serve.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';
@@ -66,6 +67,8 @@ export interface GatewayUnderTestOptions {
   readonly endpoints?: EndpointRegistry;
   /** Rate-limit state: a MemoryLimiter on a clock the test moves. */
   readonly limiter?: Limiter;
+  /** How asset URLs' hosts resolve (no DNS in tests). */
+  readonly resolveHost?: HostResolver;
 }
 
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
@@ -84,6 +87,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'GATEWAY_STORE_URL')),
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
+    ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
   });
   let stopped = false;
   return {

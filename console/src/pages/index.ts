@@ -3,6 +3,7 @@
 
 import type { PageDef } from '../page-def.js';
 import { AccountsPage } from './accounts.js';
+import { AssetsPage } from './assets.js';
 import { ChannelsPage } from './channels.js';
 import { ConfigPage } from './config.js';
 import { DashboardPage } from './dashboard.js';
@@ -20,6 +21,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/tokens', title: 'Tokens', who: 'user', view: TokensPage },
   { path: '/usage', title: 'Usage', who: 'user', view: UsagePage },
   { path: '/ledger', title: 'Ledger', who: 'user', view: LedgerPage },
+  { path: '/assets', title: 'Assets', who: 'user', view: AssetsPage },
   { path: '/accounts', title: 'Accounts', who: 'operator', view: AccountsPage },
   { path: '/channels', title: 'Channels', who: 'operator', view: ChannelsPage },
   { path: '/instances', title: 'Instances', who: 'operator', view: InstancesPage },

@@ -54,7 +54,7 @@ describe('schema messages', () => {
 
   it('lists the allowed values of an enum', () => {
     const text = yaml(...CHANNELS).replace('type: mock', 'type: gemini');
-    assert.deepEqual(issuesOf(text), ['channels[1].type: must be one of: openai, anthropic, mock (x.yaml:8)']);
+    assert.deepEqual(issuesOf(text), ['channels[1].type: must be one of: openai, anthropic, volcengine, mock (x.yaml:8)']);
   });
 
   it('says what a model list may be, in one message', () => {
@@ -107,7 +107,7 @@ describe('schema messages', () => {
       'extra: true',
     );
     assert.deepEqual(issuesOf(text), [
-      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact, /v1/images/generations, /v1/images/edits, GET /v1/models, GET /v1/models/{id}, GET /v1/me, GET /v1/dashboard/billing/subscription, GET /v1/dashboard/billing/usage (x.yaml:2)',
+      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact, /v1/images/generations, /v1/images/edits, /v1/videogen/asset/{action}, GET /v1/models, GET /v1/models/{id}, GET /v1/me, GET /v1/dashboard/billing/subscription, GET /v1/dashboard/billing/usage (x.yaml:2)',
       'routes[0].plugins: must not be empty (x.yaml:3)',
       'channels: must not be empty (x.yaml:4)',
       '(root): unknown field "extra" (x.yaml:5)',

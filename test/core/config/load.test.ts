@@ -121,6 +121,7 @@ describe('defaults', () => {
       modelsRefreshMs: 600000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },
+      assets: false,
     });
   });
 
@@ -201,6 +202,7 @@ describe('routes', () => {
       { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
       { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
       { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
+      { path: '/v1/videogen/asset/{action}', at: ['(default)'], plugins: [...chain.slice(0, 4), { use: 'asset-store', with: {}, path: ['(default)'] }] },
       { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       ...['GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
@@ -208,7 +210,7 @@ describe('routes', () => {
         at: ['(default)'],
         plugins: [chain[0], { use: 'billing', with: {}, path: ['(default)'] }],
       })),
-      ...['GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances'].map((path) => ({
+      ...['GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind'].map((path) => ({
         path,
         at: ['(default)'],
         plugins: [
@@ -246,7 +248,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', ...CONSOLE_ROUTES],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

@@ -26,6 +26,7 @@ export function resolvedChannel(name: string, overrides: ChannelOverrides = {}):
       modelsRefreshMs: 600_000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },
+      assets: false,
     },
     rest,
   );

@@ -34,6 +34,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     modelsRefreshMs: 0,
     headers: {},
     mock: { chunkDelayMs: 0, reply: null },
+    assets: false,
   };
 }
 

@@ -25,6 +25,7 @@ const CHANNEL: ResolvedChannel = {
   modelsRefreshMs: 0,
   headers: {},
   mock: { chunkDelayMs: 0, reply: null },
+  assets: false,
 };
 
 async function send(path: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {

@@ -1,0 +1,181 @@
+// AssetStore over Kysely: the same queries on SQLite and PostgreSQL.
+
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AssetGroupRow, AssetRow, AssetStatus, AssetStore, GroupQuery, MockAssetRecord, MockRecordQuery } from './asset-store.js';
+import { decodeInteger } from './row-codec.js';
+import type { AssetGroupsTable, AssetsTable, Database, MockAssetRecordsTable } from './schema.js';
+
+function decodeGroup(row: Selectable<AssetGroupsTable>): AssetGroupRow {
+  return {
+    id: row.id,
+    channel: row.channel,
+    keyId: row.key_id,
+    account: row.account,
+    bound: decodeInteger(row.bound) !== 0,
+    name: row.name,
+    createdAt: decodeInteger(row.created_at),
+    updatedAt: decodeInteger(row.updated_at),
+  };
+}
+
+function decodeAsset(row: Selectable<AssetsTable>): AssetRow {
+  return {
+    id: row.id,
+    groupId: row.group_id,
+    channel: row.channel,
+    assetType: row.asset_type,
+    status: row.status as AssetStatus,
+    createdAt: decodeInteger(row.created_at),
+    updatedAt: decodeInteger(row.updated_at),
+  };
+}
+
+function decodeMock(row: Selectable<MockAssetRecordsTable>): MockAssetRecord {
+  return {
+    id: row.id,
+    channel: row.channel,
+    kind: row.kind === 'group' ? 'group' : 'asset',
+    groupId: row.group_id,
+    createdAt: decodeInteger(row.created_at),
+    record: JSON.parse(row.record) as Record<string, unknown>,
+  };
+}
+
+/**
+ * Names holding `text`, whatever its case (SQLite's like ignores ASCII case and PostgreSQL's does not: both compare
+ * lower()), its wildcards taken literally (a name holding `%` or `_` matches only itself).
+ */
+function nameHolds(text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`lower(name) like ${pattern} escape '\\'`;
+}
+
+export class KyselyAssets implements AssetStore {
+  readonly #db: Kysely<Database>;
+  readonly mock: AssetStore['mock'];
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+    this.mock = {
+      put: (record) => this.#putMock(record),
+      get: (channel, id) => this.#getMock(channel, id),
+      list: (query) => this.#listMock(query),
+    };
+  }
+
+  async addGroup(row: AssetGroupRow): Promise<void> {
+    await this.#db
+      .insertInto('asset_groups')
+      .values({
+        id: row.id,
+        channel: row.channel,
+        key_id: row.keyId,
+        account: row.account,
+        bound: row.bound ? 1 : 0,
+        name: row.name,
+        created_at: row.createdAt,
+        updated_at: row.updatedAt,
+      })
+      .execute();
+  }
+
+  async group(id: string): Promise<AssetGroupRow | undefined> {
+    const row = await this.#db.selectFrom('asset_groups').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : decodeGroup(row);
+  }
+
+  async renameGroup(id: string, name: string, at: number): Promise<void> {
+    await this.#db.updateTable('asset_groups').set({ name, updated_at: at }).where('id', '=', id).execute();
+  }
+
+  async keyGroups(keyId: string, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }> {
+    if (query.ids !== undefined && query.ids.length === 0) return { rows: [], total: 0 };
+    let base = this.#db.selectFrom('asset_groups').where('key_id', '=', keyId).where('bound', '=', 1);
+    if (query.ids !== undefined) base = base.where('id', 'in', query.ids);
+    if (query.name !== undefined && query.name !== '') base = base.where(nameHolds(query.name));
+    const order = query.ascending ? 'asc' : 'desc';
+    const column = query.sortBy === 'UpdateTime' ? 'updated_at' : 'created_at';
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy(column, order).orderBy('id', order).offset(query.offset).limit(query.limit).execute(),
+      base.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows.map(decodeGroup), total: decodeInteger(count.n) };
+  }
+
+  async boundGroupIds(keyId: string): Promise<readonly { readonly id: string; readonly channel: string }[]> {
+    return this.#db.selectFrom('asset_groups').select(['id', 'channel']).where('key_id', '=', keyId).where('bound', '=', 1).orderBy('created_at', 'desc').execute();
+  }
+
+  async bindGroup(id: string, keyId: string, at: number): Promise<void> {
+    await this.#db.updateTable('asset_groups').set({ key_id: keyId, bound: 1, updated_at: at }).where('id', '=', id).execute();
+  }
+
+  async addAsset(row: AssetRow): Promise<void> {
+    await this.#db
+      .insertInto('assets')
+      .values({
+        id: row.id,
+        group_id: row.groupId,
+        channel: row.channel,
+        asset_type: row.assetType,
+        status: row.status,
+        created_at: row.createdAt,
+        updated_at: row.updatedAt,
+      })
+      .execute();
+  }
+
+  async asset(id: string): Promise<AssetRow | undefined> {
+    const row = await this.#db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : decodeAsset(row);
+  }
+
+  async setAssetStatus(id: string, status: AssetStatus, at: number): Promise<void> {
+    await this.#db.updateTable('assets').set({ status, updated_at: at }).where('id', '=', id).where('status', '!=', status).execute();
+  }
+
+  async accountGroups(
+    account: string | null,
+    page: { readonly offset: number; readonly limit: number; readonly keyId?: string },
+  ): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }> {
+    let base = this.#db.selectFrom('asset_groups');
+    if (account !== null) base = base.where('account', '=', account);
+    if (page.keyId !== undefined) base = base.where('key_id', '=', page.keyId);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
+      base.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows.map(decodeGroup), total: decodeInteger(count.n) };
+  }
+
+  async groupAssets(groupIds: readonly string[], limit: number): Promise<readonly AssetRow[]> {
+    if (groupIds.length === 0) return [];
+    const rows = await this.#db.selectFrom('assets').selectAll().where('group_id', 'in', groupIds).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(decodeAsset);
+  }
+
+  async #putMock(record: MockAssetRecord): Promise<void> {
+    const text = JSON.stringify(record.record);
+    await this.#db
+      .insertInto('mock_asset_records')
+      .values({ id: record.id, channel: record.channel, kind: record.kind, group_id: record.groupId, created_at: record.createdAt, record: text })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ record: text }))
+      .execute();
+  }
+
+  async #getMock(channel: string, id: string): Promise<MockAssetRecord | undefined> {
+    const row = await this.#db.selectFrom('mock_asset_records').selectAll().where('channel', '=', channel).where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : decodeMock(row);
+  }
+
+  async #listMock(query: MockRecordQuery): Promise<{ readonly rows: readonly MockAssetRecord[]; readonly total: number }> {
+    if (query.ids !== undefined && query.ids.length === 0) return { rows: [], total: 0 };
+    let base = this.#db.selectFrom('mock_asset_records').where('channel', '=', query.channel).where('kind', '=', query.kind);
+    if (query.ids !== undefined) base = base.where(query.kind === 'group' ? 'id' : 'group_id', 'in', query.ids);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(query.offset).limit(query.limit).execute(),
+      base.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows.map(decodeMock), total: decodeInteger(count.n) };
+  }
+}

@@ -1,0 +1,72 @@
+// The group actions: CreateAssetGroup (owned by the calling key from then on), GetAssetGroup, UpdateAssetGroup and
+// ListAssetGroups (paged over the caller's own groups in the store; the page's records read from their libraries).
+
+import { GatewayError, type AuthedKey, type GatewayServices, type RequestContext } from '../../core/index.js';
+import { callerRecord } from './answer.js';
+import { callLibrary, channelOf } from './library-call.js';
+import { ownGroup } from './ownership.js';
+import { pageOf, textOf, type Body } from './request-fields.js';
+
+export async function createGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
+  const channel = services.assets.forNewGroup();
+  if (channel === undefined) throw new GatewayError('GW_ERR_ASSET_LIBRARY_UNAVAILABLE', 'No asset library is configured on this gateway.');
+  const name = textOf(body, 'Name') ?? '';
+  const sent: Record<string, unknown> = { Name: name, GroupType: 'AIGC' };
+  const description = textOf(body, 'Description');
+  if (description !== undefined) sent['Description'] = description;
+  const result = await callLibrary(ctx, services, channel, 'CreateAssetGroup', sent);
+  const id = result['Id'];
+  if (typeof id !== 'string' || id === '') throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The asset library did not say which group it made.');
+  const at = Date.now();
+  await services.store.assets.addGroup({ id, channel: channel.name, keyId: key.id, account: key.account ?? null, bound: true, name, createdAt: at, updatedAt: at });
+  return { Id: id };
+}
+
+export async function getGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
+  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '');
+  return callerRecord(await callLibrary(ctx, services, channelOf(services, group.channel), 'GetAssetGroup', { Id: group.id }));
+}
+
+export async function updateGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
+  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '');
+  const sent: Record<string, unknown> = { Id: group.id };
+  for (const field of ['Name', 'Description']) if (body[field] !== undefined) sent[field] = body[field];
+  const result = await callLibrary(ctx, services, channelOf(services, group.channel), 'UpdateAssetGroup', sent);
+  const name = textOf(body, 'Name');
+  if (name !== undefined) await services.store.assets.renameGroup(group.id, name, Date.now());
+  return callerRecord(result);
+}
+
+export async function listGroups(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
+  const page = pageOf(body);
+  const filter = (body['Filter'] ?? {}) as Body;
+  const ids = Array.isArray(filter['GroupIds']) ? (filter['GroupIds'] as string[]) : undefined;
+  const name = textOf(filter, 'Name');
+  const found = await services.store.assets.keyGroups(
+    key.id,
+    Object.assign(
+      { sortBy: body['SortBy'] === 'UpdateTime' ? ('UpdateTime' as const) : ('CreateTime' as const), ascending: body['SortOrder'] === 'Asc', offset: page.offset, limit: page.size },
+      ids === undefined ? {} : { ids },
+      name === undefined ? {} : { name },
+    ),
+  );
+  // The page's records, from each library that holds some of them (never an empty GroupIds: that lists everything).
+  const records = new Map<string, Record<string, unknown>>();
+  const byChannel = new Map<string, string[]>();
+  for (const row of found.rows) byChannel.set(row.channel, [...(byChannel.get(row.channel) ?? []), row.id]);
+  for (const [channelName, groupIds] of byChannel) {
+    const result = await callLibrary(ctx, services, channelOf(services, channelName), 'ListAssetGroups', {
+      Filter: { GroupType: 'AIGC', GroupIds: groupIds },
+      PageNumber: 1,
+      PageSize: groupIds.length,
+    });
+    const items = Array.isArray(result['Items']) ? (result['Items'] as unknown[]) : [];
+    for (const item of items) {
+      const record = callerRecord(item);
+      if (typeof record['Id'] === 'string' && groupIds.includes(record['Id'])) records.set(record['Id'], record);
+    }
+  }
+  // In the store's order; a group the library no longer has (deleted there) is left out.
+  const items = found.rows.flatMap((row) => records.get(row.id) ?? []);
+  return { Items: items, TotalCount: found.total, PageNumber: page.number, PageSize: page.size };
+}

@@ -1,0 +1,44 @@
+// asset-store (terminal): Volcengine's asset library for the gateway's callers, POST /v1/videogen/asset/{action}.
+// Every group made through a key belongs to that key (the store records group -> key, account and channel, and
+// asset -> group); each action reaches only the caller's own bound groups and their assets, and anything else is
+// answered as missing. The library's calls are signed with the operator's AK/SK, which no caller ever sees.
+// Charging is quota's (a flat price per call, pricing.calls: `videogen.asset.CreateAsset`), recording meter's.
+
+import { GatewayError, type AssetAction, type AuthedKey, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
+import { envelope } from './answer.js';
+import { createAsset, getAsset, listAssets, updateAsset } from './assets.js';
+import { createGroup, getGroup, listGroups, updateGroup } from './groups.js';
+import type { Body } from './request-fields.js';
+import type { AssetStoreOptions } from './options.gen.js';
+
+type Action = (ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body) => Promise<Record<string, unknown>>;
+
+const ACTIONS: Readonly<Record<AssetAction, Action>> = {
+  CreateAssetGroup: createGroup,
+  GetAssetGroup: getGroup,
+  UpdateAssetGroup: updateGroup,
+  ListAssetGroups: listGroups,
+  CreateAsset: createAsset,
+  GetAsset: getAsset,
+  UpdateAsset: updateAsset,
+  ListAssets: listAssets,
+};
+
+export const assetStorePlugin: PluginFactory<AssetStoreOptions> = {
+  name: 'asset-store',
+  create(_options, services): Plugin {
+    return { name: 'asset-store', relay: (ctx) => answer(ctx, services) };
+  },
+};
+
+async function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const key = ctx.key;
+  if (key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
+  // The format read the action from the path and checked the body against its schema.
+  const action = (ctx.params?.['action'] ?? '') as AssetAction;
+  const run = ACTIONS[action] as Action | undefined;
+  if (run === undefined) throw new GatewayError('GW_ERR_ASSET_ACTION_UNKNOWN', `The asset library has no action "${action.slice(0, 64)}".`);
+  return envelope(ctx, action, await run(ctx, services, key, ctx.request.head));
+}
+
+export default assetStorePlugin;

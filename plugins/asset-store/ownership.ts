@@ -1,0 +1,32 @@
+// Isolation: a key reaches a group only if it owns it and the group is bound to it, and an asset only through such a
+// group. Anything else is answered exactly as a group or asset that does not exist (the same code, status and
+// words as Volcengine's own NotFound), so that no key learns what another key has.
+
+import { GatewayError, type AssetGroupRow, type AssetRow, type AuthedKey, type GatewayServices } from '../../core/index.js';
+
+export function groupNotFound(id: string): GatewayError {
+  return new GatewayError('GW_ERR_ASSET_GROUP_NOT_FOUND', `The specified asset_group ${id.slice(0, 128)} is not found.`, { param: 'GroupId' });
+}
+
+export function assetNotFound(id: string): GatewayError {
+  return new GatewayError('GW_ERR_ASSET_NOT_FOUND', `The specified asset ${id.slice(0, 128)} is not found.`, { param: 'Id' });
+}
+
+function owns(key: AuthedKey, group: AssetGroupRow | undefined): group is AssetGroupRow {
+  return group !== undefined && group.bound && group.keyId === key.id;
+}
+
+/** The caller's own bound group `id`, or the not-found error. */
+export async function ownGroup(services: GatewayServices, key: AuthedKey, id: string): Promise<AssetGroupRow> {
+  const group = await services.store.assets.group(id);
+  if (!owns(key, group)) throw groupNotFound(id);
+  return group;
+}
+
+/** The caller's own asset `id` (in a group bound to it) and its group, or the not-found error. */
+export async function ownAsset(services: GatewayServices, key: AuthedKey, id: string): Promise<{ readonly asset: AssetRow; readonly group: AssetGroupRow }> {
+  const asset = await services.store.assets.asset(id);
+  const group = asset === undefined ? undefined : await services.store.assets.group(asset.groupId);
+  if (asset === undefined || !owns(key, group)) throw assetNotFound(id);
+  return { asset, group };
+}
