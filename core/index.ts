@@ -28,7 +28,7 @@ export { ASSET_ACTIONS, type AssetAction, type LibraryAnswer } from './assets/li
 export type { AssetLibraries, LibraryChannel } from './assets/libraries.js';
 export { checkAssetUrl } from './assets/asset-url.js';
 export { describeGroup, rebindGroup } from './assets/rebind.js';
-export { responseMetadata } from './formats/volcengine-asset/envelope.js';
+export { isVolcengineCode, responseMetadata } from './formats/volcengine-asset/envelope.js';
 export type { AssetGroupRow, AssetRow, AssetStatus } from './store/asset-store.js';
 export type { HourlyUsage, StoredKey, UsageRecord } from './store/store.js';
 export type { StatusFilter, UsageCursor, UsageFilter, UsageLogRow, UsageTotals } from './store/usage-log.js';

@@ -1,14 +1,30 @@
 // The check of an asset's URL before a CreateAsset goes to Volcengine, which then downloads it: the gateway must not
 // become a way to make the provider fetch internal addresses, and inputs the upstream refuses anyway fail here, clearly.
 
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { GatewayError } from '../errors.js';
 
 /** The addresses a host name resolves to. */
 export type HostResolver = (hostname: string) => Promise<readonly string[]>;
 
-export const systemResolver: HostResolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+/**
+ * DNS through c-ares (dns.Resolver), not getaddrinfo (dns.lookup): a lookup holds one of libuv's four pool threads
+ * until the system resolver gives up, whatever the caller's timeout, so names made to answer slowly could stall every
+ * other lookup of the process (the upstreams' connects among them). A Resolver of its own per check, bounded by its
+ * timeout and cancelled at the end, holds no thread. Both families are asked; one failing (no AAAA) is no failure.
+ */
+export const systemResolver: HostResolver = async (hostname) => {
+  const resolver = new Resolver({ timeout: 2000, tries: 1 });
+  try {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+    if (addresses.length === 0) throw new Error('not resolved');
+    return addresses;
+  } finally {
+    resolver.cancel();
+  }
+};
 
 const MAX_LENGTH = 2048;
 const NOT_PUBLIC = 'loopback, private, link-local, CGNAT, multicast, reserved or metadata';
@@ -26,6 +42,7 @@ const NON_PUBLIC_IPV4: readonly (readonly [string, number])[] = [
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
   ['192.168.0.0', 16],
+  ['192.88.99.0', 24], // the former 6to4 relay anycast
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, with the broadcast 255.255.255.255
@@ -50,7 +67,7 @@ const LOCAL_SUFFIXES: readonly string[] = ['.localhost', '.local', '.internal', 
 const refused = (message: string): GatewayError => new GatewayError('GW_ERR_ASSET_URL_REFUSED', message, { param: 'URL' });
 
 /**
- * The URL to send in a CreateAsset (the value as given), or a GW_ERR_ASSET_URL_REFUSED naming why not. A host name is
+ * The URL to send in a CreateAsset (as WHATWG normalises it), or a GW_ERR_ASSET_URL_REFUSED naming why not. A host name is
  * resolved with `resolve` within `timeoutMs`; it is refused when any address it resolves to is not public.
  */
 export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeoutMs = 3000): Promise<string> {
@@ -65,7 +82,9 @@ export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeo
   if (url.protocol !== 'https:') throw refused('URL must use https://.');
   if (url.username !== '' || url.password !== '') throw refused('URL contains credentials (a user or a password), which are not accepted.');
   await checkHost(url.hostname, resolve, timeoutMs);
-  return value;
+  // As parsed here (WHATWG's normal form): the upstream then reads the host that was checked, not its own reading of
+  // the caller's text.
+  return url.href;
 }
 
 /** The file itself where a link was asked for: a data URI, a local path, or bare base64. */
@@ -151,11 +170,13 @@ function hextetsOf(address: string): readonly number[] | null {
   return [...left, ...zeros, ...right].map((group) => parseInt(group, 16));
 }
 
-/** The IPv4 address a mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) or 6to4 (2002:AABB:CCDD::) address carries. */
+/** The IPv4 address a mapped (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) or 6to4 (2002:AABB:CCDD::) address carries. */
 function carriedIpv4(groups: readonly number[]): string | null {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
   const dotted = (high: number, low: number): string => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return dotted(g6, g7);
+  // SIIT's IPv4-translated form, ::ffff:0:a.b.c.d.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) return dotted(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dotted(g6, g7);
   if (g0 === 0x2002) return dotted(g1, g2);
   return null;

@@ -1,6 +1,7 @@
 // The channels that hold an asset library (`assets: true`), one library each, for one config load. A new group goes
-// to the first healthy one by priority (or stays with the key's other groups); after that every call about the group
-// goes to the channel its record names.
+// to the first healthy one by priority; after that every call about the group goes to the channel its record names.
+// A library's health is its own (`asset:<channel>` in the process's ChannelHealth): a control plane that fails must
+// not take the channel's data plane out of model routing, nor the reverse.
 
 import type { ResolvedChannel } from '../config/resolved.js';
 import type { ChannelHealth } from '../routing/health.js';
@@ -16,6 +17,10 @@ export interface LibraryChannel {
    * name them); the asset-store plugin scrubs answers of them.
    */
   readonly secrets: readonly string[];
+}
+
+function healthName(channel: LibraryChannel): string {
+  return `asset:${channel.name}`;
 }
 
 export type LibraryFactory = (channel: ResolvedChannel) => AssetLibrary;
@@ -39,23 +44,18 @@ export class AssetLibraries {
     this.#health = health;
   }
 
-  /** Whether any channel holds a library. */
-  get any(): boolean {
-    return this.#channels.length > 0;
-  }
-
   byName(name: string): LibraryChannel | undefined {
     return this.#channels.find((c) => c.name === name);
   }
 
   /** Where a new group goes: the first healthy channel by priority, else the first (every one cooling: try anyway). */
   forNewGroup(): LibraryChannel | undefined {
-    return this.#channels.find((c) => !this.#health.isCooling(c.name)) ?? this.#channels[0];
+    return this.#channels.find((c) => !this.#health.isCooling(healthName(c))) ?? this.#channels[0];
   }
 
   /** A library that did not answer (or answered 5xx) cools down, so new groups go elsewhere meanwhile. */
   failed(channel: LibraryChannel): void {
-    this.#health.markFailure(channel.name, channel.cooldownMs);
+    this.#health.markFailure(healthName(channel), channel.cooldownMs);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@
 // (a status or a cause; never the key, never the upstream's body).
 
 import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { readAtMost } from './bounded-body.js';
 import type { ResolvedChannel } from '../config/resolved.js';
 
 /** A real list is a few hundred KB at most; these bounds stop a broken or hostile upstream from costing more. */
@@ -52,21 +53,15 @@ export async function getJson(
     await res.body.dump().catch(() => undefined);
     throw new DiscoveryFailure(`HTTP ${res.statusCode}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
+  let bytes: Buffer;
   try {
-    for await (const chunk of res.body) {
-      const bytes = chunk as Buffer;
-      size += bytes.length;
-      if (size > MAX_BODY_BYTES) throw new DiscoveryFailure(`the answer is over ${MAX_BODY_BYTES} bytes`);
-      chunks.push(bytes);
-    }
+    bytes = await readAtMost(res.body, MAX_BODY_BYTES, () => new DiscoveryFailure(`the answer is over ${MAX_BODY_BYTES} bytes`));
   } catch (err) {
     // Leaving the loop has destroyed the body already (an explicit destroy() would raise an unheard error).
     throw err instanceof DiscoveryFailure ? err : new DiscoveryFailure(transportReason(err), { cause: err });
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     throw new DiscoveryFailure('the answer is not JSON');
   }

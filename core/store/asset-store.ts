@@ -26,6 +26,12 @@ export interface AssetRow {
   readonly updatedAt: number;
 }
 
+/** Who holds groups: a key, while it is of the groups' account (a declared key may be declared again for another). */
+export interface GroupOwner {
+  readonly keyId: string;
+  readonly account: string | null;
+}
+
 /** What a key's group list is narrowed to. */
 export interface GroupQuery {
   /** Only these ids (Filter.GroupIds); absent: every group of the key. */
@@ -63,13 +69,15 @@ export interface AssetStore {
   /** A rename through the gateway (UpdateAssetGroup). */
   renameGroup(id: string, name: string, at: number): Promise<void>;
   /** The groups bound to a key, paged, and how many match in all. */
-  keyGroups(keyId: string, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }>;
+  keyGroups(owner: GroupOwner, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }>;
   /** Every group bound to a key (id and channel), for forcing a list's GroupIds filter to the caller's own. */
-  boundGroupIds(keyId: string): Promise<readonly { readonly id: string; readonly channel: string }[]>;
+  boundGroupIds(owner: GroupOwner): Promise<readonly { readonly id: string; readonly channel: string }[]>;
   /** Binds a group to a key (a rotation: the operator moves an account's groups to its new key). */
   bindGroup(id: string, keyId: string, at: number): Promise<void>;
   addAsset(row: AssetRow): Promise<void>;
   asset(id: string): Promise<AssetRow | undefined>;
+  /** Those of `ids` the store knows (a list's page: at most 100). */
+  assetsByIds(ids: readonly string[]): Promise<readonly AssetRow[]>;
   /** The library's latest word on an asset's status. */
   setAssetStatus(id: string, status: AssetStatus, at: number): Promise<void>;
   /** An account's groups (bound or not), newest first, for the console; `keyId` narrows to one key's. */

@@ -1,7 +1,7 @@
 // AssetStore over Kysely: the same queries on SQLite and PostgreSQL.
 
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AssetGroupRow, AssetRow, AssetStatus, AssetStore, GroupQuery, MockAssetRecord, MockRecordQuery } from './asset-store.js';
+import type { AssetGroupRow, AssetRow, AssetStatus, AssetStore, GroupOwner, GroupQuery, MockAssetRecord, MockRecordQuery } from './asset-store.js';
 import { decodeInteger } from './row-codec.js';
 import type { AssetGroupsTable, AssetsTable, Database, MockAssetRecordsTable } from './schema.js';
 
@@ -88,9 +88,14 @@ export class KyselyAssets implements AssetStore {
     await this.#db.updateTable('asset_groups').set({ name, updated_at: at }).where('id', '=', id).execute();
   }
 
-  async keyGroups(keyId: string, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }> {
+  #owned(owner: GroupOwner) {
+    const base = this.#db.selectFrom('asset_groups').where('key_id', '=', owner.keyId).where('bound', '=', 1);
+    return owner.account === null ? base.where('account', 'is', null) : base.where('account', '=', owner.account);
+  }
+
+  async keyGroups(owner: GroupOwner, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }> {
     if (query.ids !== undefined && query.ids.length === 0) return { rows: [], total: 0 };
-    let base = this.#db.selectFrom('asset_groups').where('key_id', '=', keyId).where('bound', '=', 1);
+    let base = this.#owned(owner);
     if (query.ids !== undefined) base = base.where('id', 'in', query.ids);
     if (query.name !== undefined && query.name !== '') base = base.where(nameHolds(query.name));
     const order = query.ascending ? 'asc' : 'desc';
@@ -102,8 +107,8 @@ export class KyselyAssets implements AssetStore {
     return { rows: rows.map(decodeGroup), total: decodeInteger(count.n) };
   }
 
-  async boundGroupIds(keyId: string): Promise<readonly { readonly id: string; readonly channel: string }[]> {
-    return this.#db.selectFrom('asset_groups').select(['id', 'channel']).where('key_id', '=', keyId).where('bound', '=', 1).orderBy('created_at', 'desc').execute();
+  async boundGroupIds(owner: GroupOwner): Promise<readonly { readonly id: string; readonly channel: string }[]> {
+    return this.#owned(owner).select(['id', 'channel']).orderBy('created_at', 'desc').execute();
   }
 
   async bindGroup(id: string, keyId: string, at: number): Promise<void> {
@@ -122,12 +127,19 @@ export class KyselyAssets implements AssetStore {
         created_at: row.createdAt,
         updated_at: row.updatedAt,
       })
+      // A list may have recorded it first (an asset whose create answer was lost, seen in a list): same asset.
+      .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }
 
   async asset(id: string): Promise<AssetRow | undefined> {
     const row = await this.#db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : decodeAsset(row);
+  }
+
+  async assetsByIds(ids: readonly string[]): Promise<readonly AssetRow[]> {
+    if (ids.length === 0) return [];
+    return (await this.#db.selectFrom('assets').selectAll().where('id', 'in', ids).execute()).map(decodeAsset);
   }
 
   async setAssetStatus(id: string, status: AssetStatus, at: number): Promise<void> {

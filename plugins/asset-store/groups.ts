@@ -4,10 +4,19 @@
 import { GatewayError, type AuthedKey, type GatewayServices, type RequestContext } from '../../core/index.js';
 import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
-import { ownGroup } from './ownership.js';
+import { ownerOf, ownGroup } from './ownership.js';
 import { pageOf, textOf, type Body } from './request-fields.js';
 
+/**
+ * The most groups one key holds. Groups cost the operator's library quota and nothing else (CreateAssetGroup is free
+ * unless priced), and every ListAssets names all of a key's groups of a library in its GroupIds.
+ */
+export const MAX_GROUPS_PER_KEY = 200;
+
 export async function createGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
+  if ((await services.store.assets.boundGroupIds(ownerOf(key))).length >= MAX_GROUPS_PER_KEY) {
+    throw new GatewayError('GW_ERR_ASSET_GROUP_LIMIT', `This key holds ${MAX_GROUPS_PER_KEY} asset groups, the most one key may; add assets to those it has.`);
+  }
   const channel = services.assets.forNewGroup();
   if (channel === undefined) throw new GatewayError('GW_ERR_ASSET_LIBRARY_UNAVAILABLE', 'No asset library is configured on this gateway.');
   const name = textOf(body, 'Name') ?? '';
@@ -23,18 +32,20 @@ export async function createGroup(ctx: RequestContext, services: GatewayServices
 }
 
 export async function getGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
-  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '');
-  return callerRecord(await callLibrary(ctx, services, channelOf(services, group.channel), 'GetAssetGroup', { Id: group.id }));
+  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '', 'Id');
+  const channel = channelOf(services, group.channel);
+  return callerRecord(await callLibrary(ctx, services, channel, 'GetAssetGroup', { Id: group.id }), channel);
 }
 
 export async function updateGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
-  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '');
+  const group = await ownGroup(services, key, textOf(body, 'Id') ?? '', 'Id');
+  const channel = channelOf(services, group.channel);
   const sent: Record<string, unknown> = { Id: group.id };
   for (const field of ['Name', 'Description']) if (body[field] !== undefined) sent[field] = body[field];
-  const result = await callLibrary(ctx, services, channelOf(services, group.channel), 'UpdateAssetGroup', sent);
-  const name = textOf(body, 'Name');
-  if (name !== undefined) await services.store.assets.renameGroup(group.id, name, Date.now());
-  return callerRecord(result);
+  const result = await callLibrary(ctx, services, channel, 'UpdateAssetGroup', sent);
+  // The store's name (what ListAssetGroups filters by) and update time follow the library's.
+  await services.store.assets.renameGroup(group.id, textOf(body, 'Name') ?? group.name, Date.now());
+  return callerRecord(result, channel);
 }
 
 export async function listGroups(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
@@ -43,7 +54,7 @@ export async function listGroups(ctx: RequestContext, services: GatewayServices,
   const ids = Array.isArray(filter['GroupIds']) ? (filter['GroupIds'] as string[]) : undefined;
   const name = textOf(filter, 'Name');
   const found = await services.store.assets.keyGroups(
-    key.id,
+    ownerOf(key),
     Object.assign(
       { sortBy: body['SortBy'] === 'UpdateTime' ? ('UpdateTime' as const) : ('CreateTime' as const), ascending: body['SortOrder'] === 'Asc', offset: page.offset, limit: page.size },
       ids === undefined ? {} : { ids },
@@ -55,14 +66,17 @@ export async function listGroups(ctx: RequestContext, services: GatewayServices,
   const byChannel = new Map<string, string[]>();
   for (const row of found.rows) byChannel.set(row.channel, [...(byChannel.get(row.channel) ?? []), row.id]);
   for (const [channelName, groupIds] of byChannel) {
-    const result = await callLibrary(ctx, services, channelOf(services, channelName), 'ListAssetGroups', {
+    // A library no longer configured: its groups cannot be read (they stay counted), the others still can.
+    const channel = services.assets.byName(channelName);
+    if (channel === undefined) continue;
+    const result = await callLibrary(ctx, services, channel, 'ListAssetGroups', {
       Filter: { GroupType: 'AIGC', GroupIds: groupIds },
       PageNumber: 1,
       PageSize: groupIds.length,
     });
     const items = Array.isArray(result['Items']) ? (result['Items'] as unknown[]) : [];
     for (const item of items) {
-      const record = callerRecord(item);
+      const record = callerRecord(item, channel);
       if (typeof record['Id'] === 'string' && groupIds.includes(record['Id'])) records.set(record['Id'], record);
     }
   }

@@ -6,23 +6,24 @@
 
 import { GatewayError, type AssetAction, type AuthedKey, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
 import { envelope } from './answer.js';
-import { createAsset, getAsset, listAssets, updateAsset } from './assets.js';
+import { createAsset, getAsset, updateAsset } from './assets.js';
+import { listAssets } from './list-assets.js';
 import { createGroup, getGroup, listGroups, updateGroup } from './groups.js';
 import type { Body } from './request-fields.js';
 import type { AssetStoreOptions } from './options.gen.js';
 
 type Action = (ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body) => Promise<Record<string, unknown>>;
 
-const ACTIONS: Readonly<Record<AssetAction, Action>> = {
-  CreateAssetGroup: createGroup,
-  GetAssetGroup: getGroup,
-  UpdateAssetGroup: updateGroup,
-  ListAssetGroups: listGroups,
-  CreateAsset: createAsset,
-  GetAsset: getAsset,
-  UpdateAsset: updateAsset,
-  ListAssets: listAssets,
-};
+const ACTIONS: ReadonlyMap<string, Action> = new Map<AssetAction, Action>([
+  ['CreateAssetGroup', createGroup],
+  ['GetAssetGroup', getGroup],
+  ['UpdateAssetGroup', updateGroup],
+  ['ListAssetGroups', listGroups],
+  ['CreateAsset', createAsset],
+  ['GetAsset', getAsset],
+  ['UpdateAsset', updateAsset],
+  ['ListAssets', listAssets],
+]);
 
 export const assetStorePlugin: PluginFactory<AssetStoreOptions> = {
   name: 'asset-store',
@@ -35,8 +36,8 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
   const key = ctx.key;
   if (key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
   // The format read the action from the path and checked the body against its schema.
-  const action = (ctx.params?.['action'] ?? '') as AssetAction;
-  const run = ACTIONS[action] as Action | undefined;
+  const action = ctx.params?.['action'] ?? '';
+  const run = ACTIONS.get(action);
   if (run === undefined) throw new GatewayError('GW_ERR_ASSET_ACTION_UNKNOWN', `The asset library has no action "${action.slice(0, 64)}".`);
   return envelope(ctx, action, await run(ctx, services, key, ctx.request.head));
 }

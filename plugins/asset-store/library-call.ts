@@ -1,8 +1,14 @@
 // One action on the library that holds a group: recorded as the request's channel, an unreachable or failing
 // library cooled down (new groups go elsewhere meanwhile), a refusal thrown as the caller's error.
 
-import { GatewayError, type AssetAction, type GatewayServices, type LibraryChannel, type RequestContext } from '../../core/index.js';
-import { resultOf, upstreamRefusal } from './answer.js';
+import { GatewayError, type AssetAction, type GatewayServices, type LibraryAnswer, type LibraryChannel, type RequestContext } from '../../core/index.js';
+import { errorIn, resultOf, upstreamRefusal } from './answer.js';
+
+/**
+ * The actions that change the library. They are not cut when the caller leaves: a create the library may already have
+ * done must come back and be recorded (and charged), or the asset would exist, unowned and unpaid.
+ */
+const CHANGES: ReadonlySet<AssetAction> = new Set<AssetAction>(['CreateAssetGroup', 'CreateAsset', 'UpdateAssetGroup', 'UpdateAsset']);
 
 export async function callLibrary(
   ctx: RequestContext,
@@ -12,15 +18,15 @@ export async function callLibrary(
   body: Readonly<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   ctx.channel = channel.name;
-  let answer;
+  let answer: LibraryAnswer;
   try {
-    answer = await channel.library.call(action, body, ctx.abort.signal);
+    answer = await channel.library.call(action, body, CHANGES.has(action) ? undefined : ctx.abort.signal);
   } catch (err) {
     if (err instanceof GatewayError && err.code !== 'GW_ERR_CLIENT_CLOSED') services.assets.failed(channel);
     throw err;
   }
   if (answer.status >= 500) services.assets.failed(channel);
-  if (answer.status < 200 || answer.status > 299) throw upstreamRefusal(answer, channel);
+  if (answer.status < 200 || answer.status > 299 || errorIn(answer) !== null) throw upstreamRefusal(answer, channel);
   return resultOf(answer);
 }
 

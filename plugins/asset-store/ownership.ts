@@ -4,22 +4,32 @@
 
 import { GatewayError, type AssetGroupRow, type AssetRow, type AuthedKey, type GatewayServices } from '../../core/index.js';
 
-export function groupNotFound(id: string): GatewayError {
-  return new GatewayError('GW_ERR_ASSET_GROUP_NOT_FOUND', `The specified asset_group ${id.slice(0, 128)} is not found.`, { param: 'GroupId' });
+/** `param`: the field that named the group (`Id` of GetAssetGroup, `GroupId` of CreateAsset). */
+export function groupNotFound(id: string, param: string): GatewayError {
+  return new GatewayError('GW_ERR_ASSET_GROUP_NOT_FOUND', `The specified asset_group ${id.slice(0, 128)} is not found.`, { param });
 }
 
 export function assetNotFound(id: string): GatewayError {
   return new GatewayError('GW_ERR_ASSET_NOT_FOUND', `The specified asset ${id.slice(0, 128)} is not found.`, { param: 'Id' });
 }
 
+/**
+ * Bound to this key, and of its account: a declared key's id is its name (`config:<name>`), so a key declared again
+ * under that name for another account must not find the groups the first one made.
+ */
 function owns(key: AuthedKey, group: AssetGroupRow | undefined): group is AssetGroupRow {
-  return group !== undefined && group.bound && group.keyId === key.id;
+  return group !== undefined && group.bound && group.keyId === key.id && group.account === (key.account ?? null);
+}
+
+/** The key as an owner of groups, with its account. */
+export function ownerOf(key: AuthedKey): { readonly keyId: string; readonly account: string | null } {
+  return { keyId: key.id, account: key.account ?? null };
 }
 
 /** The caller's own bound group `id`, or the not-found error. */
-export async function ownGroup(services: GatewayServices, key: AuthedKey, id: string): Promise<AssetGroupRow> {
+export async function ownGroup(services: GatewayServices, key: AuthedKey, id: string, param: string): Promise<AssetGroupRow> {
   const group = await services.store.assets.group(id);
-  if (!owns(key, group)) throw groupNotFound(id);
+  if (!owns(key, group)) throw groupNotFound(id, param);
   return group;
 }
 

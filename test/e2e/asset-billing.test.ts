@@ -4,6 +4,7 @@
 // unbound, and the operator rebinds them to a new key of the same account (admin API and CLI), for it and no one else.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { auditBooks } from '../../core/money/audit.js';
 import { ALICE, ASSET_PRICE, BOB, BROKE, errorOf, startAssetGateway, TEST_KEY, type AssetGateway } from '../helpers/asset-gateway.js';
@@ -133,5 +134,36 @@ describe('asset library: charges, limits and ownership', () => {
     const refused = await runCli(['assets', 'rebind', groupId, 'alice', ...config], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /account other/);
+  });
+});
+
+describe('asset library: bounds of ownership', () => {
+  let t: AssetGateway;
+  before(async () => {
+    t = await startAssetGateway();
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('lets one key hold 200 groups and no more', async () => {
+    const made = await t.admin('POST', '/admin/keys', { name: 'hoarder', group: 'pro' });
+    const key = String(made.body['key']);
+    for (let i = 0; i < 200; i++) await t.result(key, 'CreateAssetGroup', { Name: `g${i}` });
+    const calls = t.fake.calls.length;
+    const refused = await t.call(key, 'CreateAssetGroup', { Name: 'one too many' });
+    assert.equal(refused.status, 403);
+    assert.equal(errorOf(refused).Code, 'QuotaExceeded.AssetGroups');
+    assert.equal(t.fake.calls.length, calls);
+    assert.equal((await t.result(key, 'ListAssetGroups', { PageSize: 1 }))['TotalCount'], 200);
+  });
+
+  it('does not give a declared key that moved to another account the groups it made before', async () => {
+    const groupId = String((await t.result(TEST_KEY, 'CreateAssetGroup', { Name: 'before the move' }))['Id']);
+    const text = await readFile(t.gw.configPath, 'utf8');
+    await t.gw.writeConfig(text.replace('{ name: free, key: ', '{ name: free, account: other, key: '));
+    assert.equal(await t.gw.gateway.reload(), true);
+    assert.equal((await t.call(TEST_KEY, 'GetAssetGroup', { Id: groupId })).status, 404);
+    assert.equal((await t.result(TEST_KEY, 'ListAssetGroups'))['TotalCount'], 0);
   });
 });

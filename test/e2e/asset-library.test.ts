@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALICE, AK, errorOf, PROJECT, SK, startAssetGateway, TEST_KEY, type AssetGateway } from '../helpers/asset-gateway.js';
+import { createVolcengineLibrary } from '../../core/providers/volcengine/control-plane.js';
+import { ALICE, AK, BOB, errorOf, PROJECT, SK, startAssetGateway, TEST_KEY, type AssetGateway } from '../helpers/asset-gateway.js';
 import { startFakeVolcengine } from '../helpers/fake-volcengine.js';
 import { startGatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { assetConfig, testResolver } from '../helpers/asset-gateway.js';
@@ -122,6 +123,51 @@ describe('asset library: the flow against a signed control plane', () => {
   });
 });
 
+describe('asset library: what the library does behind the caller', () => {
+  let t: AssetGateway;
+  before(async () => {
+    t = await startAssetGateway({ processingMs: 50 });
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('refuses a 2xx that carries an error, shows a Failed asset its own error without the operator ids', async () => {
+    const groupId = String((await t.result(ALICE, 'CreateAssetGroup', { Name: 'behind' }))['Id']);
+    t.fake.failNext('GetAssetGroup', 200, 'InternalError', 'half done');
+    const odd = await t.call(ALICE, 'GetAssetGroup', { Id: groupId });
+    assert.equal(odd.status, 502);
+    assert.equal(errorOf(odd).Code, 'InternalError');
+    const failing = await t.result(ALICE, 'CreateAsset', { GroupId: groupId, URL: 'https://example.com/download-fails.png', AssetType: 'Image' });
+    const failed = await until(
+      'the asset to fail',
+      async () => {
+        const record = await t.result(ALICE, 'GetAsset', { Id: failing['Id'] });
+        return record['Status'] === 'Failed' ? record : undefined;
+      },
+      { timeoutMs: 5000, intervalMs: 50 },
+    );
+    assert.equal((failed['Error'] as Record<string, unknown>)['Code'], 'DownloadFailed');
+    const documented = ['AssetType', 'CreateTime', 'Error', 'GroupId', 'Id', 'Name', 'Status', 'URL', 'UpdateTime'];
+    for (const field of Object.keys(failed)) assert.ok(documented.includes(field), `${field} is a documented field`);
+    assert.equal(failed['ProjectName'], undefined);
+  });
+
+  it('records an asset the library made while its answer was lost, once a list shows it in the caller group', async () => {
+    const groupId = String((await t.result(ALICE, 'CreateAssetGroup', { Name: 'lost answers' }))['Id']);
+    // The library made it (as it would have, had the gateway's call timed out after it was sent).
+    const direct = createVolcengineLibrary({ control: { url: t.fake.url, region: 'cn-beijing', accessKeyId: AK, secretAccessKey: SK, projectName: PROJECT }, timeoutMs: 5000 });
+    const made = await direct.call('CreateAsset', { GroupId: groupId, URL: 'https://example.com/orphan.png', AssetType: 'Image' });
+    await direct.close();
+    const orphan = String((made.body['Result'] as Record<string, unknown>)['Id']);
+    assert.equal((await t.call(ALICE, 'GetAsset', { Id: orphan })).status, 404, 'unknown to the gateway until seen');
+    const listed = await t.result(ALICE, 'ListAssets', { Filter: { GroupIds: [groupId] } });
+    assert.deepEqual((listed['Items'] as Record<string, unknown>[]).map((item) => item['Id']), [orphan]);
+    assert.equal((await t.result(ALICE, 'GetAsset', { Id: orphan }))['GroupId'], groupId);
+    assert.equal((await t.call(BOB, 'GetAsset', { Id: orphan })).status, 404);
+  });
+});
+
 describe('asset library: a wrong secret key', () => {
   it('gets SignatureDoesNotMatch from the control plane, answered as the gateway upstream failure (not a 401 of the caller)', async () => {
     const fake = await startFakeVolcengine({ accessKeyId: AK, secretAccessKey: 'another-secret-key-0123456789' });
@@ -176,6 +222,9 @@ describe('asset library: several libraries', () => {
       // The high library fails once: it cools down, and the next group goes to the low one.
       high.failNext('CreateAssetGroup', 500, 'InternalError', 'down');
       assert.equal((await call('CreateAssetGroup', { Name: 'lost' })).status, 502);
+      // The library cools down, not the channel: its data plane stays in model routing.
+      const health = gw.gateway.runtime.current.services.router.health;
+      assert.deepEqual([health.isCooling('asset:ark-high'), health.isCooling('ark-high')], [true, false]);
       const second = String((await call('CreateAssetGroup', { Name: 'second' })).result['Id']);
       assert.ok(low.groups.has(second));
       // Calls about a group go to its library, the cooling one included.

@@ -53,11 +53,13 @@ function codeByStatus(status: number): string {
   return 'InvalidParameter';
 }
 
-/** A code of Volcengine's own, carried by the error (upstream's, or thrown so): `Name` or `Name.Detail`. */
-const VOLCENGINE_CODE = /^[A-Z][A-Za-z]+(\.[A-Za-z0-9_.]+)?$/;
+/** Whether `code` is one of Volcengine's shape (`Name` or `Name.Detail`), as an upstream's or one thrown so. */
+export function isVolcengineCode(code: string): boolean {
+  return code.length <= 128 && /^[A-Z][A-Za-z0-9]*(\.[A-Za-z0-9_.]+)?$/.test(code);
+}
 
 export function volcengineCode(err: GatewayError): string {
-  if (err.wireCode !== null && VOLCENGINE_CODE.test(err.wireCode)) return err.wireCode;
+  if (err.wireCode !== null && isVolcengineCode(err.wireCode)) return err.wireCode;
   const code = CODES[err.code] ?? codeByStatus(err.status);
   // The field a 400 is about, as Volcengine's codes name it (`MissingParameter.GroupId`).
   if ((code === 'InvalidParameter' || code === 'MissingParameter') && err.param !== null) return `${code}.${err.param.slice(0, 64)}`;

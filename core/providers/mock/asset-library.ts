@@ -16,7 +16,8 @@ type Body = Readonly<Record<string, unknown>>;
 /** `group-20261126230000-a1b2c`: Volcengine's id shape, a timestamp and a random tail. */
 function newId(prefix: string, at: number): string {
   const stamp = new Date(at).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `${prefix}-${stamp}-${randomBytes(4).toString('hex').slice(0, 5)}`;
+  // 40 random bits: ids made in the same second by the whole demo must not meet.
+  return `${prefix}-${stamp}-${randomBytes(5).toString('hex')}`;
 }
 
 const rfc3339 = (at: number): string => new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');

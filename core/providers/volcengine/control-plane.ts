@@ -3,6 +3,7 @@
 // Error messages name the library and a cause, never the key id, the secret or the Authorization header.
 
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { readAtMost } from '../bounded-body.js';
 import { ASSET_API_VERSION, type AssetAction, type AssetLibrary, type LibraryAnswer } from '../../assets/library.js';
 import { GatewayError } from '../../errors.js';
 import { signControlRequest } from './sign.js';
@@ -73,22 +74,14 @@ export function createVolcengineLibrary(options: VolcengineLibraryOptions): Asse
 }
 
 async function readBounded(res: Dispatcher.ResponseData, signal: AbortSignal | undefined): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const tooLarge = (): GatewayError =>
+    new GatewayError('GW_ERR_UPSTREAM_ERROR', `the asset library's answer is over ${MAX_BODY_BYTES} bytes`, { upstreamStatus: res.statusCode });
   try {
-    for await (const chunk of res.body) {
-      const bytes = chunk as Buffer;
-      size += bytes.length;
-      if (size > MAX_BODY_BYTES) {
-        throw new GatewayError('GW_ERR_UPSTREAM_ERROR', `the asset library's answer is over ${MAX_BODY_BYTES} bytes`, { upstreamStatus: res.statusCode });
-      }
-      chunks.push(bytes);
-    }
+    return (await readAtMost(res.body, MAX_BODY_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     // Leaving the loop has destroyed the body already, so the connection is not reused.
     throw err instanceof GatewayError ? err : classify(err, signal);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A JSON object, or GW_ERR_UPSTREAM_ERROR; the body's text stays out of the message (it may be anything). */

@@ -121,6 +121,7 @@ describe('checkAssetUrl: IP literals', () => {
       '0.0.0.0', '0.255.255.255', '100.64.0.1', '100.127.255.254', '172.16.0.1', '172.31.255.255', '192.0.0.8', '192.0.2.1', '192.168.0.1', '198.18.0.1',
       '198.19.255.255', '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255',
       '[::]', '[::127.0.0.1]', '[fc00::1]', '[fe80::1]', '[febf::1]', '[fec0::1]', '[ff02::1]', '[2001:db8::1]', '[::ffff:169.254.169.254]', '[64:ff9b::c0a8:105]',
+      '192.88.99.1', '[::ffff:0:7f00:1]', '[::ffff:0:a00:1]',
     ];
     for (const host of ranges) await assertRefused(`https://${host}/a.png`, resolve, /not a public address/);
     assert.deepEqual(asked, []);
@@ -138,18 +139,18 @@ describe('checkAssetUrl: IP literals', () => {
       'https://[::ffff:8.8.8.8]/a.png',
       'https://[64:ff9b::8.8.8.8]/a.png',
     ]) {
-      assert.equal(await checkAssetUrl(value, resolve), value);
+      assert.equal(await checkAssetUrl(value, resolve), new URL(value).href, 'the normal form goes upstream');
     }
     assert.deepEqual(asked, []);
   });
 });
 
 describe('checkAssetUrl: host names', () => {
-  it('resolves a public name and returns the URL as given', async () => {
+  it('resolves a public name and returns the URL in its normal form', async () => {
     const { resolve, asked } = recording();
     assert.equal(await checkAssetUrl('https://example.com/cat.png', resolve), 'https://example.com/cat.png');
     const mixedCase = 'https://CDN.Example.com:8443/cat.png?x=1#top';
-    assert.equal(await checkAssetUrl(mixedCase, answering('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c')), mixedCase);
+    assert.equal(await checkAssetUrl(mixedCase, answering('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c')), 'https://cdn.example.com:8443/cat.png?x=1#top');
     assert.deepEqual(asked, ['example.com']);
   });
 

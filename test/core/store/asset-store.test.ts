@@ -9,6 +9,7 @@ import { storeBackends } from '../../helpers/test-stores.js';
 import { useTempStore } from './store-fixtures.js';
 
 const T0 = 1_700_000_000_000;
+const KA = { keyId: 'ka', account: 'acme' };
 
 function group(id: string, keyId: string, at: number, name = id): AssetGroupRow {
   return { id, channel: 'ark', keyId, account: 'acme', bound: true, name, createdAt: at, updatedAt: at };
@@ -22,21 +23,23 @@ for (const backend of storeBackends()) describe(`asset store (${backend.name})`,
     for (let i = 0; i < 25; i++) await assets.addGroup(group(`g${String(i).padStart(2, '0')}`, 'ka', T0 + i, i === 3 ? 'Cats_100%' : `group ${i}`));
     await assets.addGroup(group('other', 'kb', T0 + 100));
     const query = { sortBy: 'CreateTime' as const, ascending: false, offset: 0, limit: 10 };
-    const first = await assets.keyGroups('ka', query);
+    const first = await assets.keyGroups(KA, query);
     assert.equal(first.total, 25);
     assert.deepEqual(first.rows.map((g) => g.id).slice(0, 2), ['g24', 'g23']);
-    const last = await assets.keyGroups('ka', Object.assign({}, query, { offset: 20 }));
+    const last = await assets.keyGroups(KA, Object.assign({}, query, { offset: 20 }));
     assert.deepEqual(last.rows.map((g) => g.id), ['g04', 'g03', 'g02', 'g01', 'g00']);
-    const ascending = await assets.keyGroups('ka', Object.assign({}, query, { ascending: true, limit: 2 }));
+    const ascending = await assets.keyGroups(KA, Object.assign({}, query, { ascending: true, limit: 2 }));
     assert.deepEqual(ascending.rows.map((g) => g.id), ['g00', 'g01']);
-    const byIds = await assets.keyGroups('ka', Object.assign({}, query, { ids: ['g01', 'g02', 'other'] }));
+    const byIds = await assets.keyGroups(KA, Object.assign({}, query, { ids: ['g01', 'g02', 'other'] }));
     assert.deepEqual([byIds.total, byIds.rows.map((g) => g.id)], [2, ['g02', 'g01']]);
-    assert.deepEqual(await assets.keyGroups('ka', Object.assign({}, query, { ids: [] })), { rows: [], total: 0 });
-    const named = await assets.keyGroups('ka', Object.assign({}, query, { name: 'cats_100%' }));
+    assert.deepEqual(await assets.keyGroups(KA, Object.assign({}, query, { ids: [] })), { rows: [], total: 0 });
+    const named = await assets.keyGroups(KA, Object.assign({}, query, { name: 'cats_100%' }));
     assert.deepEqual(named.rows.map((g) => g.id), ['g03'], 'any case');
-    assert.equal((await assets.keyGroups('ka', Object.assign({}, query, { name: '%' }))).total, 1, 'a % in the name is literal');
-    assert.equal((await assets.keyGroups('ka', Object.assign({}, query, { name: '_' }))).total, 1, 'so is _');
-    assert.equal((await assets.boundGroupIds('ka')).length, 25);
+    assert.equal((await assets.keyGroups(KA, Object.assign({}, query, { name: '%' }))).total, 1, 'a % in the name is literal');
+    assert.equal((await assets.keyGroups(KA, Object.assign({}, query, { name: '_' }))).total, 1, 'so is _');
+    assert.equal((await assets.boundGroupIds(KA)).length, 25);
+    assert.equal((await assets.keyGroups({ keyId: 'ka', account: 'other' }, query)).total, 0, 'of the key while it is of the account');
+    assert.equal((await assets.boundGroupIds({ keyId: 'ka', account: null })).length, 0);
   });
 
   it('unbinds a key groups when the key is revoked, and binds a group to another key', async () => {
@@ -47,11 +50,11 @@ for (const backend of storeBackends()) describe(`asset store (${backend.name})`,
     const unbound = await store.assets.group('g-rot');
     assert.equal(unbound?.bound, false);
     assert.equal(unbound?.keyId, 'k-old', 'who made it is kept');
-    assert.deepEqual(await store.assets.boundGroupIds('k-old'), []);
+    assert.deepEqual(await store.assets.boundGroupIds({ keyId: 'k-old', account: 'acme' }), []);
     await store.assets.bindGroup('g-rot', 'k-new', T0 + 2);
     const bound = await store.assets.group('g-rot');
     assert.deepEqual([bound?.bound, bound?.keyId], [true, 'k-new']);
-    assert.deepEqual(await store.assets.boundGroupIds('k-new'), [{ id: 'g-rot', channel: 'ark' }]);
+    assert.deepEqual(await store.assets.boundGroupIds({ keyId: 'k-new', account: 'acme' }), [{ id: 'g-rot', channel: 'ark' }]);
     const listed = await store.assets.accountGroups('acme', { offset: 0, limit: 10 });
     assert.equal(listed.total, 1);
     assert.equal((await store.assets.accountGroups('other', { offset: 0, limit: 10 })).total, 0);
