@@ -80,6 +80,16 @@ const ERRORS = {
   GW_ERR_ASSET_GROUP_LIMIT: { status: 403, kind: 'permission', wireCode: 'QuotaExceeded.AssetGroups' },
   GW_ERR_ASSET_URL_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_url' },
   GW_ERR_ASSET_LIBRARY_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'asset_library_unavailable' },
+  GW_ERR_VIDEO_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'video_not_found' },
+  GW_ERR_VIDEO_ASSET_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_asset_reference' },
+  GW_ERR_VIDEO_ASSET_NOT_READY: { status: 400, kind: 'invalid_request', wireCode: 'asset_not_ready' },
+  GW_ERR_VIDEO_ASSET_CHANNELS: { status: 400, kind: 'invalid_request', wireCode: 'asset_channel_mismatch' },
+  GW_ERR_VIDEO_NOT_READY: { status: 409, kind: 'invalid_request', wireCode: 'video_not_ready' },
+  GW_ERR_VIDEO_NOT_CANCELLABLE: { status: 409, kind: 'invalid_request', wireCode: 'video_not_cancellable' },
+  // Written into a task's usage record when it ends without a video (never an answer's status).
+  GW_ERR_VIDEO_TASK_FAILED: { status: 502, kind: 'upstream', wireCode: 'video_generation_failed' },
+  GW_ERR_VIDEO_TASK_CANCELLED: { status: 409, kind: 'invalid_request', wireCode: 'video_cancelled' },
+  GW_ERR_VIDEO_TASK_EXPIRED: { status: 504, kind: 'timeout', wireCode: 'video_expired' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;
 

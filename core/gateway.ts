@@ -19,7 +19,7 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { buildChains } from './pipeline/build.js';
 import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
-import { createProviders, type Provider } from './providers/index.js';
+import { createProviders, createVideoUpstreams, type Provider } from './providers/index.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
@@ -116,6 +116,7 @@ export class Gateway {
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
       assets: new AssetLibraries(config.channels, libraryFor(deps.store), router.health),
       resolveHost: deps.resolveHost ?? systemResolver,
+      videoUpstreams: createVideoUpstreams(),
     };
     this.chains = buildChains(config, deps.factories, this.formats, this.services);
   }
@@ -144,7 +145,9 @@ export class Gateway {
     // At once, not after the requests: the list is the new config's now, and a read in progress would hold a pool open.
     this.catalog.stop();
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.retiring = resolve));
-    await Promise.all([...this.services.providers.values()].map((p) => p.close()).concat(this.services.assets.close()));
+    await Promise.all(
+      [...this.services.providers.values(), ...this.services.videoUpstreams.values()].map((p) => p.close()).concat(this.services.assets.close()),
+    );
   }
 }
 

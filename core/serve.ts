@@ -26,6 +26,7 @@ import { DisabledAccounts } from './keys/disabled-accounts.js';
 import { startSharedState } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
 import { Runtime } from './runtime.js';
+import { VideoPoller } from './video/poller.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
 import { describeStoreUrl } from './store/store-url.js';
@@ -48,6 +49,8 @@ export interface StartOptions {
   readonly limiter?: Limiter;
   /** How asset URLs' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
+  /** How often the video poller looks for due tasks (tests look often); default the poll interval, at most 1 s. */
+  readonly videoPollTickMs?: number;
 }
 
 export interface RunningGateway {
@@ -136,6 +139,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // log.level means, also after a reload that removed it.
   const startLevel = logger.level;
   if (config.log.level !== null) logger.level = config.log.level;
+  // Unfinished video tasks are the store's: this instance reads those due, one instance at a time per task.
+  const videoPoller = new VideoPoller({ owner: runtime.current.services.instances.id, deps: () => runtime.current.services, ...(options.videoPollTickMs === undefined ? {} : { tickMs: options.videoPollTickMs }) });
+  videoPoller.start();
   const app = createHttpServer(runtime, config.server);
   // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
   await app.listen({ port: options.port ?? config.server.port, host: config.server.host, backlog: 4096 });
@@ -192,6 +198,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await runtime.drained(runtime.current.config.server.shutdownGraceMs);
     await listenerClosed;
     await metricsClosed;
+    await videoPoller.stop();
     await runtime.close();
     disabledAccounts.stop();
   }

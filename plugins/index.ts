@@ -11,7 +11,8 @@ import { modelsPlugin } from './models/index.js';
 import { quotaPlugin } from './quota/index.js';
 import { rateLimitPlugin } from './rate-limit/index.js';
 import { relayPlugin } from './relay/index.js';
+import { videoPlugin } from './video/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, rateLimitPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin, consolePlugin, assetStorePlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, rateLimitPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin, consolePlugin, assetStorePlugin, videoPlugin].map((factory) => [factory.name, factory]));
 }

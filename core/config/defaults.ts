@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ApiFormat, ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer } from './resolved.js';
+import type { ApiFormat, ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, ResolvedVideo } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -45,7 +45,9 @@ export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntrie
 export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly ApiFormat[]>> = {
   openai: ['openai-chat', 'openai-responses', 'openai-images'],
   anthropic: ['anthropic-messages'],
-  // Ark's video tasks and asset library are no chat API: a volcengine channel serves the routes that name it.
-  volcengine: [],
-  mock: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images'],
+  // Ark's data plane runs video tasks; its asset library is no routed API (the channels with `assets: true` hold it).
+  volcengine: ['video'],
+  mock: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images', 'video'],
 };
+
+export const VIDEO_DEFAULTS: ResolvedVideo = { pollIntervalMs: 5_000, maxPollIntervalMs: 60_000, refreshAfterMs: 1_000, taskTimeoutMs: 172_800_000 };

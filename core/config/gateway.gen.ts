@@ -14,10 +14,10 @@ export type ModelList =
       [k: string]: string | undefined;
     };
 /**
- * A client API: the chat APIs (translated into one another), OpenAI Images, and Volcengine's asset library (served by the asset-store plugin from the channels with assets: true, never relayed).
+ * A client API: the chat APIs (translated into one another), OpenAI Images, Volcengine's asset library (served by the asset-store plugin from the channels with assets: true, never relayed), and video tasks (the video plugin: Seedance on volcengine channels, and the mock).
  */
 export type ApiFormat =
-  "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images" | "volcengine-asset";
+  "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images" | "volcengine-asset" | "video";
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
  */
@@ -54,6 +54,7 @@ export interface GatewayConfig {
    */
   routes?: Route[];
   affinity?: Affinity;
+  video?: Video;
   log?: Log;
 }
 export interface Server {
@@ -168,7 +169,7 @@ export interface Channel {
     [k: string]: string | undefined;
   };
   /**
-   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; mock: all four).
+   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; volcengine: video; mock: all five).
    *
    * @minItems 1
    */
@@ -342,6 +343,10 @@ export interface ModelPrice {
   input_image?: Amount;
   output_image?: Amount;
   per_image?: Amount;
+  /**
+   * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
+   */
+  task_reserve?: number | string;
 }
 export interface Route {
   /**
@@ -371,6 +376,27 @@ export interface Affinity {
    * Bindings kept in memory; the least recently used go first.
    */
   max_entries?: number;
+}
+/**
+ * Video tasks (/v1/videos, /v1/video/generations): how unfinished tasks are polled and when they expire.
+ */
+export interface Video {
+  /**
+   * How soon after submission a task is first read from its upstream; each later read waits half as long again, up to max_poll_interval_ms.
+   */
+  poll_interval_ms?: number;
+  /**
+   * The longest wait between two reads of an unfinished task.
+   */
+  max_poll_interval_ms?: number;
+  /**
+   * A client's GET of an unfinished task not read for this long reads it from its upstream at once.
+   */
+  refresh_after_ms?: number;
+  /**
+   * A task its upstream has not finished this long after submission expires: it is charged nothing and its reservation is released (Ark's own default is 48 h).
+   */
+  task_timeout_ms?: number;
 }
 export interface Log {
   /**

@@ -29,7 +29,7 @@ function modelPrice(price: ModelPriceConfig): ModelPrice {
   const amount = (value: Amount | undefined, otherwise: bigint): bigint => (value === undefined ? otherwise : parseMoney(value));
   const input = amount(price.input, 0n);
   const output = amount(price.output, 0n);
-  return {
+  const resolved: ModelPrice = {
     input,
     output,
     cacheRead: amount(price.cache_read, input),
@@ -38,4 +38,6 @@ function modelPrice(price: ModelPriceConfig): ModelPrice {
     outputImage: amount(price.output_image, output),
     perImage: amount(price.per_image, 0n),
   };
+  // Not part of any cost (so not of the prices' version): only of what a video task sets aside.
+  return price.task_reserve === undefined ? resolved : Object.assign(resolved, { taskReserve: parseMoney(price.task_reserve) });
 }

@@ -5,7 +5,7 @@ import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS, VIDEO_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
@@ -72,6 +72,12 @@ export function resolveConfig(
     affinity: {
       ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,
       maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,
+    },
+    video: {
+      pollIntervalMs: raw.video?.poll_interval_ms ?? VIDEO_DEFAULTS.pollIntervalMs,
+      maxPollIntervalMs: raw.video?.max_poll_interval_ms ?? VIDEO_DEFAULTS.maxPollIntervalMs,
+      refreshAfterMs: raw.video?.refresh_after_ms ?? VIDEO_DEFAULTS.refreshAfterMs,
+      taskTimeoutMs: raw.video?.task_timeout_ms ?? VIDEO_DEFAULTS.taskTimeoutMs,
     },
     log: {
       level: raw.log?.level ?? LOG_DEFAULTS.level,

@@ -7,7 +7,7 @@ import type { ApiFormat, ChannelType } from './gateway.gen.js';
 export type { ApiFormat, ChannelType };
 
 /** The chat APIs: each has a codec (formats/codecs.ts), so a request in one can be served by a channel of another. */
-export type WireFormat = Exclude<ApiFormat, 'openai-images' | 'volcengine-asset'>;
+export type WireFormat = Exclude<ApiFormat, 'openai-images' | 'volcengine-asset' | 'video'>;
 
 const CHAT_FORMATS: ReadonlySet<ApiFormat> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
 
@@ -98,6 +98,14 @@ export interface ImageCap {
   readonly models: string;
   readonly matches: (model: string) => boolean;
   readonly maxN: number;
+}
+
+/** Video tasks (core/video): their polling and their expiry. */
+export interface ResolvedVideo {
+  readonly pollIntervalMs: number;
+  readonly maxPollIntervalMs: number;
+  readonly refreshAfterMs: number;
+  readonly taskTimeoutMs: number;
 }
 
 export interface ResolvedAffinity {
@@ -192,6 +200,7 @@ export interface ResolvedConfig {
   readonly pricing: Pricing;
   readonly routes: readonly ResolvedRoute[];
   readonly affinity: ResolvedAffinity;
+  readonly video: ResolvedVideo;
   readonly log: ResolvedLog;
   /** `channels[2].base_url (gateway.yaml:14)`: names a config path and its line, for later-stage errors. */
   locate(path: ConfigPath): string;

@@ -19,6 +19,7 @@ import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
 import { createVolcengineAssetFormat } from '../formats/volcengine-asset/index.js';
+import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../formats/video/index.js';
 import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
 import type { HttpMethod } from './http-method.js';
 
@@ -53,6 +54,8 @@ const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
  */
 const RECORDED = ['auth', 'meter', 'relay'] as const;
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
+const VIDEO_CREATE = ['auth', 'rate-limit', 'meter', 'video'] as const;
+const VIDEO_READ = ['auth', 'video'] as const;
 /** The console plugin signs its callers in itself (a session cookie). */
 const CONSOLE: readonly ChainStep[] = ['console'];
 
@@ -97,6 +100,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     createFormat: createVolcengineAssetFormat,
     chain: ['auth', 'rate-limit', 'quota', 'meter', 'asset-store'],
   },
+  // Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
+  // that made them only. A task's money is the video plugin's own (reserved at submission, settled when it ends), so
+  // its creation has no quota step; meter records the submission.
+  { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE },
+  { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+  { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE },
+  { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+  { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+  { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+  { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
   // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
   { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
   { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },

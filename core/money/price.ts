@@ -19,6 +19,8 @@ export interface ModelPrice {
   /** Output tokens that are images; the output price when not given. */
   readonly outputImage: bigint;
   readonly perImage: bigint;
+  /** A video model's reservation per task, in place of the estimate from its resolution and duration. */
+  readonly taskReserve?: bigint;
 }
 
 /**

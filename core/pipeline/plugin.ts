@@ -21,6 +21,7 @@ import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import type { AssetLibraries } from '../assets/libraries.js';
 import type { HostResolver } from '../assets/asset-url.js';
+import type { VideoUpstream } from '../video/upstream.js';
 import type { RequestContext } from './context.js';
 
 /** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
@@ -114,6 +115,8 @@ export interface GatewayServices {
   readonly channelLoad: ChannelLoad;
   /** The channels holding an asset library (`assets: true`), one library each. */
   readonly assets: AssetLibraries;
+  /** The video task upstream of each channel type that runs tasks (core/video/upstream.ts). */
+  readonly videoUpstreams: ReadonlyMap<ChannelType, VideoUpstream>;
   /** How an asset URL's host is resolved, to refuse internal addresses before anything is sent. */
   readonly resolveHost: HostResolver;
   /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */

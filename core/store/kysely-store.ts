@@ -3,6 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { KyselyAssets } from './kysely-assets.js';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
+import { KyselyVideoTasks } from './kysely-video-tasks.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
@@ -22,6 +23,7 @@ export class KyselyStore implements Store {
   readonly ledger: KyselyLedger;
   readonly console: KyselyConsole;
   readonly assets: KyselyAssets;
+  readonly videoTasks: KyselyVideoTasks;
   #closed = false;
 
   constructor(db: Kysely<Database>, dialect: StoreDialect) {
@@ -30,6 +32,7 @@ export class KyselyStore implements Store {
     this.ledger = new KyselyLedger(db, dialect);
     this.console = new KyselyConsole(db);
     this.assets = new KyselyAssets(db);
+    this.videoTasks = new KyselyVideoTasks(db, dialect);
   }
 
   migrate(): Promise<void> {

@@ -208,6 +208,48 @@ export interface MockAssetRecordsTable {
   record: string;
 }
 
+/** A video task (store/video-task-store.ts): its owner, the upstream's progress, its money and its poller's lease. */
+export interface VideoTasksTable {
+  /** The public id (video_... or task_...). */
+  id: string;
+  key_id: string;
+  key_name: string;
+  /** Null for an unmetered key. */
+  account: string | null;
+  group_name: string;
+  channel: string;
+  /** The upstream's task id; null while submitting. */
+  upstream_id: string | null;
+  model: string;
+  upstream_model: string;
+  /** openai | generations */
+  shape: string;
+  status: string;
+  progress: ColumnType<number | string | bigint, number, number>;
+  prompt: string | null;
+  seconds: ColumnType<number | string | bigint | null, number | null, number | null>;
+  size: string | null;
+  result_url: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: EpochMsColumn;
+  updated_at: EpochMsColumn;
+  completed_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  expires_at: EpochMsColumn;
+  reserved: MoneyColumn;
+  /** JSON array of {holdId, amount}, amount a decimal string (nano-units are past what a JSON number holds exactly). */
+  holds: string;
+  total_tokens: ColumnType<number | string | bigint | null, number | null, number | null>;
+  cost: ColumnType<number | string | bigint | null, bigint | null, bigint | null>;
+  settled_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  next_poll_at: EpochMsColumn;
+  polls: ColumnType<number | string | bigint, number, number>;
+  /** The instance polling it; null when no one is. */
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Epoch ms the lease runs to; past it, another instance may take it. */
+  lease_until: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   asset_groups: AssetGroupsTable;
@@ -223,4 +265,5 @@ export interface Database {
   holds: HoldsTable;
   key_spend: KeySpendTable;
   price_versions: PriceVersionsTable;
+  video_tasks: VideoTasksTable;
 }

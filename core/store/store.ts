@@ -5,6 +5,7 @@
 import type { AssetStore } from './asset-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
+import type { VideoTaskStore } from './video-task-store.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
 import type { ResolvedLimits } from '../config/resolved.js';
 
@@ -190,6 +191,8 @@ export interface Store extends KeyStore, UsageStore {
   readonly console: ConsoleStore;
   /** Asset groups' and assets' ownership, and the mock channel's library. */
   readonly assets: AssetStore;
+  /** Video tasks from submission to settlement, and the leases their pollers hold. */
+  readonly videoTasks: VideoTaskStore;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -2,7 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { PNG } from 'pngjs';
@@ -49,16 +51,29 @@ after(async () => {
   }
 });
 
-test('the README has the plain, streaming, Anthropic, models, image and asset library curl examples', () => {
+test('the README has the plain, streaming, Anthropic, models, image, asset library and video curl examples', () => {
   const examples = curlExamples();
-  assert.equal(examples.length, 11, examples.join('\n---\n'));
+  assert.equal(examples.length, 14, examples.join('\n---\n'));
   assert.equal(examples.filter((e) => e.includes('/v1/images/')).length, 3);
   assert.equal(examples.filter((e) => e.includes('/v1/videogen/asset/')).length, 4);
+  assert.equal(examples.filter((e) => e.includes('/v1/video/generations') || e.includes('/v1/videos/')).length, 3);
 });
 
 /** The ids the README's asset examples show, which a reader replaces with those of the answers before them. */
 const SHOWN_GROUP = 'group-20261126120000-a1b2c';
 const SHOWN_ASSET = 'asset-20261126120000-d3e4f';
+const SHOWN_TASK = 'task_Q2FzdGxlMjAyNjExMjc0';
+
+/** Runs `command` until `done` says its output is what the README's reader waits for (an asset Active, a video made). */
+async function runUntil(command: string, done: (stdout: string) => boolean): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { stdout } = await run('sh', ['-c', command], { cwd: ROOT });
+    if (done(stdout)) return stdout;
+    if (Date.now() > deadline) throw new Error(`${command}\nnever gave what was waited for: ${stdout}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 /** The size a README image example asks for. */
 function sizeAsked(command: string): number {
@@ -77,6 +92,31 @@ test('every README curl example works against `npm start` with the shipped confi
   for (const example of curlExamples()) {
     let command = example.replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
     for (const [shown, real] of made) command = command.replaceAll(shown, real);
+    if (command.includes('/v1/video/generations') || command.includes('/v1/videos/')) {
+      if (command.includes('-d ')) {
+        // The asset it links to turns Active two seconds after it was registered: until then the gateway says "not ready".
+        const stdout = await runUntil(command, (out) => !out.includes('asset_not_ready'));
+        const task = JSON.parse(stdout) as { id: string; task_id: string; status: string; error: unknown };
+        assert.match(task.id, /^task_/, stdout);
+        assert.equal(task.task_id, task.id);
+        assert.equal(task.status, 'queued', stdout);
+        made.set(SHOWN_TASK, task.id);
+      } else if (command.includes('/content')) {
+        const dir = mkdtempSync(join(tmpdir(), 'readme-video-'));
+        const file = join(dir, 'video.mp4');
+        await run('sh', ['-c', `${command.replace('-o video.mp4', `-o ${file}`)} --fail-with-body`], { cwd: ROOT });
+        const bytes = readFileSync(file);
+        rmSync(dir, { recursive: true, force: true });
+        assert.equal(bytes.subarray(4, 8).toString('latin1'), 'ftyp', 'an MP4');
+        assert.ok(bytes.length > 1000);
+      } else {
+        const stdout = await runUntil(`${command} --fail-with-body`, (out) => (JSON.parse(out) as { status: string }).status !== 'queued' && (JSON.parse(out) as { status: string }).status !== 'in_progress');
+        const task = JSON.parse(stdout) as { status: string; video_url: string };
+        assert.equal(task.status, 'completed', stdout);
+        assert.equal(task.video_url, `/v1/videos/${made.get(SHOWN_TASK) ?? ''}/content`);
+      }
+      continue;
+    }
     const { stdout } = await run('sh', ['-c', `${command} --fail-with-body`], { cwd: ROOT });
     if (command.includes('/v1/videogen/asset/')) {
       const body = JSON.parse(stdout) as { ResponseMetadata: { RequestId: string; Action: string; Error?: unknown }; Result: Record<string, unknown> };

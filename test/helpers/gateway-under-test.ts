@@ -69,6 +69,8 @@ export interface GatewayUnderTestOptions {
   readonly limiter?: Limiter;
   /** How asset URLs' hosts resolve (no DNS in tests). */
   readonly resolveHost?: HostResolver;
+  /** How often the video poller looks for due tasks. */
+  readonly videoPollTickMs?: number;
 }
 
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
@@ -88,6 +90,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
+    ...(options.videoPollTickMs === undefined ? {} : { videoPollTickMs: options.videoPollTickMs }),
   });
   let stopped = false;
   return {

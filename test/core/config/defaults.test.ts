@@ -59,7 +59,7 @@ describe('default routes', () => {
     assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
+      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', '/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

@@ -107,7 +107,7 @@ describe('schema messages', () => {
       'extra: true',
     );
     assert.deepEqual(issuesOf(text), [
-      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact, /v1/images/generations, /v1/images/edits, /v1/videogen/asset/{action}, GET /v1/models, GET /v1/models/{id}, GET /v1/me, GET /v1/dashboard/billing/subscription, GET /v1/dashboard/billing/usage (x.yaml:2)',
+      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact, /v1/images/generations, /v1/images/edits, /v1/videogen/asset/{action}, /v1/video/generations, GET /v1/video/generations/{task_id}, /v1/videos, GET /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content, DELETE /v1/videos/{id}, GET /v1/models, GET /v1/models/{id}, GET /v1/me, GET /v1/dashboard/billing/subscription, GET /v1/dashboard/billing/usage (x.yaml:2)',
       'routes[0].plugins: must not be empty (x.yaml:3)',
       'channels: must not be empty (x.yaml:4)',
       '(root): unknown field "extra" (x.yaml:5)',

@@ -108,7 +108,7 @@ describe('defaults', () => {
     assert.deepEqual(demo, {
       name: 'demo',
       type: 'mock',
-      formats: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images'],
+      formats: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images', 'video'],
       dropParams: [],
       baseUrl: null,
       keys: [],
@@ -203,6 +203,13 @@ describe('routes', () => {
       { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
       { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
       { path: '/v1/videogen/asset/{action}', at: ['(default)'], plugins: [...chain.slice(0, 4), { use: 'asset-store', with: {}, path: ['(default)'] }] },
+      ...['/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}'].map((path) => ({
+        path,
+        at: ['(default)'],
+        plugins: path.startsWith('/')
+          ? [chain[0], chain[1], recorded[1], { use: 'video', with: {}, path: ['(default)'] }]
+          : [chain[0], { use: 'video', with: {}, path: ['(default)'] }],
+      })),
       { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
       ...['GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
@@ -248,7 +255,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
+      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', '/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');

@@ -1,0 +1,134 @@
+// A gateway running video tasks on fake Ark data planes (test/helpers/fake-ark.ts), each channel with its asset
+// library on a fake control plane (fake-volcengine.ts): keys of two accounts and a cheap group, prices per 1M tokens,
+// a poller that looks often. `extra` is appended to the config; `store` replaces the SQLite file (PostgreSQL).
+
+import { startFakeArk, type FakeArk } from './fake-ark.js';
+import { startFakeVolcengine, type FakeVolcengine } from './fake-volcengine.js';
+import { startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from './gateway-under-test.js';
+import { AK, ADMIN, ALICE, ALICE_TWO, BOB, BROKE, SK, testResolver } from './asset-gateway.js';
+
+export { ADMIN, ALICE, ALICE_TWO, BOB, BROKE, TEST_KEY };
+export const HALF = 'sk-half-0123456789abcdefghij';
+/** The output price per 1M tokens: 2.00, so 108,900 tokens cost 0.2178. */
+export const OUTPUT_PRICE_NANO = 2_000_000_000n;
+export const SEEDANCE = 'doubao-seedance-2-0-260128';
+
+export interface VideoPlanes {
+  readonly ark: FakeArk;
+  readonly arkTwo: FakeArk;
+  readonly control: FakeVolcengine;
+  readonly controlTwo: FakeVolcengine;
+  close(): Promise<void>;
+}
+
+export async function startVideoPlanes(): Promise<VideoPlanes> {
+  const [ark, arkTwo, control, controlTwo] = await Promise.all([
+    startFakeArk(),
+    startFakeArk({ keys: ['ark-second-key-00000000000002'] }),
+    startFakeVolcengine({ accessKeyId: AK, secretAccessKey: SK, processingMs: 300 }),
+    startFakeVolcengine({ accessKeyId: AK, secretAccessKey: SK, processingMs: 300 }),
+  ]);
+  return {
+    ark,
+    arkTwo,
+    control,
+    controlTwo,
+    close: async () => {
+      await Promise.all([ark.close(), arkTwo.close(), control.close(), controlTwo.close()]);
+    },
+  };
+}
+
+export interface VideoConfigOptions {
+  /** The store's URL; the gateway's temp dir's SQLite file by default. */
+  readonly store?: string;
+  readonly extra?: string;
+  /** video.task_timeout_ms (the default, 48 h, when absent). */
+  readonly taskTimeoutMs?: number;
+}
+
+export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {}): string {
+  const channel = (name: string, ark: FakeArk, control: FakeVolcengine, priority: number): string => `  - name: ${name}
+    type: volcengine
+    base_url: ${ark.url}
+    keys: ${JSON.stringify(ark.keys)}
+    control:
+      url: ${control.url}
+      region: cn-beijing
+      access_key_id: ${AK}
+      secret_access_key: ${SK}
+      project_name: proj-${name}
+    models: ["doubao-seedance-*"]
+    priority: ${priority}
+    cooldown_ms: 0
+    assets: true
+`;
+  return `server:
+  port: 0
+  host: 127.0.0.1
+  admin_token: ${ADMIN}
+  shutdown_grace_ms: 2000
+store:
+  url: ${options.store ?? 'sqlite:./gateway.db'}
+video:
+  poll_interval_ms: 100
+  max_poll_interval_ms: 200
+  refresh_after_ms: 0
+${options.taskTimeoutMs === undefined ? '' : `  task_timeout_ms: ${options.taskTimeoutMs}\n`}pricing:
+  models:
+    "doubao-seedance-*": { output: "2.00" }
+groups:
+  pro: { models: ["*"] }
+  half: { models: ["*"], price_multiplier: "0.5" }
+accounts:
+  - name: acme
+  - name: other
+  - name: empty
+keys:
+  - { name: alice, key: ${ALICE}, group: pro, account: acme }
+  - { name: alice-two, key: ${ALICE_TWO}, group: pro, account: acme }
+  - { name: bob, key: ${BOB}, group: pro, account: other }
+  - { name: broke, key: ${BROKE}, group: pro, account: empty }
+  - { name: half, key: ${HALF}, group: half, account: other }
+  - { name: free, key: ${TEST_KEY}, group: pro }
+channels:
+${channel('ark', planes.ark, planes.control, 1)}${channel('ark-two', planes.arkTwo, planes.controlTwo, 0)}${options.extra ?? ''}`;
+}
+
+export interface VideoGateway {
+  readonly gw: GatewayUnderTest;
+  request(key: string, method: string, path: string, body?: unknown): Promise<{ readonly status: number; readonly body: Record<string, unknown>; readonly text: string }>;
+  admin(method: string, path: string, body?: unknown): Promise<{ readonly status: number; readonly body: Record<string, unknown> }>;
+  stop(): Promise<void>;
+}
+
+/** `credit`: what acme and other are credited at start ('' for nothing; 10.00 by default). */
+export async function startVideoGateway(planes: VideoPlanes, options: VideoConfigOptions & { readonly credit?: string } = {}): Promise<VideoGateway> {
+  const gw = await startGatewayUnderTest(videoConfig(planes, options), { resolveHost: testResolver, videoPollTickMs: 25 });
+  const request: VideoGateway['request'] = async (key, method, path, body) => {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
+    if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    const response = await fetch(`${gw.url}${path}`, init);
+    const text = await response.text();
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // Not JSON: the test reads `text`.
+    }
+    return { status: response.status, body: parsed, text };
+  };
+  const admin: VideoGateway['admin'] = async (method, path, body) => {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(`${gw.url}${path}`, init);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  if (options.credit !== '') {
+    for (const account of ['acme', 'other']) {
+      const credited = await admin('POST', `/admin/accounts/${account}/credit`, { amount: options.credit ?? '10.00', idempotency_key: `start-${account}` });
+      if (credited.status !== 201 && credited.status !== 200) throw new Error(`credit ${account}: ${credited.status}`);
+    }
+  }
+  return { gw, request, admin, stop: () => gw.stop() };
+}
