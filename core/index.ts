@@ -55,6 +55,7 @@ export { readTaskRequest, type TaskRequest, type TaskShape } from './video/task-
 export { submitTask } from './video/submit.js';
 export { freshTask, ownTask, taskNotFound } from './video/read.js';
 export { settleTask, routeOf as videoTaskRoute, type TaskEnd } from './video/settle.js';
-export { refreshTask, taskChannel } from './video/refresh.js';
+export { refreshTask, taskCall, taskChannel } from './video/refresh.js';
+export { openTaskFile } from './video/task-file.js';
 export { VideoUpstreamError, type UpstreamTask, type VideoUpstream, type VideoFile } from './video/upstream.js';
 export type { VideoDeps } from './video/video-deps.js';

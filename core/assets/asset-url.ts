@@ -100,7 +100,8 @@ function refuseInlineContent(value: string): void {
   }
 }
 
-async function checkHost(hostname: string, resolve: HostResolver, timeoutMs: number): Promise<void> {
+/** Refuses (GW_ERR_ASSET_URL_REFUSED) a host that is an internal address or a name resolving to one. */
+export async function checkHost(hostname: string, resolve: HostResolver, timeoutMs: number): Promise<void> {
   const list = nonPublicList();
   const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   if (isIP(literal) !== 0) {

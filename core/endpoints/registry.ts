@@ -145,6 +145,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },

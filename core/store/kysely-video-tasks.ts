@@ -1,7 +1,7 @@
 // VideoTaskStore over Kysely: the same queries on SQLite and PostgreSQL but claimDue's, which on PostgreSQL skips the
 // rows another instance is claiming (FOR UPDATE SKIP LOCKED) and on SQLite, one writer at a time, needs no row lock.
 
-import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { StoreDialect } from './migrations.js';
 import { decodeInteger, decodeMoney } from './row-codec.js';
 import type { Database, VideoTasksTable } from './schema.js';
@@ -12,8 +12,16 @@ import { writeTransaction } from './write-transaction.js';
 type TaskRow = Selectable<VideoTasksTable>;
 type Tasks = ExpressionBuilder<Database, 'video_tasks'>;
 
+/** Who holds a task's money in the ledger's holds table: `task:<id>`. */
+const HOLD_OWNER_PREFIX = 'task:';
+
 function decodeNullable(value: number | string | bigint | null): number | null {
   return value === null ? null : decodeInteger(value);
+}
+
+/** The column is an integer: PostgreSQL refuses a fraction (an upstream's 5.04 seconds) where SQLite would keep it. */
+function wholeSeconds(seconds: number | null): number | null {
+  return seconds === null ? null : Math.round(seconds);
 }
 
 /** Amounts as decimal strings: a JSON number loses nano-units past 2^53. */
@@ -62,10 +70,13 @@ function decodeTask(row: TaskRow): VideoTaskRow {
     settledAt: decodeNullable(row.settled_at),
     nextPollAt: decodeInteger(row.next_poll_at),
     polls: decodeInteger(row.polls),
+    keyFingerprint: row.key_fingerprint,
+    recordedAt: decodeNullable(row.recorded_at),
+    priceVersion: row.price_version,
   };
 }
 
-function encodeTask(row: VideoTaskRow): Insertable<VideoTasksTable> {
+function encodeTask(row: VideoTaskRow, lease: { readonly owner: string; readonly until: number } | undefined): Insertable<VideoTasksTable> {
   return {
     id: row.id,
     key_id: row.keyId,
@@ -80,7 +91,7 @@ function encodeTask(row: VideoTaskRow): Insertable<VideoTasksTable> {
     status: row.status,
     progress: row.progress,
     prompt: row.prompt,
-    seconds: row.seconds,
+    seconds: wholeSeconds(row.seconds),
     size: row.size,
     result_url: row.resultUrl,
     error_code: row.errorCode,
@@ -96,8 +107,11 @@ function encodeTask(row: VideoTaskRow): Insertable<VideoTasksTable> {
     settled_at: row.settledAt,
     next_poll_at: row.nextPollAt,
     polls: row.polls,
-    lease_owner: null,
-    lease_until: null,
+    lease_owner: lease?.owner ?? null,
+    lease_until: lease?.until ?? null,
+    key_fingerprint: row.keyFingerprint,
+    recorded_at: row.recordedAt,
+    price_version: row.priceVersion,
   };
 }
 
@@ -107,6 +121,9 @@ function encodePatch(patch: VideoTaskPatch): Updateable<VideoTasksTable> {
   if (patch.upstreamId !== undefined) set.upstream_id = patch.upstreamId;
   if (patch.channel !== undefined) set.channel = patch.channel;
   if (patch.upstreamModel !== undefined) set.upstream_model = patch.upstreamModel;
+  if (patch.keyFingerprint !== undefined) set.key_fingerprint = patch.keyFingerprint;
+  if (patch.reserved !== undefined) set.reserved = patch.reserved;
+  if (patch.holds !== undefined) set.holds = encodeHolds(patch.holds);
   if (patch.status !== undefined) set.status = patch.status;
   if (patch.progress !== undefined) set.progress = patch.progress;
   if (patch.nextPollAt !== undefined) set.next_poll_at = patch.nextPollAt;
@@ -123,6 +140,7 @@ function encodeSettlement(settlement: VideoTaskSettlement): Updateable<VideoTask
     error_message: settlement.errorMessage,
     total_tokens: settlement.totalTokens,
     cost: settlement.cost,
+    price_version: settlement.priceVersion,
     completed_at: settlement.at,
     settled_at: settlement.at,
     updated_at: settlement.at,
@@ -130,7 +148,7 @@ function encodeSettlement(settlement: VideoTaskSettlement): Updateable<VideoTask
     lease_until: null,
   };
   // A null keeps the seconds asked for: the upstream did not say how long the video it made is.
-  if (settlement.seconds !== null) set.seconds = settlement.seconds;
+  if (settlement.seconds !== null) set.seconds = wholeSeconds(settlement.seconds);
   return set;
 }
 
@@ -153,8 +171,16 @@ export class KyselyVideoTasks implements VideoTaskStore {
     this.#dialect = dialect;
   }
 
-  async addTask(row: VideoTaskRow): Promise<void> {
-    await this.#db.insertInto('video_tasks').values(encodeTask(row)).execute();
+  async addTask(row: VideoTaskRow, lease?: { readonly owner: string; readonly until: number }): Promise<void> {
+    // Leased in the same insert: written bare and leased after, a poller could claim it in between and read an
+    // upstream task that has no id yet.
+    await this.#db.insertInto('video_tasks').values(encodeTask(row, lease)).execute();
+  }
+
+  async discardTask(id: string): Promise<boolean> {
+    // Only a task nothing was sent for: one with an upstream id runs (and costs) upstream, and must be settled.
+    const result = await this.#db.deleteFrom('video_tasks').where('id', '=', id).where('upstream_id', 'is', null).where('settled_at', 'is', null).executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
 
   async task(id: string): Promise<VideoTaskRow | undefined> {
@@ -168,10 +194,59 @@ export class KyselyVideoTasks implements VideoTaskStore {
   }
 
   async settleTask(id: string, settlement: VideoTaskSettlement): Promise<boolean> {
-    // The compare-and-set: of racing settlements (two instances, or a poll and a client's GET), the row's write lock
-    // lets one through and the others find settled_at set.
-    const result = await this.#db.updateTable('video_tasks').set(encodeSettlement(settlement)).where('id', '=', id).where('settled_at', 'is', null).executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    // One transaction: a crash between the settlement and the release would leave the task's money held (until
+    // dropStrayHolds), and a release before it could free money a losing settlement's task still needs.
+    return writeTransaction(this.#db, this.#dialect, async (trx) => {
+      // The compare-and-set: of racing settlements (two instances, or a poll and a client's GET), the row's write
+      // lock lets one through and the others find settled_at set.
+      const result = await trx.updateTable('video_tasks').set(encodeSettlement(settlement)).where('id', '=', id).where('settled_at', 'is', null).executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await trx.deleteFrom('holds').where('owner', '=', `${HOLD_OWNER_PREFIX}${id}`).execute();
+      return true;
+    });
+  }
+
+  async markRecorded(id: string, at: number): Promise<void> {
+    await this.#db.updateTable('video_tasks').set({ recorded_at: at }).where('id', '=', id).execute();
+  }
+
+  async unrecorded(before: number, limit: number): Promise<VideoTaskRow[]> {
+    const size = pageSize(limit);
+    if (size === 0) return [];
+    const rows = await this.#db
+      .selectFrom('video_tasks')
+      .selectAll()
+      .where('recorded_at', 'is', null)
+      .where('settled_at', 'is not', null)
+      .where('settled_at', '<=', before)
+      .where('upstream_id', 'is not', null)
+      .orderBy('settled_at')
+      .orderBy('id')
+      .limit(size)
+      .execute();
+    return rows.map(decodeTask);
+  }
+
+  async dropStrayHolds(): Promise<number> {
+    // The prefix by substr, not LIKE 'task:%': SQLite's LIKE ignores case, and would take an owner 'TASK:...' (no
+    // task's) for a task's. The task is found by its id (substr past the prefix), which its primary key indexes.
+    const prefix = HOLD_OWNER_PREFIX.length;
+    const result = await this.#db
+      .deleteFrom('holds')
+      .where(sql<string>`substr(${sql.ref('holds.owner')}, 1, ${sql.lit(prefix)})`, '=', HOLD_OWNER_PREFIX)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('video_tasks as t')
+              .select(sql<number>`1`.as('one'))
+              .where('t.settled_at', 'is', null)
+              .where('t.id', '=', sql<string>`substr(${sql.ref('holds.owner')}, ${sql.lit(prefix + 1)})`),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return decodeInteger(result.numDeletedRows);
   }
 
   async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<VideoTaskRow[]> {

@@ -349,12 +349,17 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .addColumn('polls', 'integer', (c) => c.notNull())
           .addColumn('lease_owner', 'text')
           .addColumn('lease_until', 'bigint')
+          .addColumn('key_fingerprint', 'text')
+          .addColumn('recorded_at', 'bigint')
+          .addColumn('price_version', 'text')
           .execute();
         // A key's list pages by (created_at, id); the console lists an account's newest first; pollers look for the
-        // unsettled tasks that are due.
+        // unsettled tasks that are due; the recorder looks for the settled tasks whose usage record is not written
+        // (recorded_at null), oldest settled first.
         await db.schema.createIndex('video_tasks_key_idx').ifNotExists().on('video_tasks').columns(['key_id', 'created_at', 'id']).execute();
         await db.schema.createIndex('video_tasks_account_idx').ifNotExists().on('video_tasks').columns(['account', 'created_at']).execute();
         await db.schema.createIndex('video_tasks_due_idx').ifNotExists().on('video_tasks').columns(['settled_at', 'next_poll_at']).execute();
+        await db.schema.createIndex('video_tasks_unrecorded_idx').ifNotExists().on('video_tasks').columns(['recorded_at', 'settled_at']).execute();
       },
     },
   };

@@ -248,6 +248,12 @@ export interface VideoTasksTable {
   lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
   /** Epoch ms the lease runs to; past it, another instance may take it. */
   lease_until: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** The first 16 hex digits of the SHA-256 of the upstream key that made it; null while submitting. */
+  key_fingerprint: string | null;
+  /** When its usage record was written after its settlement; null until then. */
+  recorded_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  /** The prices its cost was computed with (pricing.version); null until settled, or when its model had no price. */
+  price_version: string | null;
 }
 
 export interface Database {

@@ -64,6 +64,15 @@ export interface VideoTaskRow {
   readonly nextPollAt: number;
   /** How many times it was read (the poll interval backs off with it). */
   readonly polls: number;
+  /**
+   * Which of its channel's upstream keys made it (the first 16 hex digits of the key's SHA-256): it is read, cancelled
+   * and downloaded with that key, since a channel's keys may belong to different Ark projects. Null while submitting.
+   */
+  readonly keyFingerprint: string | null;
+  /** When its usage record (its charge) was written after it was settled; null until then. */
+  readonly recordedAt: number | null;
+  /** The prices `cost` was computed with (pricing.version; the audit computes it again); null when its model had none. */
+  readonly priceVersion: string | null;
 }
 
 /** What a poll or a submission changes (only while the task is unsettled). */
@@ -72,6 +81,10 @@ export interface VideoTaskPatch {
   /** The channel that took the task (another than planned when the first was unavailable), and its model name. */
   readonly channel?: string;
   readonly upstreamModel?: string;
+  readonly keyFingerprint?: string;
+  /** What was set aside, once the holds were taken (the row is written before them). */
+  readonly reserved?: bigint;
+  readonly holds?: readonly HoldDraw[];
   readonly status?: Exclude<VideoTaskStatus, 'succeeded' | 'failed' | 'cancelled' | 'expired'>;
   readonly progress?: number;
   readonly nextPollAt?: number;
@@ -89,6 +102,8 @@ export interface VideoTaskSettlement {
   readonly totalTokens: number | null;
   readonly seconds: number | null;
   readonly cost: bigint;
+  /** The prices `cost` was computed with; null when the model had none. */
+  readonly priceVersion: string | null;
   readonly at: number;
 }
 
@@ -105,15 +120,34 @@ export interface KeyTaskQuery {
 }
 
 export interface VideoTaskStore {
-  addTask(row: VideoTaskRow): Promise<void>;
+  /**
+   * Writes a new task; with `lease`, leased to its submitter until then (no poller reads a task being submitted: its
+   * upstream id is not known yet).
+   */
+  addTask(row: VideoTaskRow, lease?: { readonly owner: string; readonly until: number }): Promise<void>;
+  /** Deletes a task refused before anything was sent (unsettled, no upstream id); whether it did. */
+  discardTask(id: string): Promise<boolean>;
   task(id: string): Promise<VideoTaskRow | undefined>;
   /** Changes an unsettled task; false when it is settled (or unknown). */
   updateTask(id: string, patch: VideoTaskPatch): Promise<boolean>;
   /**
-   * Settles an unsettled task: its final status, result and cost, `settled_at` set, its lease cleared. True for the
-   * one call that did it; false for every other (already settled, by this instance or another).
+   * Settles an unsettled task: its final status, result and cost, `settled_at` set, its lease cleared, and its holds
+   * (owner `task:<id>`) deleted, all in one transaction. True for the one call that did it; false for every other
+   * (already settled, by this instance or another), which deletes no hold.
    */
   settleTask(id: string, settlement: VideoTaskSettlement): Promise<boolean>;
+  /** Notes that the settled task's usage record is written (its charge made). */
+  markRecorded(id: string, at: number): Promise<void>;
+  /**
+   * Settled tasks that reached an upstream and whose usage record is not noted as written, settled at or before
+   * `before` (oldest first, at most `limit`): their records are written again (unique by task id: at most once).
+   */
+  unrecorded(before: number, limit: number): Promise<VideoTaskRow[]>;
+  /**
+   * Deletes holds of tasks (owner `task:<id>`) whose task is settled or missing: what a settlement's release or a
+   * submission's refusal left behind (a crash between two steps). How many.
+   */
+  dropStrayHolds(): Promise<number>;
   /**
    * Leases up to `limit` unsettled tasks due (`next_poll_at <= now`) whose lease is free or expired (`lease_until <
    * now`; `owner`'s own unexpired leases too are left alone) to `owner` until `leaseUntil`, and returns them, the

@@ -5,6 +5,7 @@
 
 import type { VideoTaskRow } from '../store/video-task-store.js';
 import { refreshTask } from './refresh.js';
+import { recordSettled } from './settle.js';
 import type { VideoDeps } from './video-deps.js';
 
 export interface VideoPollerOptions {
@@ -21,12 +22,17 @@ export interface VideoPollerOptions {
 
 /** A lease outlives a read of every task of a batch by far; a killed instance's tasks wait this long. */
 const LEASE_MS = 120_000;
+/** How often what a crash between two steps left is finished: usage records of settled tasks, holds of ended ones. */
+const SWEEP_MS = 30_000;
+/** A settlement younger than this may still be writing its record itself. */
+const RECORD_GRACE_MS = 10_000;
 
 export class VideoPoller {
   readonly #options: VideoPollerOptions;
   readonly #stop = new AbortController();
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
+  #swept = 0;
 
   constructor(options: VideoPollerOptions) {
     this.#options = options;
@@ -43,10 +49,14 @@ export class VideoPoller {
     this.#timer.unref();
   }
 
-  /** One pass: every due task leased now is read once. */
+  /** One pass: every due task leased now is read once (and, every SWEEP_MS, the sweep). */
   async poll(): Promise<number> {
     const deps = this.#options.deps();
     const now = (this.#options.now ?? Date.now)();
+    if (now - this.#swept >= SWEEP_MS) {
+      this.#swept = now;
+      await this.sweep(now);
+    }
     let rows: VideoTaskRow[];
     try {
       rows = await deps.store.videoTasks.claimDue(this.#options.owner, now, now + LEASE_MS, this.#options.batch ?? 16);
@@ -66,6 +76,21 @@ export class VideoPoller {
       }),
     );
     return rows.length;
+  }
+
+  /**
+   * Finishes what a crash between two steps left: the usage record (the charge) of a task settled without one, written
+   * from its row (unique by the task's id: at most once), and the holds of tasks that ended or never were.
+   */
+  async sweep(now: number): Promise<void> {
+    const deps = this.#options.deps();
+    try {
+      for (const row of await deps.store.videoTasks.unrecorded(now - RECORD_GRACE_MS, 100)) await recordSettled(deps, row, now);
+      const dropped = await deps.store.videoTasks.dropStrayHolds();
+      if (dropped > 0) deps.logger.info({ dropped }, "released the holds of video tasks that had ended");
+    } catch (err) {
+      deps.logger.warn({ err }, 'the video task sweep failed; retrying later');
+    }
   }
 
   /** Stops polling, lets a pass in progress end (its upstream reads cut), and gives every lease back. */

@@ -21,7 +21,7 @@ export async function ownTask(deps: VideoDeps, key: AuthedKey, id: string): Prom
   return row;
 }
 
-/** `row` as it is now: read from its upstream first when it is unfinished and stale. */
+/** `row` as it is now: read from its upstream first when it is unfinished and stale (under the lease `owner`, the request's own). */
 export async function freshTask(deps: VideoDeps, row: VideoTaskRow, owner: string, signal: AbortSignal): Promise<VideoTaskRow> {
   const now = Date.now();
   if (row.settledAt !== null || row.upstreamId === null || now - row.updatedAt < deps.config.video.refreshAfterMs) return row;

@@ -1,15 +1,19 @@
-// A task's end, applied once. The usage record comes first (its request id is the task's id, so a second settler's
-// record is left out and the task is charged once), then the compare-and-set on the row (one settler wins), then the
-// task's holds are dropped. A crash between two steps is finished by the next settler: the record is already there,
-// the row still unsettled.
+// A task's end, applied once. The row is settled in one transaction with its money's release: a compare-and-set on
+// `settled_at` (one settler wins, whatever instance, poll or client read saw the end) that also writes the cost and
+// drops the task's holds. Only the winner then writes the usage record, which makes the charge (in the ledger, with
+// the record, as every charge is; unique by the task's id, so made once), and notes it written. A crash between the
+// two leaves a settled row without its record: `recordSettled` writes it from the row (the sweep of poller.ts), so the
+// row is the truth and the record follows it.
 
 import type { ErrorCode } from '../errors.js';
+import { MAX_USAGE_COUNT } from '../ir/usage.js';
 import type { UsageRecord } from '../store/store.js';
 import type { VideoTaskRow, VideoTaskSettlement } from '../store/video-task-store.js';
-import { holdOwner, taskCost } from './task-money.js';
+import { taskCost } from './task-money.js';
 import type { VideoDeps } from './video-deps.js';
+import { arkSizeOf, DEFAULT_RESOLUTION, isResolution, maxTaskTokens } from './video-size.js';
 
-export type TaskEnd = Omit<VideoTaskSettlement, 'cost' | 'at'>;
+export type TaskEnd = Omit<VideoTaskSettlement, 'cost' | 'at' | 'priceVersion'>;
 
 /** The route a task was made on (its record names it, as a request's does). */
 export function routeOf(row: Pick<VideoTaskRow, 'shape'>): string {
@@ -24,25 +28,51 @@ const OUTCOME: Readonly<Record<TaskEnd['status'], { readonly status: number; rea
   expired: { status: 504, code: 'GW_ERR_VIDEO_TASK_EXPIRED' },
 });
 
+/**
+ * The tokens a succeeded task is charged for: what the upstream reported, else (an upstream that reported none) the
+ * most its resolution and length make, as was reserved: a video made is never free.
+ */
+function tokensOf(row: VideoTaskRow, end: TaskEnd): number {
+  if (end.status !== 'succeeded') return 0;
+  // Bounded as any reported count is (ir/usage.ts): past it the record would not fit the store, and never be written.
+  if (end.totalTokens !== null) return Math.min(end.totalTokens, MAX_USAGE_COUNT);
+  const size = row.size ?? DEFAULT_RESOLUTION;
+  const resolution = isResolution(size) ? size : (arkSizeOf(size)?.resolution ?? DEFAULT_RESOLUTION);
+  return maxTaskTokens(resolution, row.seconds);
+}
+
 /** Settles `row` as `end` says; whether this call was the one that did. */
 export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEnd, now = Date.now()): Promise<boolean> {
   const { pricing } = deps.config;
   const price = pricing.priceOf(row.model);
-  const tokens = end.status === 'succeeded' ? (end.totalTokens ?? 0) : 0;
-  const cost = price === null ? 0n : taskCost(price, tokens, pricing.multiplierOf(row.group));
-  // A task the upstream never took (refused at submission, or left by a crash before it answered) ran nothing: the
-  // submission's own record says what happened.
-  if (row.upstreamId !== null) await deps.store.insertUsage([usageRecord(row, end, price === null ? undefined : cost, pricing.version, now)]);
-  const won = await deps.store.videoTasks.settleTask(row.id, Object.assign({ cost, at: now }, end));
-  await deps.store.ledger.releaseHolds(holdOwner(row.id));
-  return won;
+  const totalTokens = tokensOf(row, end);
+  const cost = price === null ? 0n : taskCost(price, totalTokens, pricing.multiplierOf(row.group));
+  const settlement: VideoTaskSettlement = Object.assign({}, end, { totalTokens: end.status === 'succeeded' ? totalTokens : end.totalTokens, cost, at: now, priceVersion: price === null ? null : pricing.version });
+  const won = await deps.store.videoTasks.settleTask(row.id, settlement);
+  if (!won || row.upstreamId === null) return won;
+  // A task the upstream never took ran nothing: the submission's own record says what happened.
+  const settled = Object.assign({}, row, { status: end.status, totalTokens: settlement.totalTokens, cost, priceVersion: settlement.priceVersion, settledAt: now });
+  try {
+    await recordSettled(deps, settled, now);
+  } catch (err) {
+    deps.logger.warn({ err, task: row.id }, "a settled video task's usage record could not be written yet; the sweep writes it");
+  }
+  return true;
 }
 
-function usageRecord(row: VideoTaskRow, end: TaskEnd, cost: bigint | undefined, priceVersion: string, now: number): UsageRecord {
-  const outcome = OUTCOME[end.status];
+/** Writes a settled task's usage record (its charge) from its row, and notes it written. */
+export async function recordSettled(deps: VideoDeps, row: VideoTaskRow, now = Date.now()): Promise<void> {
+  await deps.store.insertUsage([usageRecord(row)]);
+  await deps.store.videoTasks.markRecorded(row.id, now);
+}
+
+function usageRecord(row: VideoTaskRow): UsageRecord {
+  const status = row.status === 'succeeded' || row.status === 'failed' || row.status === 'cancelled' || row.status === 'expired' ? row.status : 'failed';
+  const outcome = OUTCOME[status];
+  const settledAt = row.settledAt ?? row.updatedAt;
   const record: UsageRecord = {
     requestId: row.id,
-    ts: now,
+    ts: settledAt,
     keyId: row.keyId,
     keyName: row.keyName,
     group: row.group,
@@ -54,16 +84,15 @@ function usageRecord(row: VideoTaskRow, end: TaskEnd, cost: bigint | undefined, 
     errorCode: outcome.code,
     stream: false,
     promptTokens: 0,
-    completionTokens: end.status === 'succeeded' ? (end.totalTokens ?? 0) : 0,
+    completionTokens: status === 'succeeded' ? (row.totalTokens ?? 0) : 0,
     cachedTokens: 0,
     cacheWriteTokens: 0,
     reasoningTokens: 0,
-    latencyMs: Math.max(0, now - row.createdAt),
+    latencyMs: Math.max(0, settledAt - row.createdAt),
     ttftMs: null,
     aborted: false,
   };
-  if (cost === undefined) return record;
-  // The holds shrink by what the charge uses of them in the same transaction, then go (releaseHolds).
-  const draws = row.holds.map((hold) => ({ holdId: hold.holdId, amount: hold.amount < cost ? hold.amount : cost }));
-  return Object.assign(record, { cost, priceVersion }, row.account === null ? {} : { account: row.account }, { draws });
+  // A model without a price (an unmetered key's, or `unpriced: free`) has no cost to record.
+  if (row.priceVersion === null || row.cost === null) return record;
+  return Object.assign(record, { cost: row.cost, priceVersion: row.priceVersion }, row.account === null ? {} : { account: row.account });
 }

@@ -1,6 +1,9 @@
-// Submitting a video task: the price and the asset links checked, the most it may cost set aside, its row written
-// (before the upstream call, so that a crash leaves a row to expire and its money is given back), then the upstream
-// asked, channel after channel while they are unavailable. Links into a library pin the task to that library's channel.
+// Submitting a video task. Everything that can refuse it does so before anything is sent: the price, the model's
+// channels, the money (the most it may cost, set aside as holds of the task's own) and the `asset://` links (which pin
+// the task to the channel holding them). The row is written first, leased to the submission, so that whatever happens
+// next (a refusal, a crash) leaves a row that releases the money; then the upstream is asked, channel after channel
+// while one is unavailable before the request reached it. A request that may have reached an upstream is never sent to
+// another: Ark's create is not idempotent, and a second task would run unbilled.
 
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors.js';
@@ -9,14 +12,18 @@ import { scrubSecrets } from '../providers/scrub-secrets.js';
 import type { Attempt } from '../routing/router.js';
 import type { VideoTaskRow } from '../store/video-task-store.js';
 import { checkAssetLinks } from './asset-links.js';
+import { keyFingerprint } from './key-fingerprint.js';
 import { nextPollAt } from './refresh.js';
 import { settleTask } from './settle.js';
-import { budgetsOf, reserveForTask, taskReserve } from './task-money.js';
+import { budgetsOf, holdOwner, reserveForTask, taskReserve } from './task-money.js';
 import type { TaskRequest, TaskShape } from './task-request.js';
 import { VideoUpstreamError } from './upstream.js';
 import type { VideoDeps } from './video-deps.js';
 
 const MAX_PROMPT_KEPT = 4000;
+/** Ark's bounds on `execution_expires_after`, in seconds. */
+const ARK_MIN_EXECUTION_S = 3600;
+const ARK_MAX_EXECUTION_S = 259_200;
 
 /** A public id: the shape's prefix and 128 random bits (never the upstream's id). */
 export function newTaskId(shape: TaskShape): string {
@@ -27,16 +34,8 @@ function notPriced(model: string): GatewayError {
   return new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
 }
 
-/** The channels to try: the model's video channels, or only the one holding the linked assets. */
-function attemptsFor(deps: VideoDeps, request: TaskRequest, pinned: string | null): Attempt[] {
-  const plan = deps.router.plan(request.model, 'video');
-  if (plan.length === 0) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${request.model.slice(0, 256)}' does not exist or is not a video model here.`, { param: 'model' });
-  if (pinned === null) return plan;
-  const there = plan.filter((a) => a.channel.name === pinned);
-  if (there.length === 0) {
-    throw new GatewayError('GW_ERR_VIDEO_ASSET_CHANNELS', `The linked assets' library cannot run model '${request.model.slice(0, 256)}': use a model its channel serves.`, { param: 'model' });
-  }
-  return there;
+function modelNotServed(model: string): GatewayError {
+  return new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${model.slice(0, 256)}' does not exist or is not a video model here.`, { param: 'model' });
 }
 
 /** The caller's error for an upstream's refusal: its status class, code and words, the channel's keys scrubbed. */
@@ -46,21 +45,37 @@ function refusal(err: VideoUpstreamError, keys: readonly string[]): GatewayError
   return new GatewayError('GW_ERR_UPSTREAM_BAD_REQUEST', message, { upstreamStatus: err.status, wireCode: err.code });
 }
 
+/** Another channel may be tried: the upstream said it is unavailable, or the request never reached it. */
+function mayFailOver(err: unknown): boolean {
+  if (!(err instanceof VideoUpstreamError)) return false;
+  if (err.kind === 'refused') return err.status === 401 || err.status === 403;
+  // A timeout may have come after the upstream took the task.
+  return err.code !== 'UpstreamTimeout';
+}
+
+/**
+ * How long the upstream may run the task: Ark's `execution_expires_after`, at most the gateway's own deadline, so that
+ * the upstream never finishes (and bills) a task the gateway has expired; a caller may ask for less.
+ */
+function executionWindow(asked: unknown, taskTimeoutMs: number): number {
+  const ours = Math.min(ARK_MAX_EXECUTION_S, Math.max(ARK_MIN_EXECUTION_S, Math.floor(taskTimeoutMs / 1000)));
+  if (typeof asked !== 'number' || !Number.isInteger(asked)) return ours;
+  return Math.max(ARK_MIN_EXECUTION_S, Math.min(asked, ours));
+}
+
 /** Makes the task; its row as the upstream took it. `signal` is the caller's: once sent, the call is not cut. */
 export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskShape, request: TaskRequest, signal: AbortSignal): Promise<VideoTaskRow> {
   const { pricing, video } = deps.config;
   const budgets = budgetsOf(key);
   const price = pricing.priceOf(request.model);
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw notPriced(request.model);
-  const pinned = await checkAssetLinks(request.assetIds, { keyId: key.id, account: key.account ?? null }, { assets: deps.store.assets, libraries: deps.assets, signal });
-  const attempts = attemptsFor(deps, request, pinned);
-  const first = attempts[0] as Attempt;
+  let attempts = deps.router.plan(request.model, 'video');
+  const first = attempts[0];
+  if (first === undefined) throw modelNotServed(request.model);
   const id = newTaskId(shape);
+  const owner = `submit:${id}`;
   const now = Date.now();
   const expiresAt = now + video.taskTimeoutMs;
-  const amount = price === null || budgets.length === 0 ? 0n : taskReserve(price, request.resolution, request.seconds, pricing.multiplierOf(key.group));
-  // Held past the deadline by the poller's reach: the expiry settles (and drops them) first.
-  const holds = amount === 0n ? [] : await reserveForTask(deps.store.ledger, budgets, amount, id, now, expiresAt + video.maxPollIntervalMs + 60_000);
   const row: VideoTaskRow = {
     id,
     keyId: key.id,
@@ -84,42 +99,100 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
     updatedAt: now,
     completedAt: null,
     expiresAt,
-    reserved: amount,
-    holds,
+    reserved: 0n,
+    holds: [],
     totalTokens: null,
     cost: null,
     settledAt: null,
     nextPollAt: now + video.pollIntervalMs,
     polls: 0,
+    keyFingerprint: null,
+    recordedAt: null,
+    priceVersion: null,
   };
+  // Leased for as long as every attempt may take: no poller reads a task whose upstream id is not known yet.
+  const leaseUntil = now + attempts.reduce((sum, a) => sum + a.channel.timeoutMs, 0) + 60_000;
+  await deps.store.videoTasks.addTask(row, { owner, until: leaseUntil });
   try {
-    await deps.store.videoTasks.addTask(row);
+    const amount = price === null || budgets.length === 0 ? 0n : taskReserve(price, request.resolution, request.seconds, pricing.multiplierOf(key.group));
+    if (amount > 0n) {
+      // Held past the deadline by the poller's reach: the expiry settles (and drops them) first.
+      const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, now, expiresAt + video.maxPollIntervalMs + 60_000);
+      await deps.store.videoTasks.updateTask(id, { reserved: amount, holds, updatedAt: now });
+    }
+    const pinned = await checkAssetLinks(request.assetIds, { keyId: key.id, account: key.account ?? null }, { assets: deps.store.assets, libraries: deps.assets, signal });
+    if (pinned !== null) {
+      attempts = attempts.filter((a) => a.channel.name === pinned);
+      if (attempts.length === 0) {
+        throw new GatewayError('GW_ERR_VIDEO_ASSET_CHANNELS', `The linked assets' library cannot run model '${request.model.slice(0, 256)}': use a model its channel serves.`, { param: 'model' });
+      }
+    }
+    // Gone before anything was sent: nothing runs, nothing is kept.
+    if (signal.aborted) throw new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the request.');
   } catch (err) {
-    await deps.store.ledger.releaseHolds(`task:${id}`).catch(() => undefined);
+    // Refused before anything was sent: the task never was.
+    await deps.store.ledger.releaseHolds(holdOwner(id));
+    await deps.store.videoTasks.discardTask(id);
     throw err;
   }
+  try {
+    return await send(deps, row, request, attempts);
+  } finally {
+    await deps.store.videoTasks.releaseLease(owner, id).catch(() => undefined);
+  }
+}
+
+async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, attempts: readonly Attempt[]): Promise<VideoTaskRow> {
+  const failed = (code: string, message: string) => settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: code, errorMessage: message, totalTokens: null, seconds: null });
+  const body = Object.assign({}, request.body, { execution_expires_after: executionWindow(request.body['execution_expires_after'], deps.config.video.taskTimeoutMs) });
   let last: unknown = null;
   for (const attempt of attempts) {
-    if (signal.aborted && last === null) break;
     const upstream = deps.videoUpstreams.get(attempt.channel.type);
     if (upstream === undefined) continue;
     const key = deps.router.keys.pick(attempt.channel.name, attempt.channel.keys);
+    let upstreamId: string;
     try {
       // Not cut when the caller leaves: a task the upstream may already run must be recorded (and settled).
-      const upstreamId = await upstream.create({ channel: attempt.channel, key, signal: AbortSignal.timeout(attempt.channel.timeoutMs) }, Object.assign({ model: attempt.upstreamModel }, request.body));
-      const at = Date.now();
-      await deps.store.videoTasks.updateTask(id, { upstreamId, channel: attempt.channel.name, upstreamModel: attempt.upstreamModel, status: 'queued', nextPollAt: nextPollAt(deps, 0, at), updatedAt: at });
-      return Object.assign({}, row, { upstreamId, channel: attempt.channel.name, upstreamModel: attempt.upstreamModel, status: 'queued' as const, updatedAt: at });
+      upstreamId = await upstream.create({ channel: attempt.channel, key, signal: AbortSignal.timeout(attempt.channel.timeoutMs) }, Object.assign({ model: attempt.upstreamModel }, body));
     } catch (err) {
       last = err;
-      if (err instanceof VideoUpstreamError && err.kind === 'refused' && err.status !== 401 && err.status !== 403) {
-        await settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: err.code, errorMessage: err.message.slice(0, 500), totalTokens: null, seconds: null });
+      if (err instanceof VideoUpstreamError && err.kind === 'refused' && !mayFailOver(err)) {
+        await failed(err.code, err.message.slice(0, 500));
         throw refusal(err, attempt.channel.keys);
       }
+      if (!mayFailOver(err)) {
+        // It may run upstream, unknown to the gateway (no id came back): said, and not charged.
+        await failed('UpstreamTimeout', 'The upstream did not answer the submission in time.');
+        throw new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The upstream did not answer in time; the task may not have been made. List your tasks before retrying.', { cause: err });
+      }
       deps.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
-      deps.logger.warn({ err, channel: attempt.channel.name, task: id }, 'submitting a video task failed; trying the next channel');
+      deps.logger.warn({ err, channel: attempt.channel.name, task: row.id }, 'submitting a video task failed before it reached the upstream; trying the next channel');
+      continue;
+    }
+    const at = Date.now();
+    const taken = { upstreamId, channel: attempt.channel.name, upstreamModel: attempt.upstreamModel, keyFingerprint: keyFingerprint(key), status: 'queued' as const, nextPollAt: nextPollAt(deps, 0, at), updatedAt: at };
+    await saveTaken(deps, row.id, taken);
+    return Object.assign({}, row, taken);
+  }
+  await failed('UpstreamUnavailable', 'No channel took the task.');
+  throw new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { cause: last, retryAfter: 1 });
+}
+
+/**
+ * Records the upstream's id: the task runs from now on, so a store that fails here is asked again (three times) before
+ * the caller is told; the row, still submitting, then expires when its lease does.
+ */
+async function saveTaken(deps: VideoDeps, id: string, taken: Parameters<VideoDeps['store']['videoTasks']['updateTask']>[1]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (await deps.store.videoTasks.updateTask(id, taken)) return;
+      throw new Error('the task was settled while it was being submitted');
+    } catch (err) {
+      if (attempt >= 3) {
+        deps.logger.error({ err, task: id, upstreamId: taken.upstreamId }, 'a video task the upstream took could not be recorded; it runs unbilled');
+        throw new GatewayError('GW_ERR_INTERNAL', 'The task could not be recorded.', { cause: err });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
   }
-  await settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: 'UpstreamUnavailable', errorMessage: 'No channel took the task.', totalTokens: null, seconds: null });
-  throw new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { cause: last, retryAfter: 1 });
 }

@@ -27,11 +27,37 @@ export interface TaskRequest {
 
 const MAX_CONTENT_ITEMS = 64;
 const MAX_PROMPT_CHARS = 20_000;
+/** Not forwarded: `model` (the channel's name goes), `content` (built above), `callback_url` (the upstream's ids). */
 const DROPPED: ReadonlySet<string> = new Set(['model', 'content', 'callback_url']);
+/**
+ * Ark's task fields a caller may set. Anything else is refused rather than forwarded: a field the reservation does not
+ * know of could make the task cost more than was set aside (`frames` in place of `duration`).
+ */
+const ARK_FIELDS: ReadonlySet<string> = new Set([
+  'resolution',
+  'ratio',
+  'duration',
+  'seed',
+  'watermark',
+  'generate_audio',
+  'camera_fixed',
+  'return_last_frame',
+  'draft',
+  'tools',
+  'safety_identifier',
+  'service_tier',
+  'priority',
+  'execution_expires_after',
+]);
 const IMAGE_ROLES: ReadonlySet<string> = new Set(['first_frame', 'last_frame', 'reference_image']);
 /** Where a content item holds its URL, by its type. */
-const URL_FIELDS: Readonly<Record<string, string>> = Object.freeze({ image_url: 'image_url', video_url: 'video_url', audio_url: 'audio_url' });
-const ASSET = 'asset://';
+const URL_FIELDS: ReadonlyMap<string, string> = new Map([
+  ['image_url', 'image_url'],
+  ['video_url', 'video_url'],
+  ['audio_url', 'audio_url'],
+]);
+/** An asset link, however its scheme is written: one the check missed must not reach the upstream. */
+const ASSET = /^\s*asset:\/\//i;
 
 function invalid(param: string, why: string): GatewayError {
   return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid '${param}': ${why}.`, { param });
@@ -78,7 +104,7 @@ function contentItems(value: unknown): Record<string, unknown>[] {
   return value.map((item, i) => {
     const param = `metadata.content[${i}]`;
     if (!isObject(item) || typeof item['type'] !== 'string') throw invalid(param, 'expected an object with a `type`');
-    const field = URL_FIELDS[item['type']];
+    const field = URL_FIELDS.get(item['type']);
     if (field !== undefined) {
       const holder = item[field];
       if (!isObject(holder)) throw invalid(`${param}.${field}`, 'expected an object with a `url`');
@@ -92,11 +118,12 @@ function contentItems(value: unknown): Record<string, unknown>[] {
 function assetIdsOf(content: readonly Record<string, unknown>[]): string[] {
   const ids: string[] = [];
   for (const item of content) {
-    const field = URL_FIELDS[String(item['type'])];
+    const field = URL_FIELDS.get(String(item['type']));
     const holder = field === undefined ? undefined : item[field];
     const url = isObject(holder) ? holder['url'] : undefined;
-    if (typeof url === 'string' && url.startsWith(ASSET)) {
-      const id = url.slice(ASSET.length);
+    const scheme = typeof url === 'string' ? ASSET.exec(url) : null;
+    if (scheme !== null && typeof url === 'string') {
+      const id = url.slice(scheme[0].length);
       if (!ids.includes(id)) ids.push(id);
     }
   }
@@ -127,7 +154,12 @@ export function readTaskRequest(shape: TaskShape, fields: Readonly<Record<string
   if (content.length > MAX_CONTENT_ITEMS) throw invalid('metadata.content', `at most ${MAX_CONTENT_ITEMS} content items`);
 
   const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(metadata)) if (!DROPPED.has(name)) body[name] = value;
+  for (const [name, value] of Object.entries(metadata)) {
+    if (DROPPED.has(name)) continue;
+    if (name === 'frames') throw invalid('metadata.frames', 'give the length as `duration` (seconds)');
+    if (!ARK_FIELDS.has(name)) throw invalid(`metadata.${name.slice(0, 64)}`, `not a field of a Seedance task (known: ${[...ARK_FIELDS].join(', ')})`);
+    body[name] = value;
+  }
   body['content'] = content;
   const size = stringOf(fields['size'], 'size', 32) ?? null;
   if (size !== null && body['resolution'] === undefined) {
@@ -136,9 +168,15 @@ export function readTaskRequest(shape: TaskShape, fields: Readonly<Record<string
     body['resolution'] = ark.resolution;
     if (ark.ratio !== undefined && body['ratio'] === undefined) body['ratio'] = ark.ratio;
   }
-  const asked = secondsOf(metadata['duration'], 'metadata.duration') ?? secondsOf(fields['seconds'], 'seconds') ?? secondsOf(fields['duration'], 'duration');
-  if (asked !== undefined && body['duration'] === undefined) body['duration'] = asked ?? -1;
-  const resolution = typeof body['resolution'] === 'string' ? body['resolution'] : DEFAULT_RESOLUTION;
-  if (!isResolution(resolution)) throw invalid('metadata.resolution', "expected '480p', '720p' or '1080p'");
-  return { model, prompt, body, seconds: asked === undefined ? DEFAULT_SECONDS : asked, resolution, size, assetIds: assetIdsOf(content) };
+  // The first said of the three (null, "auto", is said: it must not fall through to the next).
+  const said = [secondsOf(metadata['duration'], 'metadata.duration'), secondsOf(fields['seconds'], 'seconds'), secondsOf(fields['duration'], 'duration')];
+  const asked = said.find((s) => s !== undefined);
+  const seconds = asked === undefined ? DEFAULT_SECONDS : asked;
+  const resolution = body['resolution'] === undefined ? DEFAULT_RESOLUTION : body['resolution'];
+  if (typeof resolution !== 'string' || !isResolution(resolution)) throw invalid('metadata.resolution', "expected '480p', '720p' or '1080p'");
+  // What the reservation assumed is what the upstream is told: a model whose own defaults are longer or larger must not
+  // make a task cost more than was set aside.
+  body['resolution'] = resolution;
+  body['duration'] = seconds ?? -1;
+  return { model, prompt, body, seconds, resolution, size, assetIds: assetIdsOf(content) };
 }

@@ -1,6 +1,7 @@
 // What the video task code needs of a config load (the plugin's services, or the poller's current Gateway's).
 
 import type { AssetLibraries } from '../assets/libraries.js';
+import type { HostResolver } from '../assets/asset-url.js';
 import type { ChannelType, ResolvedConfig } from '../config/resolved.js';
 import type { Logger } from '../logging/logger.js';
 import type { Router } from '../routing/router.js';
@@ -15,4 +16,6 @@ export interface VideoDeps {
   readonly videoUpstreams: ReadonlyMap<ChannelType, VideoUpstream>;
   readonly assets: AssetLibraries;
   readonly logger: Logger;
+  /** How a result URL's host is resolved, to refuse internal addresses before a download. */
+  readonly resolveHost: HostResolver;
 }

@@ -2,8 +2,11 @@
 // width x height x fps x seconds / 1024 (720p at 24 fps for 5 s is ~108,000). A task reserves that for what it asks
 // (the caller's resolution and duration, or Ark's defaults), and is charged what the upstream reports.
 
-/** Ark's resolutions by their short side; the pixels of a 16:9 frame (other ratios hold about as many). */
-const PIXELS: Readonly<Record<string, number>> = Object.freeze({ '480p': 854 * 480, '720p': 1280 * 720, '1080p': 1920 * 1080 });
+/**
+ * Ark's resolutions by their short side, and the most pixels a frame of each has, whatever the ratio (21:9 is the
+ * widest: 2520x1080 at 1080p): a reservation must be the task's most, never an average.
+ */
+const PIXELS: Readonly<Record<string, number>> = Object.freeze({ '480p': 1120 * 480, '720p': 1680 * 720, '1080p': 2520 * 1080 });
 
 /** Ark's frame rate for Seedance (`framespersecond`). */
 const FPS = 24;

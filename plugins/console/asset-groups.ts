@@ -5,7 +5,7 @@
 // assets still Processing, so that the page shows them Active once the library says so.
 
 import { rebindGroup, type AssetGroupRow, type AssetRow, type AssetStatus, type GatewayServices, type RequestContext } from '../../core/index.js';
-import { invalid } from './query-params.js';
+import { offsetParam } from './query-params.js';
 
 const PAGE = 50;
 /** The newest assets shown under each group (the library's own list has them all). */
@@ -60,14 +60,6 @@ function shownGroup(group: AssetGroupRow, assets: readonly AssetRow[], names: Re
     created_at: new Date(group.createdAt).toISOString(),
     assets: assets.map((a) => ({ id: a.id, asset_type: a.assetType, status: fresh.get(a.id) ?? a.status, created_at: new Date(a.createdAt).toISOString() })),
   };
-}
-
-function offsetParam(query: URLSearchParams): number {
-  const text = query.get('offset') ?? '';
-  if (text === '') return 0;
-  const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n)) throw invalid('offset', 'offset must be a whole number from 0.');
-  return n;
 }
 
 /** A page of `account`'s groups (null: every account's, the operator's view), newest first. */

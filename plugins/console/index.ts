@@ -28,6 +28,7 @@ import type { ConsoleOptions } from './options.gen.js';
 import { RequestSchemas } from './request-schemas.js';
 import { PAGE_HEADERS, StaticFiles } from './static-files.js';
 import { usageCsv, usagePage } from './usage.js';
+import { videoContent, videoTasksPage } from './videos.js';
 
 type Signed = { readonly name: string; readonly account: string | null };
 
@@ -94,6 +95,15 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     return json(answered.status, answered.body);
   }
   if (path === '/console/api/asset-groups' && method === 'GET') return json(200, await assetGroupsPage(ctx, services, await scopeOf(services, user, query), query));
+  if (path === '/console/api/videos' && method === 'GET') {
+    const scope = await scopeOf(services, user, query);
+    // The task store lists one account's tasks at a time (accountTasks(null) is the unmetered keys'), so the
+    // operator names the account, as for the ledger.
+    if (scope === null) throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', 'Name the account whose video tasks to list (?account=NAME).', { param: 'account' });
+    return json(200, await videoTasksPage(services, scope, query));
+  }
+  // A user's own account's tasks only; the operator's, any (no ?account= here: the id names the task).
+  if (ctx.route === 'GET /console/api/videos/{id}/content') return videoContent(ctx, services, user.account);
   // The rest is the operator's (isOperatorRoute, checked above).
   if (ctx.route === '/console/api/asset-groups/{id}/bind') return json(200, await bindAssetGroup(ctx, services));
   const account = ctx.params?.['name'];
@@ -151,7 +161,7 @@ async function instancesAnswer(services: GatewayServices): Promise<Record<string
   }
 }
 
-/** The operator's routes: every one after the asset groups' list in answer() (an asset group's binding included). */
+/** The operator's routes: every one after the video tasks' in answer() (an asset group's binding included). */
 function isOperatorRoute(path: string): boolean {
   return /^\/console\/api\/(accounts|channels|instances|config)(\/|$)/.test(path) || /^\/console\/api\/asset-groups\/[^/]+\/bind$/.test(path);
 }

@@ -28,3 +28,12 @@ export function limitParam(query: URLSearchParams, max: number, fallback: number
   if (!/^[0-9]+$/.test(text) || n < 1 || n > max) throw invalid('limit', `limit must be an integer from 1 to ${max}.`);
   return n;
 }
+
+/** Where an offset-paged list (asset groups, video tasks) starts: a whole number, 0 when absent. */
+export function offsetParam(query: URLSearchParams): number {
+  const text = query.get('offset') ?? '';
+  if (text === '') return 0;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n)) throw invalid('offset', 'offset must be a whole number from 0.');
+  return n;
+}

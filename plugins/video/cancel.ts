@@ -7,6 +7,7 @@ import {
   ownTask,
   refreshTask,
   settleTask,
+  taskCall,
   taskChannel,
   VideoUpstreamError,
   type AuthedKey,
@@ -25,7 +26,8 @@ export async function cancelTask(ctx: RequestContext, deps: VideoDeps, key: Auth
   const target = taskChannel(deps, row);
   if (row.settledAt !== null || row.upstreamId === null || target === undefined) throw notCancellable(row.id, row.status);
   ctx.channel = row.channel;
-  const call = { channel: target.channel, key: target.channel.keys[0] ?? '', signal: AbortSignal.timeout(target.channel.timeoutMs) };
+  // Not the caller's signal: a cancel sent must be recorded.
+  const call = taskCall(target.channel, row, new AbortController().signal);
   try {
     const now = await target.upstream.get(call, row.upstreamId);
     if (now.status !== 'queued') {

@@ -41,8 +41,8 @@ export const videoPlugin: PluginFactory<VideoOptions> = {
   name: 'video',
   create(_options, services: GatewayServices): Plugin {
     const deps: VideoDeps = services;
-    // A client's GET that reads a task from its upstream holds the task's lease under this instance's name.
-    const owner = `${services.instances.id}:read`;
+    // A client's GET that reads a task from its upstream holds the task's lease under the request's own name.
+    const owner = (ctx: RequestContext): string => `${services.instances.id}:read:${ctx.id}`;
     return {
       name: 'video',
       relay(ctx) {
@@ -50,7 +50,7 @@ export const videoPlugin: PluginFactory<VideoOptions> = {
         if (key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
         const handler = HANDLERS.get(ctx.route);
         if (handler === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `The video plugin does not serve ${ctx.route}.`);
-        return handler(ctx, deps, key, owner);
+        return handler(ctx, deps, key, owner(ctx));
       },
     };
   },

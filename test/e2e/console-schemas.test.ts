@@ -16,6 +16,7 @@ import { consoleSchemaName } from '../../plugins/console/request-schemas.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { creditAccount } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { until } from '../helpers/poll.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const DIR = join(findSchemaDir(), 'console');
@@ -88,7 +89,8 @@ describe('console API answers match schemas/console', () => {
     const ok = answer.status >= 200 && answer.status < 300;
     const file = ok ? `${consoleSchemaName(found.endpoint.method, found.endpoint.path)}.response.schema.json` : 'error.response.schema.json';
     const validate = validatorOf(ajv, file);
-    const data: unknown = found.endpoint.path.endsWith('.csv') && ok ? answer.text : answer.json;
+    // A file (the usage CSV, a video) is checked as the text of its body.
+    const data: unknown = ok && answer.headers.get('content-type')?.startsWith('application/json') !== true ? answer.text : answer.json;
     if (!validate(data)) assert.fail(`${method} ${path} (${answer.status}) does not match ${file}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(validate.errors, null, 1)}\n${answer.text.slice(0, 2000)}`);
     if (ok) answered.add(found.key);
   }
@@ -124,6 +126,7 @@ store: { url: "sqlite:./gateway.db" }
 pricing:
   models:
     "gpt-*": { input: 2.50, output: 10.00, cache_read: 1.25 }
+    "demo-*": { output: 2.00 }
 groups:
   pro: { models: ["*"], limits: { rpm: 100, concurrency: 10 } }
   free: { models: ["gpt-4o"] }
@@ -294,6 +297,30 @@ channels:
     const misspelled = await call('operator', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { kye: 'bot' });
     assert.deepEqual([misspelled.status, errorOf(misspelled).param], [400, 'kye']);
     assert.equal((await call('ada', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { key: 'bot' })).status, 404);
+  });
+
+  it('video tasks: listed as the user and the operator, a succeeded one downloaded', async () => {
+    const key = await call('ada', 'POST', '/console/api/keys', { name: 'ada-video', group: 'pro' });
+    assert.equal(key.status, 201, key.text);
+    const made = await fetch(`${gw.url}/v1/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${String(key.json['key'])}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-video', prompt: 'a cat on a skateboard', seconds: '5', size: '1280x720' }),
+    });
+    const id = String(((await made.json()) as { id: string }).id);
+    // The mock's task ends 3 s after it was made; a read of it refreshes it from the mock.
+    await until('the mock task completed', async () => {
+      const read = await fetch(`${gw.url}/v1/videos/${id}`, { headers: { authorization: `Bearer ${String(key.json['key'])}` } });
+      return ((await read.json()) as { status: string }).status === 'completed' ? true : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
+    const mine = dataOf(await call('ada', 'GET', '/console/api/videos?account=other'));
+    assert.deepEqual(mine.map((t) => [t['id'], t['status'], t['download']]), [[id, 'succeeded', `/console/api/videos/${id}/content`]]);
+    assert.notEqual(mine[0]?.['cost'], '0');
+    assert.equal(dataOf(await call('operator', 'GET', `/console/api/videos?account=acme&offset=0&key=${String(key.json['id'])}`)).length, 1);
+    assert.equal(errorOf(await call('operator', 'GET', '/console/api/videos')).param, 'account');
+    const file = await call('ada', 'GET', `/console/api/videos/${id}/content`);
+    assert.deepEqual([file.status, file.headers.get('content-type')], [200, 'video/mp4']);
+    assert.equal((await call('ada', 'GET', '/console/api/videos/video_nope/content')).status, 404);
   });
 
   it('a key revoked and a session ended', async () => {

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditBooks } from '../../core/money/audit.js';
+import { VideoPoller } from '../../core/video/poller.js';
 import { until } from '../helpers/poll.js';
 import { ALICE, BROKE, HALF, SEEDANCE, startVideoGateway, startVideoPlanes, TEST_KEY, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 
@@ -18,7 +19,8 @@ describe('video task billing', () => {
   const store = () => v.gw.gateway.runtime.deps.store;
   const balance = async (account: string): Promise<bigint> => (await store().ledger.getAccount(account))?.balance ?? -1n;
   const lastUpstream = (): string => [...planes.ark.tasks.keys()].pop() as string;
-  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().videoTasks.task(id))?.settledAt != null ? true : undefined), WAIT);
+  /** Settled, and its usage record (its charge) written. */
+  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().videoTasks.task(id))?.recordedAt != null ? true : undefined), WAIT);
   const create = async (key: string, seconds = 5): Promise<string> => {
     const created = await v.request(key, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'a paid video', seconds: String(seconds) });
     assert.equal(created.status, 200, created.text);
@@ -38,7 +40,7 @@ describe('video task billing', () => {
     const start = await balance('acme');
     const id = await create(ALICE);
     const task = await store().videoTasks.task(id);
-    assert.equal(task?.reserved, 216_000_000n, 'reserved: 720p x 5 s at 24 fps = 108,000 tokens at 2.00 per 1M');
+    assert.equal(task?.reserved, 283_500_000n, 'reserved: 720p (at most 1680x720, 21:9) x 5 s at 24 fps = 141,750 tokens at 2.00 per 1M');
     planes.ark.finish(lastUpstream(), { totalTokens: 108_900, duration: 5 });
     await settled(id);
     // Read again and again: settled once.
@@ -111,6 +113,37 @@ describe('video task billing', () => {
     const record = (await v.gw.usage()).find((r) => r.requestId === id);
     assert.equal(record?.cost, 2_000_000n);
     assert.equal(record?.account, undefined);
+  });
+
+  test("a settlement whose record was lost (a crash between the two steps) is charged by the sweep, once; stray holds go", async () => {
+    await store().ledger.post({ account: 'acme', kind: 'credit', amount: 1_000_000_000n, idempotencyKey: 'video-billing-sweep', ts: Date.now() });
+    const id = await create(ALICE);
+    const services = v.gw.gateway.runtime.current.services;
+    const start = await balance('acme');
+    // The compare-and-set alone, as a settler that died before writing the record leaves it.
+    const won = await store().videoTasks.settleTask(id, {
+      status: 'succeeded',
+      progress: 100,
+      resultUrl: null,
+      errorCode: null,
+      errorMessage: null,
+      totalTokens: 108_900,
+      seconds: 5,
+      cost: TASK_COST,
+      priceVersion: services.config.pricing.version,
+      at: Date.now(),
+    });
+    assert.equal(won, true);
+    assert.equal(await balance('acme'), start, 'not charged yet');
+    const stray = await store().ledger.acquireHold({ budget: { kind: 'account', account: 'acme' }, min: 1000n, want: 1000n, owner: 'task:video_neverwritten', now: Date.now(), expiresAt: Date.now() + 3_600_000 });
+    assert.equal(stray.granted, true);
+    const poller = new VideoPoller({ owner: 'sweep-test', deps: () => services });
+    await poller.sweep(Date.now() + 60_000);
+    await poller.sweep(Date.now() + 60_000);
+    assert.equal(start - (await balance('acme')), TASK_COST, 'charged once');
+    assert.equal((await v.gw.usage()).filter((r) => r.requestId === id).length, 1);
+    assert.notEqual((await store().videoTasks.task(id))?.recordedAt, null);
+    assert.equal(await store().videoTasks.dropStrayHolds(), 0, 'the stray hold was dropped by the sweep');
   });
 
   test('the audit passes', async () => {

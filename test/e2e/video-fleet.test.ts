@@ -49,12 +49,39 @@ for (const backend of storeBackends()) {
         const store = second.gw.gateway.runtime.deps.store;
         await until('all settled', async () => {
           const rows = await Promise.all(ids.map((id) => store.videoTasks.task(id)));
-          return rows.every((row) => row?.settledAt != null && row.status === 'succeeded') ? true : undefined;
+          return rows.every((row) => row?.recordedAt != null && row.status === 'succeeded') ? true : undefined;
         }, WAIT);
         const records = (await second.gw.usage()).filter((r) => ids.includes(r.requestId));
         assert.equal(records.length, 5);
         assert.equal(start - ((await store.ledger.getAccount('acme'))?.balance ?? 0n), 5n * TASK_COST);
         assert.deepEqual((await auditBooks(store)).problems, []);
+      } finally {
+        await second.stop();
+      }
+    });
+
+    test('a task that ended upstream while no gateway ran, past its deadline, is settled as it ended', async () => {
+      const first = await startVideoGateway(planes, { store: db.url, credit: '', taskTimeoutMs: 1000 });
+      let id = '';
+      try {
+        const created = await first.request(ALICE, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'made while away' });
+        assert.equal(created.status, 200, created.text);
+        id = created.body['id'] as string;
+      } finally {
+        await first.stop();
+      }
+      planes.ark.finish([...planes.ark.tasks.keys()].pop() as string, { totalTokens: 108_900 });
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const second = await startVideoGateway(planes, { store: db.url, credit: '', taskTimeoutMs: 1000 });
+      try {
+        const row = await until('settled', async () => {
+          const task = await second.gw.gateway.runtime.deps.store.videoTasks.task(id);
+          return task?.recordedAt != null ? task : undefined;
+        }, WAIT);
+        assert.equal(row.status, 'succeeded');
+        assert.equal(row.cost, TASK_COST);
+        const file = await fetch(`${second.gw.url}/v1/videos/${id}/content`, { headers: { authorization: `Bearer ${ALICE}` } });
+        assert.deepEqual(Buffer.from(await file.arrayBuffer()), planes.ark.video);
       } finally {
         await second.stop();
       }
@@ -95,7 +122,7 @@ describe('two instances poll the same tasks (postgres)', { skip: postgres?.skip 
     await until('all settled', async () => {
       await Promise.all(ids.slice(0, 10).map((id, i) => (i % 2 === 0 ? b : a).request(ALICE, 'GET', `/v1/video/generations/${id}`)));
       const rows = await Promise.all(ids.map((id) => store.videoTasks.task(id)));
-      return rows.every((row) => row?.settledAt != null) ? true : undefined;
+      return rows.every((row) => row?.recordedAt != null) ? true : undefined;
     }, WAIT);
     const records = [...(await a.gw.usage()), ...(await b.gw.usage())].filter((r) => ids.includes(r.requestId));
     // Both instances read one store: each record is seen twice, once per listing.

@@ -61,6 +61,8 @@ describe('video tasks', () => {
       watermark: false,
       seed: 7,
       duration: 5,
+      // At most the gateway's deadline (48 h by default): Ark never finishes a task the gateway gave up on.
+      execution_expires_after: 172_800,
       content: [
         { type: 'text', text: 'a fox waves at the camera' },
         { type: 'image_url', image_url: { url: 'https://93.184.215.14/fox.png' }, role: 'reference_image' },
@@ -212,6 +214,33 @@ describe('video tasks', () => {
     assert.equal(bad.status, 400);
   });
 
+  test("the Ark body always says the resolution and length the reservation assumed", async () => {
+    const created = await v.request(ALICE, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'defaults' });
+    assert.equal(created.status, 200, created.text);
+    const sent = planes.ark.tasks.get(lastUpstreamTask())?.request as Record<string, unknown>;
+    assert.equal(sent['resolution'], '720p');
+    assert.equal(sent['duration'], 5);
+    const auto = await v.request(ALICE, 'POST', '/v1/video/generations', { model: SEEDANCE, prompt: 'auto length', seconds: -1, metadata: { execution_expires_after: 259_200 } });
+    assert.equal(auto.status, 200, auto.text);
+    const autoSent = planes.ark.tasks.get(lastUpstreamTask())?.request as Record<string, unknown>;
+    assert.equal(autoSent['duration'], -1);
+    assert.equal(autoSent['execution_expires_after'], 172_800, 'a longer window than the gateway waits is cut to it');
+  });
+
+  test("a result URL on an internal address or plain http elsewhere is not fetched: 502, the fake's file never asked", async () => {
+    for (const url of ['https://10.0.0.1/video.mp4', 'http://127.0.0.2:9/video.mp4', 'https://169.254.169.254/latest/meta-data']) {
+      const created = await v.request(ALICE, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'where does it go' });
+      const id = created.body['id'] as string;
+      const upstreamId = lastUpstreamTask();
+      planes.ark.finish(upstreamId);
+      (planes.ark.tasks.get(upstreamId) as { videoUrl: string | null }).videoUrl = url;
+      await until('completed', async () => ((await v.request(ALICE, 'GET', `/v1/videos/${id}`)).body['status'] === 'completed' ? true : undefined), WAIT);
+      const file = await v.request(ALICE, 'GET', `/v1/videos/${id}/content`);
+      assert.equal(file.status, 502, `${url}: ${file.text}`);
+      assert.ok(!file.text.includes(url), 'the URL is not shown');
+    }
+  });
+
   test('bad input is a 400 naming the field, and nothing is sent', async () => {
     const before = planes.ark.calls.length;
     const cases: [unknown, string][] = [
@@ -228,6 +257,19 @@ describe('video tasks', () => {
       assert.equal(answer.status, 400, `${JSON.stringify(body)}: ${answer.text}`);
       assert.equal((answer.body['error'] as Record<string, unknown>)['param'], param, answer.text);
     }
+    // What the reservation could not account for is refused rather than forwarded.
+    for (const [metadata, param] of [
+      [{ frames: 289 }, 'metadata.frames'],
+      [{ resolution: '4k' }, 'metadata.resolution'],
+      [{ fps: 60 }, 'metadata.fps'],
+    ] as const) {
+      const answer = await v.request(ALICE, 'POST', '/v1/video/generations', { model: SEEDANCE, prompt: 'x', metadata });
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal((answer.body['error'] as Record<string, unknown>)['param'], param, answer.text);
+    }
+    const proto = await v.request(ALICE, 'POST', '/v1/video/generations', `{"model":"${SEEDANCE}","prompt":"x","metadata":{"__proto__":{"resolution":"480p"}}}`);
+    assert.equal(proto.status, 400, proto.text);
+    assert.equal((proto.body['error'] as Record<string, unknown>)['param'], 'metadata.__proto__');
     const unpriced = await v.request(ALICE, 'POST', '/v1/videos', { model: 'gpt-4o', prompt: 'x' });
     assert.equal(unpriced.status, 403);
     assert.equal((unpriced.body['error'] as Record<string, unknown>)['code'], 'model_not_priced');

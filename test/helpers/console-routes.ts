@@ -15,6 +15,8 @@ export const CONSOLE_ROUTES: readonly string[] = [
   'GET /console/api/ledger',
   'GET /console/api/asset-groups',
   '/console/api/asset-groups/{id}/bind',
+  'GET /console/api/videos',
+  'GET /console/api/videos/{id}/content',
   'GET /console/api/accounts',
   '/console/api/accounts',
   'PATCH /console/api/accounts/{name}',

@@ -13,6 +13,7 @@ import { PasswordPage } from './password.js';
 import { SignInPage } from './sign-in.js';
 import { TokensPage } from './tokens.js';
 import { UsagePage } from './usage.js';
+import { VideosPage } from './videos.js';
 
 export const PAGES: readonly PageDef[] = [
   { path: '/sign-in', title: 'Sign in', who: 'any', view: SignInPage },
@@ -22,6 +23,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/usage', title: 'Usage', who: 'user', view: UsagePage },
   { path: '/ledger', title: 'Ledger', who: 'user', view: LedgerPage },
   { path: '/assets', title: 'Assets', who: 'user', view: AssetsPage },
+  { path: '/videos', title: 'Videos', who: 'user', view: VideosPage },
   { path: '/accounts', title: 'Accounts', who: 'operator', view: AccountsPage },
   { path: '/channels', title: 'Channels', who: 'operator', view: ChannelsPage },
   { path: '/instances', title: 'Instances', who: 'operator', view: InstancesPage },

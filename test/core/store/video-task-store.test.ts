@@ -1,10 +1,13 @@
 // Video tasks in the store (store/video-task-store.ts), on SQLite and PostgreSQL: a row round trip (money past 2^53,
-// holds), changes refused once settled, one settlement of racing ones, the pollers' leases (claimDue's due, free and
-// limit rules, two concurrent pollers never sharing a task, claimTask, releaseLease), a key's keyset pages and an
-// account's pages.
+// holds, key fingerprint, recorded_at), changes refused once settled, one settlement of racing ones (its holds
+// released with it), discarding an unsent task, the recorder's unrecorded tasks, stray task holds, the pollers'
+// leases (a submitter's lease at insert, claimDue's due, free and limit rules, two concurrent pollers never sharing a
+// task, claimTask, releaseLease), a key's keyset pages and an account's pages.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Budget } from '../../../core/store/ledger-store.js';
+import type { Store } from '../../../core/store/store.js';
 import type { VideoTaskRow, VideoTaskSettlement } from '../../../core/store/video-task-store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 import { useTempStore } from './store-fixtures.js';
@@ -43,6 +46,9 @@ function task(id: string, overrides: Partial<VideoTaskRow> = {}): VideoTaskRow {
     settledAt: null,
     nextPollAt: T0,
     polls: 0,
+    keyFingerprint: null,
+    recordedAt: null,
+    priceVersion: null,
   };
   return Object.assign(row, overrides);
 }
@@ -57,12 +63,32 @@ function settlement(at: number, overrides: Partial<VideoTaskSettlement> = {}): V
     totalTokens: 108_900,
     seconds: null,
     cost: 750_000_000n,
+    priceVersion: 'pv-test-0001',
     at,
   };
   return Object.assign(end, overrides);
 }
 
 const ids = (rows: readonly VideoTaskRow[]): string[] => rows.map((r) => r.id);
+
+const acme: Budget = { kind: 'account', account: 'acme' };
+
+/** Money for holds: the account, credited. */
+async function fund(store: Store): Promise<void> {
+  await store.ledger.createAccount('acme', null, T0);
+  await store.ledger.post({ account: 'acme', kind: 'credit', amount: 1_000_000n, idempotencyKey: 'fund', ts: T0 });
+}
+
+async function hold(store: Store, owner: string): Promise<string> {
+  const result = await store.ledger.acquireHold({ budget: acme, min: 10n, want: 10n, owner, now: T0, expiresAt: T0 + 86_400_000 });
+  assert.ok(result.granted, `a hold for ${owner}`);
+  return result.holdId;
+}
+
+/** Whether `owner`'s hold `holdId` is still there: renewHolds renews only the live holds it finds. */
+async function held(store: Store, owner: string, holdId: string): Promise<boolean> {
+  return (await store.ledger.renewHolds(owner, [holdId], T0, T0 + 86_400_000)).has(holdId);
+}
 
 for (const backend of storeBackends()) describe(`video task store (${backend.name})`, { skip: backend.skip }, () => {
   const temp = useTempStore('video-tasks.db', backend);
@@ -75,7 +101,29 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
     const done = task('video_2', { status: 'succeeded', completedAt: T0 + 5, settledAt: T0 + 5, cost: BIG, totalTokens: 3_000_000_000, holds: [], prompt: null, seconds: null, size: null });
     await videoTasks.addTask(done);
     assert.deepEqual(await videoTasks.task('video_2'), done);
+    const recorded = task('video_3', { upstreamId: 'cgt-3', keyFingerprint: '0123456789abcdef', status: 'failed', settledAt: T0 + 5, cost: 0n, recordedAt: T0 + 6 });
+    await videoTasks.addTask(recorded);
+    assert.deepEqual(await videoTasks.task('video_3'), recorded);
     assert.equal(await videoTasks.task('video_none'), undefined);
+  });
+
+  it('sets the key fingerprint, the reservation and the holds a submission names', async () => {
+    const { videoTasks } = temp.get();
+    await videoTasks.addTask(task('video_1', { reserved: 0n, holds: [] }));
+    const holds = [{ holdId: 'h-acct', amount: BIG }, { holdId: 'h-key', amount: 3n }];
+    assert.equal(await videoTasks.updateTask('video_1', { keyFingerprint: 'fedcba9876543210', reserved: BIG, holds, updatedAt: T0 + 1 }), true);
+    assert.deepEqual(await videoTasks.task('video_1'), task('video_1', { keyFingerprint: 'fedcba9876543210', reserved: BIG, holds, updatedAt: T0 + 1 }));
+    assert.equal(await videoTasks.updateTask('video_1', { progress: 5, updatedAt: T0 + 2 }), true);
+    const kept = await videoTasks.task('video_1');
+    assert.deepEqual([kept?.keyFingerprint, kept?.reserved, kept?.holds], ['fedcba9876543210', BIG, holds], 'unnamed, they stay');
+  });
+
+  it('rounds fractional seconds to the integer column, on insert and on settlement', async () => {
+    const { videoTasks } = temp.get();
+    await videoTasks.addTask(task('video_1', { seconds: 4.6 }));
+    assert.equal((await videoTasks.task('video_1'))?.seconds, 5);
+    assert.equal(await videoTasks.settleTask('video_1', settlement(T0 + 1, { seconds: 5.04 })), true);
+    assert.equal((await videoTasks.task('video_1'))?.seconds, 5);
   });
 
   it('changes an unsettled task, refuses to once it is settled, and settles once', async () => {
@@ -96,6 +144,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
       ['succeeded', 100, 'https://ark.example/video.mp4', 108_900, 750_000_000n, T0 + 3, T0 + 3, T0 + 3, 5],
       'the first settlement, the seconds asked for kept when it says none',
     );
+    assert.equal(settled?.priceVersion, 'pv-test-0001');
     assert.equal(await videoTasks.updateTask('video_none', { progress: 1, updatedAt: T0 }), false);
     assert.equal(await videoTasks.settleTask('video_none', settlement(T0)), false);
 
@@ -113,6 +162,111 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
     const winner = results.indexOf(true);
     const settled = await videoTasks.task('video_1');
     assert.deepEqual([settled?.cost, settled?.settledAt], [BigInt(winner + 1), T0 + 10 + winner], 'the row is the winner\'s');
+  });
+
+  it('settles a task and releases its holds in one go, only for the settlement that wins', async () => {
+    const store = temp.get();
+    const { videoTasks } = store;
+    await fund(store);
+    await videoTasks.addTask(task('video_a-_%1'));
+    await videoTasks.addTask(task('video_b'));
+    const mine = [await hold(store, 'task:video_a-_%1'), await hold(store, 'task:video_a-_%1')];
+    const other = await hold(store, 'task:video_b');
+    const instance = await hold(store, 'instance-1');
+    const lookalike = await hold(store, 'task:video_a-_%10');
+
+    assert.equal(await videoTasks.settleTask('video_a-_%1', settlement(T0 + 1)), true);
+    for (const id of mine) assert.equal(await held(store, 'task:video_a-_%1', id), false, 'the task\'s holds went with it');
+    assert.equal(await held(store, 'task:video_b', other), true, 'another task\'s stays');
+    assert.equal(await held(store, 'instance-1', instance), true, 'an instance\'s stays');
+    assert.equal(await held(store, 'task:video_a-_%10', lookalike), true, 'an id it is a prefix of is another task');
+
+    // A hold taken after the settlement (a crash's leftover) is not the losing settlement's to release.
+    const late = await hold(store, 'task:video_a-_%1');
+    assert.equal(await videoTasks.settleTask('video_a-_%1', settlement(T0 + 2, { status: 'failed', cost: 0n })), false);
+    assert.equal(await held(store, 'task:video_a-_%1', late), true, 'a losing settlement deletes nothing');
+    assert.equal(await videoTasks.settleTask('video_none', settlement(T0 + 2)), false);
+  });
+
+  it('discards only a task nothing was sent for and that is unsettled', async () => {
+    const { videoTasks } = temp.get();
+    await videoTasks.addTask(task('unsent'));
+    await videoTasks.addTask(task('sent', { upstreamId: 'cgt-1', status: 'queued' }));
+    await videoTasks.addTask(task('settled'));
+    await videoTasks.settleTask('settled', settlement(T0 + 1, { status: 'expired', resultUrl: null, cost: 0n }));
+    assert.equal(await videoTasks.discardTask('unsent'), true);
+    assert.equal(await videoTasks.task('unsent'), undefined);
+    assert.equal(await videoTasks.discardTask('unsent'), false, 'gone already');
+    assert.equal(await videoTasks.discardTask('sent'), false, 'it runs upstream');
+    assert.equal(await videoTasks.discardTask('settled'), false);
+    assert.equal(await videoTasks.discardTask('video_none'), false);
+    assert.deepEqual([(await videoTasks.task('sent'))?.id, (await videoTasks.task('settled'))?.id], ['sent', 'settled']);
+  });
+
+  it('lists the settled, sent tasks whose record is not written, oldest settled first, until marked', async () => {
+    const { videoTasks } = temp.get();
+    const settle = async (id: string, at: number, upstreamId: string | null = `cgt-${id}`): Promise<void> => {
+      await videoTasks.addTask(task(id, { upstreamId }));
+      assert.equal(await videoTasks.settleTask(id, settlement(at)), true);
+    };
+    await settle('late', T0 + 30);
+    await settle('b', T0 + 10);
+    await settle('a', T0 + 10);
+    await settle('first', T0 + 5);
+    await settle('never-sent', T0 + 1, null);
+    await settle('after', T0 + 50);
+    await videoTasks.addTask(task('unsettled', { upstreamId: 'cgt-u', status: 'running' }));
+
+    assert.deepEqual(ids(await videoTasks.unrecorded(T0 + 30, 10)), ['first', 'a', 'b', 'late'], 'settled at or before, ties by id');
+    assert.deepEqual(ids(await videoTasks.unrecorded(T0 + 30, 2)), ['first', 'a']);
+    assert.deepEqual(await videoTasks.unrecorded(T0 + 30, 0), []);
+    await videoTasks.markRecorded('a', T0 + 40);
+    assert.equal((await videoTasks.task('a'))?.recordedAt, T0 + 40);
+    assert.deepEqual(ids(await videoTasks.unrecorded(T0 + 100, 10)), ['first', 'b', 'late', 'after']);
+  });
+
+  it('drops the holds of settled and missing tasks, and keeps unsettled tasks\' and other owners\'', async () => {
+    const store = temp.get();
+    const { videoTasks } = store;
+    await fund(store);
+    await videoTasks.addTask(task('video_live'));
+    await videoTasks.addTask(task('video_done'));
+    // Settled without its holds, as a crash before the release leaves it: the row written settled.
+    await videoTasks.addTask(task('video_old', { status: 'succeeded', settledAt: T0 + 1, cost: 5n }));
+    const live = await hold(store, 'task:video_live');
+    const done = await hold(store, 'task:video_done');
+    await videoTasks.settleTask('video_done', settlement(T0 + 1));
+    const late = await hold(store, 'task:video_done');
+    const old = await hold(store, 'task:video_old');
+    const missing = await hold(store, 'task:video_gone');
+    // An id's `_` is no wildcard: videoXlive is no task, though `owner LIKE 'task:' || id` would take it for video_live.
+    const wild = await hold(store, 'task:videoXlive');
+    const instance = await hold(store, 'instance-1');
+    const upper = await hold(store, 'TASK:video_gone');
+
+    assert.equal(await videoTasks.dropStrayHolds(), 4);
+    assert.equal(await held(store, 'task:video_live', live), true, 'an unsettled task\'s');
+    assert.equal(await held(store, 'instance-1', instance), true, 'an instance\'s');
+    assert.equal(await held(store, 'TASK:video_gone', upper), true, 'no task\'s: the prefix is exact');
+    assert.equal(await held(store, 'task:video_done', done), false, 'released by its settlement');
+    for (const [owner, id] of [['task:video_done', late], ['task:video_old', old], ['task:video_gone', missing], ['task:videoXlive', wild]] as const) {
+      assert.equal(await held(store, owner, id), false, owner);
+    }
+    assert.equal(await videoTasks.dropStrayHolds(), 0, 'nothing left to drop');
+  });
+
+  it('inserts a submitter\'s task leased: no poller claims it until the lease ends', async () => {
+    const { videoTasks } = temp.get();
+    await videoTasks.addTask(task('video_1', { nextPollAt: T0 }), { owner: 'submitter', until: T0 + 1_000 });
+    await videoTasks.addTask(task('video_2', { nextPollAt: T0 }));
+    assert.deepEqual(ids(await videoTasks.claimDue('poller', T0 + 500, T0 + 30_000, 10)), ['video_2']);
+    assert.equal(await videoTasks.claimTask('video_1', 'client', T0 + 999, T0 + 2_000), false, 'a GET waits too');
+    assert.equal(await videoTasks.claimTask('video_1', 'submitter', T0 + 999, T0 + 2_000), true, 'its submitter\'s lease, extended');
+    await videoTasks.releaseLease('submitter', 'video_1');
+    assert.deepEqual(ids(await videoTasks.claimDue('poller', T0 + 1_000, T0 + 30_000, 10)), ['video_1'], 'free once released');
+    await videoTasks.addTask(task('video_3', { nextPollAt: T0 }), { owner: 'submitter', until: T0 + 1_000 });
+    assert.deepEqual(await videoTasks.claimDue('poller', T0 + 1_000, T0 + 30_000, 10), [], 'not at the lease\'s last instant');
+    assert.deepEqual(ids(await videoTasks.claimDue('poller', T0 + 1_001, T0 + 30_000, 10)), ['video_3'], 'past it');
   });
 
   it('claims the due, unsettled, unleased tasks, at most limit, in the order they fell due', async () => {
