@@ -333,7 +333,7 @@ export interface Pricing {
   reservation_timeout_ms?: number;
 }
 /**
- * Prices per 1M tokens of each kind, and per image made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
+ * Prices per 1M tokens of each kind, per image made, and per second of video made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
  */
 export interface ModelPrice {
   input?: Amount;
@@ -343,6 +343,10 @@ export interface ModelPrice {
   input_image?: Amount;
   output_image?: Amount;
   per_image?: Amount;
+  /**
+   * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
+   */
+  per_second?: number | string;
   /**
    * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
    */

@@ -37,6 +37,7 @@ function modelPrice(price: ModelPriceConfig): ModelPrice {
     inputImage: amount(price.input_image, input),
     outputImage: amount(price.output_image, output),
     perImage: amount(price.per_image, 0n),
+    perSecond: amount(price.per_second, 0n),
   };
   // Not part of any cost (so not of the prices' version): only of what a video task sets aside.
   return price.task_reserve === undefined ? resolved : Object.assign(resolved, { taskReserve: parseMoney(price.task_reserve) });

@@ -16,6 +16,8 @@ export interface Usage {
   readonly inputImageTokens?: number;
   /** Output tokens that were images (output_tokens_details.image_tokens; a subset of completionTokens). */
   readonly outputImageTokens?: number;
+  /** Seconds of video made (a video task's reported duration); absent elsewhere. */
+  readonly videoSeconds?: number;
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
@@ -39,7 +41,8 @@ export function boundedUsage(usage: Usage | null): Usage | null {
     !over(usage.reasoningTokens) &&
     !over(usage.images) &&
     !over(usage.inputImageTokens) &&
-    !over(usage.outputImageTokens)
+    !over(usage.outputImageTokens) &&
+    !over(usage.videoSeconds)
   ) {
     return usage;
   }
@@ -56,5 +59,6 @@ export function boundedUsage(usage: Usage | null): Usage | null {
     usage.images === undefined ? {} : { images: bound(usage.images) },
     usage.inputImageTokens === undefined ? {} : { inputImageTokens: bound(usage.inputImageTokens) },
     usage.outputImageTokens === undefined ? {} : { outputImageTokens: bound(usage.outputImageTokens) },
+    usage.videoSeconds === undefined ? {} : { videoSeconds: bound(usage.videoSeconds) },
   );
 }

@@ -6,7 +6,7 @@ import { divCeil, MAX_AMOUNT, type Ratio } from './decimal.js';
 
 const PER_MILLION = 1_000_000n;
 
-/** A model's prices in nano-units: per 1M tokens of each kind, and per image made. */
+/** A model's prices in nano-units: per 1M tokens of each kind, per image made, and per second of video made. */
 export interface ModelPrice {
   readonly input: bigint;
   readonly output: bigint;
@@ -19,6 +19,8 @@ export interface ModelPrice {
   /** Output tokens that are images; the output price when not given. */
   readonly outputImage: bigint;
   readonly perImage: bigint;
+  /** Per second of video made (a video task's reported duration); 0 when not given. */
+  readonly perSecond: bigint;
   /** A video model's reservation per task, in place of the estimate from its resolution and duration. */
   readonly taskReserve?: bigint;
 }
@@ -40,7 +42,8 @@ export function costOf(usage: Usage, price: ModelPrice, multiplier: Ratio): bigi
     BigInt(inputImage) * price.inputImage +
     BigInt(plainOutput) * price.output +
     BigInt(outputImage) * price.outputImage +
-    BigInt(usage.images ?? 0) * price.perImage * PER_MILLION;
+    BigInt(usage.images ?? 0) * price.perImage * PER_MILLION +
+    BigInt(usage.videoSeconds ?? 0) * price.perSecond * PER_MILLION;
   const cost = divCeil(perMillion * multiplier.numerator, PER_MILLION * multiplier.denominator);
   // Bounded as every amount is: a record's cost must fit the store's 64-bit column, whatever the prices.
   return cost > MAX_AMOUNT ? MAX_AMOUNT : cost;

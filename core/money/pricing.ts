@@ -79,15 +79,21 @@ const ratioText = (r: Ratio): string => formatMoney((r.numerator * 1_000_000_000
 
 /** The canonical JSON of what a cost depends on; its hash is the version. */
 function pricingDocument(init: PricingInit): string {
-  const price = (p: ModelPrice): Record<string, string> => ({
-    input: formatMoney(p.input),
-    output: formatMoney(p.output),
-    cache_read: formatMoney(p.cacheRead),
-    cache_write: formatMoney(p.cacheWrite),
-    input_image: formatMoney(p.inputImage),
-    output_image: formatMoney(p.outputImage),
-    per_image: formatMoney(p.perImage),
-  });
+  const price = (p: ModelPrice): Record<string, string> => {
+    const text: Record<string, string> = {
+      input: formatMoney(p.input),
+      output: formatMoney(p.output),
+      cache_read: formatMoney(p.cacheRead),
+      cache_write: formatMoney(p.cacheWrite),
+      input_image: formatMoney(p.inputImage),
+      output_image: formatMoney(p.outputImage),
+      per_image: formatMoney(p.perImage),
+    };
+    // Only when set: a config without it keeps the version (the hash of this text) it had before per_second existed,
+    // so the records priced with it still find their prices.
+    if (p.perSecond !== 0n) text['per_second'] = formatMoney(p.perSecond);
+    return text;
+  };
   return JSON.stringify({
     models: init.models.map((m) => [m.pattern, price(m.price)]),
     calls: [...init.calls].sort(([a], [b]) => (a < b ? -1 : 1)).map(([op, amount]) => [op, formatMoney(amount)]),
@@ -115,6 +121,7 @@ export function pricingFromDocument(document: string): Pricing {
         inputImage: m(p['input_image']),
         outputImage: m(p['output_image']),
         perImage: m(p['per_image']),
+        perSecond: m(p['per_second']),
       },
     })),
     calls: new Map(doc.calls.map(([op, amount]) => [op, m(amount)])),

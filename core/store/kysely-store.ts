@@ -13,7 +13,7 @@ import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
 import { lastUsed, usageLog, usageTotals, type UsageFilter, type UsageLogQuery, type UsageLogRow, type UsageTotals } from './usage-log.js';
 import { writeTransaction } from './write-transaction.js';
 
-/** 500 rows x 27 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
+/** 500 rows x 28 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
 const INSERT_CHUNK_ROWS = 500;
 const DEFAULT_USAGE_LIMIT = 100;
 

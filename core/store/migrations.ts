@@ -360,6 +360,8 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.createIndex('video_tasks_account_idx').ifNotExists().on('video_tasks').columns(['account', 'created_at']).execute();
         await db.schema.createIndex('video_tasks_due_idx').ifNotExists().on('video_tasks').columns(['settled_at', 'next_poll_at']).execute();
         await db.schema.createIndex('video_tasks_unrecorded_idx').ifNotExists().on('video_tasks').columns(['recorded_at', 'settled_at']).execute();
+        // A succeeded task's record counts the seconds of video it made (charged at a model's per_second).
+        await addMissingColumns(db, dialect, 'usage_records', [['video_seconds', 'integer']]);
       },
     },
   };

@@ -36,7 +36,7 @@ export function createSqliteStore(filename: string): Store {
   return new SqliteStore(database);
 }
 
-/** Rows per multi-row INSERT: 50 x 23 columns stays far below SQLite's bound-variable limit (32766). */
+/** Rows per multi-row INSERT: 50 x 28 columns stays far below SQLite's bound-variable limit (32766). */
 const ROWS_PER_STATEMENT = 50;
 
 /**

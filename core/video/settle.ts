@@ -11,7 +11,7 @@ import type { UsageRecord } from '../store/store.js';
 import type { VideoTaskRow, VideoTaskSettlement } from '../store/video-task-store.js';
 import { taskCost } from './task-money.js';
 import type { VideoDeps } from './video-deps.js';
-import { arkSizeOf, DEFAULT_RESOLUTION, isResolution, maxTaskTokens } from './video-size.js';
+import { arkSizeOf, DEFAULT_RESOLUTION, isResolution, MAX_SECONDS, maxTaskTokens } from './video-size.js';
 
 export type TaskEnd = Omit<VideoTaskSettlement, 'cost' | 'at' | 'priceVersion'>;
 
@@ -41,17 +41,36 @@ function tokensOf(row: VideoTaskRow, end: TaskEnd): number {
   return maxTaskTokens(resolution, row.seconds);
 }
 
+/**
+ * The seconds of video a succeeded task is charged for (at per_second): the duration the upstream reported, else the
+ * seconds asked (auto: the longest, as was reserved, and as tokensOf estimates). Whole seconds, rounded as the row's
+ * column keeps them: the row and its record say the seconds charged, and the audit computes the cost again from them.
+ */
+function secondsOf(row: VideoTaskRow, end: TaskEnd): number {
+  if (end.status !== 'succeeded') return 0;
+  return Math.min(Math.round(end.seconds ?? row.seconds ?? MAX_SECONDS), MAX_USAGE_COUNT);
+}
+
 /** Settles `row` as `end` says; whether this call was the one that did. */
 export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEnd, now = Date.now()): Promise<boolean> {
   const { pricing } = deps.config;
   const price = pricing.priceOf(row.model);
   const totalTokens = tokensOf(row, end);
-  const cost = price === null ? 0n : taskCost(price, totalTokens, pricing.multiplierOf(row.group));
-  const settlement: VideoTaskSettlement = Object.assign({}, end, { totalTokens: end.status === 'succeeded' ? totalTokens : end.totalTokens, cost, at: now, priceVersion: price === null ? null : pricing.version });
+  const seconds = secondsOf(row, end);
+  const cost = price === null ? 0n : taskCost(price, totalTokens, seconds, pricing.multiplierOf(row.group));
+  const succeeded = end.status === 'succeeded';
+  const settlement: VideoTaskSettlement = Object.assign({}, end, {
+    totalTokens: succeeded ? totalTokens : end.totalTokens,
+    seconds: succeeded ? seconds : end.seconds,
+    cost,
+    at: now,
+    priceVersion: price === null ? null : pricing.version,
+  });
   const won = await deps.store.videoTasks.settleTask(row.id, settlement);
   if (!won || row.upstreamId === null) return won;
   // A task the upstream never took ran nothing: the submission's own record says what happened.
-  const settled = Object.assign({}, row, { status: end.status, totalTokens: settlement.totalTokens, cost, priceVersion: settlement.priceVersion, settledAt: now });
+  // As the store wrote it: a null seconds keeps the seconds asked.
+  const settled = Object.assign({}, row, { status: end.status, totalTokens: settlement.totalTokens, seconds: settlement.seconds ?? row.seconds, cost, priceVersion: settlement.priceVersion, settledAt: now });
   try {
     await recordSettled(deps, settled, now);
   } catch (err) {
@@ -92,6 +111,9 @@ function usageRecord(row: VideoTaskRow): UsageRecord {
     ttftMs: null,
     aborted: false,
   };
+  // The seconds charged at per_second (the settlement wrote them on the row), kept whatever the price: the audit
+  // computes the cost again from the record.
+  if (status === 'succeeded' && row.seconds !== null) Object.assign(record, { videoSeconds: row.seconds });
   // A model without a price (an unmetered key's, or `unpriced: free`) has no cost to record.
   if (row.priceVersion === null || row.cost === null) return record;
   return Object.assign(record, { cost: row.cost, priceVersion: row.priceVersion }, row.account === null ? {} : { account: row.account });

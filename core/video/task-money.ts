@@ -1,8 +1,8 @@
 // A video task's money. At submission it sets aside its most (its model's `task_reserve`, else the output price of
-// the tokens its resolution and duration make at most) as holds of its own (owner `task:<id>`), which outlive the
-// instance that took them: a task runs for minutes, across restarts. When it ends it is charged its reported usage
-// (succeeded) or nothing, through a usage record like any request's (unique by the task's id, so charged once), and
-// its holds are dropped.
+// the tokens its resolution and duration make at most, plus `per_second` for each second asked) as holds of its own
+// (owner `task:<id>`), which outlive the instance that took them: a task runs for minutes, across restarts. When it
+// ends it is charged its reported usage (succeeded) or nothing, through a usage record like any request's (unique by
+// the task's id, so charged once), and its holds are dropped.
 
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { Ratio } from '../money/decimal.js';
@@ -10,7 +10,7 @@ import { callCost, costOf, type ModelPrice } from '../money/price.js';
 import { GatewayError } from '../errors.js';
 import type { Budget, LedgerStore } from '../store/ledger-store.js';
 import type { HoldDraw } from '../store/store.js';
-import { maxTaskTokens } from './video-size.js';
+import { MAX_SECONDS, maxTaskTokens } from './video-size.js';
 
 /** The owner of a task's holds in the store. */
 export function holdOwner(taskId: string): string {
@@ -24,15 +24,18 @@ export function budgetsOf(key: AuthedKey): Budget[] {
   return budgets;
 }
 
-/** What `totalTokens` of video cost at `price`: Seedance reports them as completion tokens. */
-export function taskCost(price: ModelPrice, totalTokens: number, multiplier: Ratio): bigint {
-  return costOf({ promptTokens: 0, completionTokens: totalTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, price, multiplier);
+/**
+ * What `totalTokens` and `seconds` of video cost at `price`: Seedance reports the tokens as completion tokens; the
+ * seconds are at per_second. One costOf, so the sum is rounded once.
+ */
+export function taskCost(price: ModelPrice, totalTokens: number, seconds: number, multiplier: Ratio): bigint {
+  return costOf({ promptTokens: 0, completionTokens: totalTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, videoSeconds: seconds }, price, multiplier);
 }
 
-/** The most a task of `resolution` and `seconds` may cost. */
+/** The most a task of `resolution` and `seconds` (null: auto, which may run the longest) may cost. */
 export function taskReserve(price: ModelPrice, resolution: string, seconds: number | null, multiplier: Ratio): bigint {
   if (price.taskReserve !== undefined) return callCost(price.taskReserve, multiplier);
-  return taskCost(price, maxTaskTokens(resolution, seconds), multiplier);
+  return taskCost(price, maxTaskTokens(resolution, seconds), seconds ?? MAX_SECONDS, multiplier);
 }
 
 /**

@@ -1,6 +1,7 @@
 // A gateway running video tasks on fake Ark data planes (test/helpers/fake-ark.ts), each channel with its asset
 // library on a fake control plane (fake-volcengine.ts): keys of two accounts and a cheap group, prices per 1M tokens,
-// a poller that looks often. `extra` is appended to the config; `store` replaces the SQLite file (PostgreSQL).
+// a poller that looks often. `extra` is appended to the config; `store` replaces the SQLite file (PostgreSQL);
+// `prices` come before the channels' own glob's, so that they win for the models they name.
 
 import { startFakeArk, type FakeArk } from './fake-ark.js';
 import { startFakeVolcengine, type FakeVolcengine } from './fake-volcengine.js';
@@ -45,6 +46,8 @@ export interface VideoConfigOptions {
   readonly extra?: string;
   /** video.task_timeout_ms (the default, 48 h, when absent). */
   readonly taskTimeoutMs?: number;
+  /** Lines of pricing.models (`    "doubao-seedance-x": { output: "1.00" }\n`) before `doubao-seedance-*`: the first match wins. */
+  readonly prices?: string;
 }
 
 export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {}): string {
@@ -76,7 +79,7 @@ video:
   refresh_after_ms: 0
 ${options.taskTimeoutMs === undefined ? '' : `  task_timeout_ms: ${options.taskTimeoutMs}\n`}pricing:
   models:
-    "doubao-seedance-*": { output: "2.00" }
+${options.prices ?? ''}    "doubao-seedance-*": { output: "2.00" }
 groups:
   pro: { models: ["*"] }
   half: { models: ["*"], price_multiplier: "0.5" }

@@ -8,11 +8,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { List } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
-import { formatCount } from '../components/format-number.js';
 import { formatTime } from '../components/format-time.js';
 import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
-import { Pager } from '../components/pager.js';
+import { OffsetPages } from '../components/offset-pages.js';
 import { useAction } from '../components/use-action.js';
 import { useLoad } from '../components/use-load.js';
 
@@ -164,15 +163,7 @@ export function AssetsPage() {
             : null}
         </table>
       </div>
-      ${total === 0
-        ? null
-        : html`<p class="hint" data-testid="groups-count">Groups ${formatCount(offset + 1)}–${formatCount(offset + groups.length)} of ${formatCount(total)}</p>`}
-      <${Pager}
-        atNewest=${offset === 0}
-        nextCursor=${offset + PAGE < total ? String(offset + PAGE) : null}
-        onOlder=${(next: string) => setOffset(Number(next))}
-        onNewest=${() => setOffset(0)}
-      />
+      <${OffsetPages} noun="Groups" testid="groups-count" offset=${offset} shown=${groups.length} total=${total} page=${PAGE} setOffset=${setOffset} />
     <//>
   `;
 }

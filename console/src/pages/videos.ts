@@ -7,11 +7,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { List } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
-import { formatCount, formatMoney } from '../components/format-number.js';
+import { formatMoney } from '../components/format-number.js';
 import { formatTime } from '../components/format-time.js';
 import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
-import { Pager } from '../components/pager.js';
+import { OffsetPages } from '../components/offset-pages.js';
 import { Table, type Column } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 
@@ -137,15 +137,7 @@ export function VideosPage() {
               rowClass=${(t: VideoTask) => `task-${t.status}`}
               empty=${loaded.ready ? 'No video tasks yet.' : 'Loading…'}
             />
-            ${total === 0
-              ? null
-              : html`<p class="hint" data-testid="videos-count">Tasks ${formatCount(offset + 1)}–${formatCount(offset + tasks.length)} of ${formatCount(total)}</p>`}
-            <${Pager}
-              atNewest=${offset === 0}
-              nextCursor=${offset + PAGE < total ? String(offset + PAGE) : null}
-              onOlder=${(next: string) => setOffset(Number(next))}
-              onNewest=${() => setOffset(0)}
-            />
+            <${OffsetPages} noun="Tasks" testid="videos-count" offset=${offset} shown=${tasks.length} total=${total} page=${PAGE} setOffset=${setOffset} />
           `}
     <//>
   `;

@@ -30,7 +30,10 @@ describe('money config', () => {
     assert.deepEqual(pricing.multiplierOf('cheap'), { numerator: parseMoney('0.5'), denominator: 1_000_000_000n });
     assert.equal(pricing.defaultOutputReserve, 4096);
     assert.equal(pricing.unpriced, 'refuse');
-    assert.match(pricing.version, /^[0-9a-f]{16}$/);
+    // Pinned: a change to the prices' document (per_second is in it only when set) must not re-version old configs,
+    // whose records the audit finds by it.
+    assert.equal(pricing.version, 'b8c07728b75a7308');
+    assert.equal(pricing.priceOf('demo-fast')?.perSecond, 0n);
   });
 
   it('GATEWAY_STORE_URL points every command at a store, whatever the file says, checked as store.url is', () => {
@@ -65,6 +68,14 @@ describe('money config', () => {
       'keys[0].account: unknown account "nobody"; declared accounts: acme (x.yaml:9)',
       'pricing.models["demo-*"].input: "1e-11" has more than 9 decimal places (x.yaml:12)',
     ]);
+  });
+
+  it('reads a video model\'s per_second, an amount checked as any price is', () => {
+    const priced = parse(yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'pricing:', '  models:', '    "demo-video": { output: 2, per_second: "0.05" }'));
+    assert.equal(priced.pricing.priceOf('demo-video')?.perSecond, parseMoney('0.05'));
+    assert.match(priced.pricing.document, /"per_second":"0.05"/);
+    const text = yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'pricing:', '  models:', '    "demo-video": { per_second: 0.0000000001 }');
+    assert.deepEqual(issuesOf(text), ['pricing.models["demo-video"].per_second: "1e-10" has more than 9 decimal places (x.yaml:5)']);
   });
 
   it('refuses an amount written as a string that is not a plain decimal', () => {

@@ -27,4 +27,10 @@ describe('boundedUsage', () => {
     });
     assert.ok(MAX_USAGE_COUNT < 2 ** 31, 'fits a 32-bit INTEGER column, with room for sums of a few');
   });
+
+  it("bounds a video's seconds, and keeps them when within the bound", () => {
+    const usage: Usage = { promptTokens: 0, completionTokens: 108_900, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, videoSeconds: 8 };
+    assert.equal(boundedUsage(usage), usage);
+    assert.equal(boundedUsage(Object.assign({}, usage, { videoSeconds: 2 ** 40 }))?.videoSeconds, MAX_USAGE_COUNT);
+  });
 });

@@ -22,6 +22,7 @@ const price = (p: Partial<Record<keyof ModelPrice, string>>): ModelPrice => {
     inputImage: p.inputImage === undefined ? input : parseMoney(p.inputImage),
     outputImage: p.outputImage === undefined ? output : parseMoney(p.outputImage),
     perImage: parseMoney(p.perImage ?? '0'),
+    perSecond: parseMoney(p.perSecond ?? '0'),
   };
 };
 
@@ -47,18 +48,30 @@ describe('costOf', () => {
     assert.equal(costOf(u, gptImage, ONE), parseMoney('0.0408'));
   });
 
+  it('prices seconds of video at per_second, with the tokens, rounded once', () => {
+    const seedance = price({ output: '2.00', perSecond: '0.05' });
+    // 108,900 x 2.00 per 1M + 8 x 0.05 = 0.2178 + 0.4
+    assert.equal(costOf(usage({ completionTokens: 108_900, videoSeconds: 8 }), seedance, ONE), parseMoney('0.6178'));
+    assert.equal(costOf(usage({ completionTokens: 108_900, videoSeconds: 8 }), seedance, parseRatio('0.5')), parseMoney('0.3089'));
+    assert.equal(costOf(usage({ completionTokens: 108_900 }), seedance, ONE), parseMoney('0.2178'), 'no seconds, no per-second charge');
+    assert.equal(costOf(usage({ videoSeconds: 8 }), price({ output: '2.00' }), ONE), 0n, 'no per_second price, no charge for seconds');
+    // Half a nano-unit of seconds and a millionth of one of tokens: 1 rounded once, 2 if each part were rounded.
+    assert.equal(costOf(usage({ completionTokens: 1, videoSeconds: 1 }), price({ output: '0.000000001', perSecond: '0.000000001' }), parseRatio('0.5')), 1n);
+  });
+
   it('equals the exact rational sum rounded up, for any counts, prices and multiplier', () => {
     const amount = fc.bigInt({ min: 0n, max: 100_000_000_000n });
     fc.assert(
       fc.property(
-        fc.record({ plain: fc.nat(2_000_000), read: fc.nat(2_000_000), write: fc.nat(2_000_000), out: fc.nat(2_000_000), images: fc.nat(10) }),
-        fc.tuple(amount, amount, amount, amount, amount),
+        fc.record({ plain: fc.nat(2_000_000), read: fc.nat(2_000_000), write: fc.nat(2_000_000), out: fc.nat(2_000_000), images: fc.nat(10), seconds: fc.nat(60) }),
+        fc.tuple(amount, amount, amount, amount, amount, amount),
         fc.bigInt({ min: 0n, max: 5_000_000_000n }),
-        (t, [input, output, cacheRead, cacheWrite, perImage], m) => {
-          const p: ModelPrice = { input, output, cacheRead, cacheWrite, inputImage: input, outputImage: output, perImage };
-          const u = usage({ promptTokens: t.plain + t.read + t.write, cachedTokens: t.read, cacheWriteTokens: t.write, completionTokens: t.out, images: t.images });
+        (t, [input, output, cacheRead, cacheWrite, perImage, perSecond], m) => {
+          const p: ModelPrice = { input, output, cacheRead, cacheWrite, inputImage: input, outputImage: output, perImage, perSecond };
+          const u = usage({ promptTokens: t.plain + t.read + t.write, cachedTokens: t.read, cacheWriteTokens: t.write, completionTokens: t.out, images: t.images, videoSeconds: t.seconds });
           const multiplier = { numerator: m, denominator: 1_000_000_000n };
-          const exactNumerator = (BigInt(t.plain) * input + BigInt(t.read) * cacheRead + BigInt(t.write) * cacheWrite + BigInt(t.out) * output + BigInt(t.images) * perImage * 1_000_000n) * m;
+          const exactNumerator =
+            (BigInt(t.plain) * input + BigInt(t.read) * cacheRead + BigInt(t.write) * cacheWrite + BigInt(t.out) * output + BigInt(t.images) * perImage * 1_000_000n + BigInt(t.seconds) * perSecond * 1_000_000n) * m;
           const exactDenominator = 1_000_000n * 1_000_000_000n;
           const cost = costOf(u, p, multiplier);
           assert.ok(cost * exactDenominator >= exactNumerator, 'never below the exact amount');
@@ -115,5 +128,17 @@ describe('Pricing', () => {
     assert.equal(back.version, a.version);
     assert.deepEqual(back.priceOf('demo-x'), a.priceOf('demo-x'));
     assert.deepEqual(back.multiplierOf('cheap'), a.multiplierOf('cheap'));
+  });
+
+  it('names per_second in its document only when it is set, so configs without it keep their versions', () => {
+    const a = make([['demo-*', price({ input: '1' })]], [['cheap', '0.5']]);
+    assert.doesNotMatch(a.document, /per_second/);
+    const video = make([['demo-*', price({ input: '1', perSecond: '0.05' })]], [['cheap', '0.5']]);
+    assert.match(video.document, /"per_second":"0.05"/);
+    assert.notEqual(video.version, a.version);
+    const back = pricingFromDocument(video.document);
+    assert.equal(back.version, video.version);
+    assert.equal(back.priceOf('demo-x')?.perSecond, parseMoney('0.05'));
+    assert.equal(pricingFromDocument(a.document).priceOf('demo-x')?.perSecond, 0n, 'a document without it: none');
   });
 });
