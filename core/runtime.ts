@@ -35,6 +35,7 @@ export class Runtime {
   /** Every answer's request id, the usage record's (pipeline/request-id.ts). */
   readonly ids = new RequestIds();
   private closing = false;
+  private unready = false;
 
   constructor(
     readonly deps: RuntimeDeps,
@@ -51,6 +52,16 @@ export class Runtime {
 
   get shuttingDown(): boolean {
     return this.closing;
+  }
+
+  /** Not ready for new traffic (/readyz 503): a SIGTERM was received; requests are still served until the drain. */
+  get draining(): boolean {
+    return this.unready || this.closing;
+  }
+
+  /** /readyz says 503 from now on, so that load balancers stop sending; beginShutdown() follows after the drain delay. */
+  beginDrain(): void {
+    this.unready = true;
   }
 
   /** Builds a Gateway from a new config and swaps it in; throws (keeping the old one) when it cannot be built. */

@@ -192,6 +192,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     stopWatching();
+    // Load balancers see /readyz turn 503 and stop sending; what they still send meanwhile is served.
+    runtime.beginDrain();
+    const delay = runtime.current.config.server.drainDelayMs;
+    if (delay > 0) {
+      logger.info({ delayMs: delay }, 'not ready any more: draining after the delay');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     runtime.beginShutdown();
     const listenerClosed = app.close();
     const metricsClosed = metricsServer === null ? Promise.resolve() : closeServer(metricsServer);

@@ -8,6 +8,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   bodyLimit: 33_554_432,
   adminToken: null,
   shutdownGraceMs: 30_000,
+  drainDelayMs: 0,
   bodyTimeoutMs: 30_000,
   headerTimeoutMs: 30_000,
   maxInflightBodyBytes: 268_435_456,

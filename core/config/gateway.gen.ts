@@ -73,6 +73,10 @@ export interface Server {
    */
   shutdown_grace_ms?: number;
   /**
+   * On SIGTERM, how long /readyz answers 503 while requests are still served, so that load balancers stop sending new ones before the drain begins.
+   */
+  drain_delay_ms?: number;
+  /**
    * Longest time a request body may take to arrive once the gateway asks for it, right after the key was checked (408 after it).
    */
   body_timeout_ms?: number;

@@ -37,6 +37,7 @@ export function resolveConfig(
       bodyLimit: server.body_limit ?? SERVER_DEFAULTS.bodyLimit,
       adminToken: server.admin_token ?? SERVER_DEFAULTS.adminToken,
       shutdownGraceMs: server.shutdown_grace_ms ?? SERVER_DEFAULTS.shutdownGraceMs,
+      drainDelayMs: server.drain_delay_ms ?? SERVER_DEFAULTS.drainDelayMs,
       bodyTimeoutMs: server.body_timeout_ms ?? SERVER_DEFAULTS.bodyTimeoutMs,
       headerTimeoutMs: server.header_timeout_ms ?? SERVER_DEFAULTS.headerTimeoutMs,
       maxInflightBodyBytes: server.max_inflight_body_bytes ?? SERVER_DEFAULTS.maxInflightBodyBytes,

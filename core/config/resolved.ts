@@ -25,6 +25,8 @@ export interface ResolvedServer {
   readonly bodyLimit: number;
   readonly adminToken: string | null;
   readonly shutdownGraceMs: number;
+  /** On SIGTERM, how long /readyz says 503 while requests are still served, before the drain. */
+  readonly drainDelayMs: number;
   readonly bodyTimeoutMs: number;
   readonly headerTimeoutMs: number;
   readonly maxInflightBodyBytes: number;

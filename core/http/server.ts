@@ -15,6 +15,7 @@ import { serveMetrics } from './metrics-route.js';
 import { serveMockImage } from './mock-image-route.js';
 import { createNodeServer, KEEP_ALIVE_TIMEOUT_MS, unusedConnections } from './node-server.js';
 import { pipelineIntake } from './pipeline-intake.js';
+import { Readiness } from './readiness.js';
 import { refuse } from './refusal.js';
 import { sendJson } from './send.js';
 import { notFoundError } from './url-hints.js';
@@ -105,6 +106,13 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
   app.get('/healthz', (_request, reply) => {
     reply.hijack();
     sendJson(reply.raw, 200, { status: 'ok' }, runtime.ids.next());
+  });
+
+  const readiness = new Readiness(runtime);
+  app.get('/readyz', async (_request, reply) => {
+    reply.hijack();
+    const report = await readiness.report();
+    sendJson(reply.raw, report.ready ? 200 : 503, { status: report.status, store: report.store, redis: report.redis }, runtime.ids.next());
   });
 
   // With server.metrics_listen, /metrics has a listener of its own (metrics-route.ts) and is not served here.

@@ -109,6 +109,11 @@ export class RedisState implements Instances {
   }
 
   /** Resolves once connected, or after `ms` (a Redis that is down at start is not waited for longer). */
+  /** Connected, and answering its pings (node-redis reconnects a connection that went silent). */
+  get connected(): boolean {
+    return this.client.isReady;
+  }
+
   async ready(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     while (!this.client.isReady && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

@@ -39,6 +39,10 @@ export class KyselyStore implements Store {
     return migrateToLatest(this.#db, this.#dialect);
   }
 
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.#db);
+  }
+
   /**
    * Runs `work` while holding the store's connection as Kysely's own queries do: with one SQLite connection, a
    * transaction of theirs (begin ... several awaits ... commit) must not have another's statements run inside it.

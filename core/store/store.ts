@@ -197,5 +197,7 @@ export interface Store extends KeyStore, UsageStore {
   readonly videoTasks: VideoTaskStore;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
+  /** One round trip to the database (readiness: it answers); throws when it does not. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

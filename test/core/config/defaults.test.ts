@@ -30,6 +30,7 @@ describe('defaults', () => {
     assert.equal(SERVER_DEFAULTS.host, defaultOf('Server', 'host'));
     assert.equal(SERVER_DEFAULTS.bodyLimit, defaultOf('Server', 'body_limit'));
     assert.equal(SERVER_DEFAULTS.shutdownGraceMs, defaultOf('Server', 'shutdown_grace_ms'));
+    assert.equal(SERVER_DEFAULTS.drainDelayMs, defaultOf('Server', 'drain_delay_ms'));
     assert.equal(SERVER_DEFAULTS.bodyTimeoutMs, defaultOf('Server', 'body_timeout_ms'));
     assert.equal(SERVER_DEFAULTS.headerTimeoutMs, defaultOf('Server', 'header_timeout_ms'));
     assert.equal(SERVER_DEFAULTS.maxInflightBodyBytes, defaultOf('Server', 'max_inflight_body_bytes'));
