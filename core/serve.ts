@@ -27,6 +27,7 @@ import { startSharedState } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
 import { Runtime } from './runtime.js';
 import { VideoPoller } from './video/poller.js';
+import { UsagePruner } from './store/usage-pruner.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
 import { describeStoreUrl } from './store/store-url.js';
@@ -140,6 +141,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const startLevel = logger.level;
   if (config.log.level !== null) logger.level = config.log.level;
   // Unfinished video tasks are the store's: this instance reads those due, one instance at a time per task.
+  // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
+  const pruner = new UsagePruner({ store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
+  pruner.start();
   const videoPoller = new VideoPoller({ owner: runtime.current.services.instances.id, deps: () => runtime.current.services, ...(options.videoPollTickMs === undefined ? {} : { tickMs: options.videoPollTickMs }) });
   videoPoller.start();
   const app = createHttpServer(runtime, config.server);
@@ -206,6 +210,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await listenerClosed;
     await metricsClosed;
     await videoPoller.stop();
+    await pruner.stop();
     await runtime.close();
     disabledAccounts.stop();
   }

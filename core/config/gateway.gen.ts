@@ -55,6 +55,7 @@ export interface GatewayConfig {
   routes?: Route[];
   affinity?: Affinity;
   video?: Video;
+  usage?: Usage;
   log?: Log;
 }
 export interface Server {
@@ -405,6 +406,15 @@ export interface Video {
    * A task its upstream has not finished this long after submission expires: it is charged nothing and its reservation is released (Ark's own default is 48 h).
    */
   task_timeout_ms?: number;
+}
+/**
+ * Usage records: how long they are kept.
+ */
+export interface Usage {
+  /**
+   * Usage records older than this are deleted, a small batch at a time, off the request path; their hourly sums (dashboards, billing totals) are kept, and what they cost stays in the audit. Without it every record is kept.
+   */
+  retention_days?: number;
 }
 export interface Log {
   /**

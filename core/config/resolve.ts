@@ -74,6 +74,7 @@ export function resolveConfig(
       ttlMs: raw.affinity?.ttl_ms ?? AFFINITY_DEFAULTS.ttlMs,
       maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,
     },
+    usageRetentionDays: raw.usage?.retention_days ?? null,
     video: {
       pollIntervalMs: raw.video?.poll_interval_ms ?? VIDEO_DEFAULTS.pollIntervalMs,
       maxPollIntervalMs: raw.video?.max_poll_interval_ms ?? VIDEO_DEFAULTS.maxPollIntervalMs,

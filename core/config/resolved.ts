@@ -203,6 +203,8 @@ export interface ResolvedConfig {
   readonly routes: readonly ResolvedRoute[];
   readonly affinity: ResolvedAffinity;
   readonly video: ResolvedVideo;
+  /** usage.retention_days; null: records are kept. */
+  readonly usageRetentionDays: number | null;
   readonly log: ResolvedLog;
   /** `channels[2].base_url (gateway.yaml:14)`: names a config path and its line, for later-stage errors. */
   locate(path: ConfigPath): string;

@@ -295,8 +295,11 @@ export class KyselyLedger implements LedgerStore {
       .where('account', 'is not', null)
       .groupBy('account')
       .execute();
+    // Records pruned by usage.retention_days are counted by what they cost (usage_pruned).
+    const pruned = await this.db.selectFrom('usage_pruned').select(['account', 'cost']).execute();
     const chargedBy = new Map(charged.map((c) => [c.account, -decodeMoney(c.total ?? 0)]));
     const costBy = new Map(costs.map((c) => [c.account ?? '', decodeMoney(c.total ?? 0)]));
+    for (const p of pruned) costBy.set(p.account, (costBy.get(p.account) ?? 0n) + decodeMoney(p.cost));
     for (const account of new Set([...chargedBy.keys(), ...costBy.keys()])) {
       const charges = chargedBy.get(account) ?? 0n;
       const recorded = costBy.get(account) ?? 0n;

@@ -39,6 +39,32 @@ export class KyselyStore implements Store {
     return migrateToLatest(this.#db, this.#dialect);
   }
 
+  async pruneUsage(before: number, limit: number): Promise<number> {
+    return writeTransaction(this.#db, this.#dialect, async (trx) => {
+      // By the (ts, id) index: the batch's ids, accounts and costs only, never the table.
+      const rows = await trx.selectFrom('usage_records').select(['id', 'account', 'cost']).where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit).execute();
+      if (rows.length === 0) return 0;
+      const pruned = new Map<string, { cost: bigint; records: number }>();
+      for (const row of rows) {
+        if (row.account === null || row.cost === null) continue;
+        const sum = pruned.get(row.account) ?? { cost: 0n, records: 0 };
+        sum.cost += decodeMoney(row.cost);
+        sum.records += 1;
+        pruned.set(row.account, sum);
+      }
+      // In one order on every instance (no two transactions lock the same rows in opposite orders).
+      for (const [account, sum] of [...pruned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        await trx
+          .insertInto('usage_pruned')
+          .values({ account, cost: sum.cost, records: sum.records })
+          .onConflict((oc) => oc.column('account').doUpdateSet({ cost: sql<bigint>`usage_pruned.cost + ${sum.cost}`, records: sql<number>`usage_pruned.records + ${sum.records}` }))
+          .execute();
+      }
+      await trx.deleteFrom('usage_records').where('id', 'in', rows.map((r) => r.id)).execute();
+      return rows.length;
+    });
+  }
+
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.#db);
   }
@@ -139,17 +165,6 @@ export class KyselyStore implements Store {
 
   lastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
     return lastUsed(this.#db, keyIds);
-  }
-
-  async costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint> {
-    let q = this.#db
-      .selectFrom('usage_records')
-      .select((eb) => eb.fn.sum<number | string | bigint | null>('cost').as('total'))
-      .where('ts', '>=', from)
-      .where('ts', '<', to);
-    q = 'keyId' in who ? q.where('key_id', '=', who.keyId) : q.where('account', '=', who.account);
-    const row = await q.executeTakeFirst();
-    return decodeMoney(row?.total ?? 0);
   }
 
   async pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {

@@ -364,6 +364,19 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await addMissingColumns(db, dialect, 'usage_records', [['video_seconds', 'integer']]);
       },
     },
+    '0014_usage_pruned': {
+      // usage.retention_days: what the pruned records cost, per account, so that the audit still balances each
+      // account's charges against the costs of its records (those kept, and those pruned).
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('usage_pruned')
+          .ifNotExists()
+          .addColumn('account', 'text', (c) => c.primaryKey())
+          .addColumn('cost', 'bigint', (c) => c.notNull())
+          .addColumn('records', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -258,6 +258,13 @@ export interface VideoTasksTable {
   price_version: string | null;
 }
 
+/** What the records usage.retention_days pruned cost, per account (the audit adds it to the records kept). */
+export interface UsagePrunedTable {
+  account: string;
+  cost: ColumnType<number | string | bigint, bigint, bigint>;
+  records: ColumnType<number | string | bigint, number, number>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   asset_groups: AssetGroupsTable;
@@ -265,6 +272,7 @@ export interface Database {
   mock_asset_records: MockAssetRecordsTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
+  usage_pruned: UsagePrunedTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   console_links: ConsoleLinksTable;

@@ -178,10 +178,13 @@ export interface UsageStore {
   usageTotals(filter: UsageFilter): Promise<UsageTotals>;
   /** Each key's newest record's time, by key id (keys never used are absent). */
   lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
-  /** What the records of a key, or of an account, cost from `from` (inclusive) to `to` (exclusive), epoch ms. */
-  costBetween(who: { readonly keyId: string } | { readonly account: string }, from: number, to: number): Promise<bigint>;
   /** The records that carry a cost, in the order written, after row `afterId` (0: from the first); for the audit. */
   pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
+  /**
+   * Deletes up to `limit` records older than `before` (oldest first) in one transaction, adding what they cost to
+   * their accounts' pruned sums (usage_pruned) in it; how many went. Their hourly sums stay.
+   */
+  pruneUsage(before: number, limit: number): Promise<number>;
 }
 
 /**

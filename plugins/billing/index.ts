@@ -72,8 +72,8 @@ async function usage(key: AuthedKey, services: GatewayServices, query: string): 
   if (to <= from || to - from > MAX_DAYS * DAY_MS) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `end_date must be after start_date, at most ${MAX_DAYS} days later.`, { param: 'end_date' });
   }
-  const who = key.account === undefined ? { keyId: key.id } : { account: key.account };
-  const cost = await services.store.costBetween(who, from, to);
+  // From the hourly sums (the days are whole hours): they outlive the records that usage.retention_days prunes.
+  const cost = await services.store.hourlyCost(key.account === undefined ? { from, to, keyId: key.id } : { from, to, account: key.account });
   return { object: 'list', total_usage: units(cost) * 100 };
 }
 
