@@ -3,6 +3,7 @@
 // a poller that looks often. `extra` is appended to the config; `store` replaces the SQLite file (PostgreSQL);
 // `prices` come before the channels' own glob's, so that they win for the models they name.
 
+import type { Logger } from '../../core/logging/logger.js';
 import { startFakeArk, type FakeArk } from './fake-ark.js';
 import { startFakeVolcengine, type FakeVolcengine } from './fake-volcengine.js';
 import { startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from './gateway-under-test.js';
@@ -106,8 +107,8 @@ export interface VideoGateway {
 }
 
 /** `credit`: what acme and other are credited at start ('' for nothing; 10.00 by default). */
-export async function startVideoGateway(planes: VideoPlanes, options: VideoConfigOptions & { readonly credit?: string } = {}): Promise<VideoGateway> {
-  const gw = await startGatewayUnderTest(videoConfig(planes, options), { resolveHost: testResolver, videoPollTickMs: 25 });
+export async function startVideoGateway(planes: VideoPlanes, options: VideoConfigOptions & { readonly credit?: string; readonly logger?: Logger } = {}): Promise<VideoGateway> {
+  const gw = await startGatewayUnderTest(videoConfig(planes, options), Object.assign({ resolveHost: testResolver, videoPollTickMs: 25 }, options.logger === undefined ? {} : { logger: options.logger }));
   const request: VideoGateway['request'] = async (key, method, path, body) => {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
