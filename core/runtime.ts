@@ -107,7 +107,12 @@ export class Runtime {
     await this.gateway.retire();
     await this.deps.writer.close();
     // Once every charge is written, nothing this process holds is needed any more.
-    await this.deps.leases?.close();
+    try {
+      await this.deps.leases?.close();
+    } catch (err) {
+      // A store that is down (its records journaled) cannot take the holds back: they expire on their own.
+      this.deps.logger.warn({ err }, 'giving back the balance held failed; the holds expire after pricing.reservation_timeout_ms');
+    }
     await this.deps.store.close();
     await this.deps.affinity.close();
     await this.deps.shared?.close();

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './config/load.js';
 import { ConfigError, type ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
@@ -30,8 +31,9 @@ import { VideoPoller } from './video/poller.js';
 import { UsagePruner } from './store/usage-pruner.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
-import { describeStoreUrl } from './store/store-url.js';
+import { describeStoreUrl, isPostgresUrl } from './store/store-url.js';
 import type { Store } from './store/store.js';
+import { UsageJournal } from './store/usage-journal.js';
 import { UsageWriter } from './store/usage-writer.js';
 
 export interface StartOptions {
@@ -74,7 +76,19 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const initial = await readConfigText(options.configPath);
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
-  const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+  // A PostgreSQL store may be down: usage records then wait in a local journal (a SQLite store is local already).
+  // Opened first: an instance that would share another's journal stops before touching anything.
+  const journal = isPostgresUrl(config.store.url) ? new UsageJournal(journalPathFor(config, options.port ?? config.server.port)) : undefined;
+  let store: Store;
+  try {
+    store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+  } catch (err) {
+    journal?.close();
+    throw err;
+  }
+  if (journal !== undefined && journal.size > 0) {
+    logger.warn({ records: journal.size, journal: journal.path }, 'writing the usage records an earlier run left in the journal');
+  }
   const leases = new Leases(store.ledger, {
     holdTtlMs: config.pricing.reservationTimeoutMs,
     onError: (err) => logger.warn({ err }, 'renewing the balance held failed; retrying'),
@@ -84,6 +98,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
     // A hold is kept (and renewed) until the charges drawn on it are written.
     onWritten: (records) => leases.written(records),
+    journal,
+    journalMax: config.store.journalMaxRecords,
   });
   const metrics = new GatewayMetrics();
   const localAffinity = new MemoryAffinityStore(config.affinity.maxEntries);
@@ -213,6 +229,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await pruner.stop();
     await runtime.close();
     disabledAccounts.stop();
+    if (journal !== undefined && writer.pending > 0) {
+      logger.warn({ records: writer.pending, journal: journal.path }, 'the store does not answer: usage records wait in the journal for the next start');
+    }
   }
 
   return {
@@ -233,6 +252,14 @@ async function recordMoneyConfig(store: Store, config: ResolvedConfig): Promise<
   await store.ledger.savePriceVersion(config.pricing.version, config.pricing.document, now);
 }
 
+/**
+ * store.journal_path, or `data/usage-journal-<port>.db` beside the config file: the port tells apart instances
+ * on one host started from one file (they cannot share a port), and the journal's lock tells them apart otherwise.
+ */
+function journalPathFor(config: ResolvedConfig, port: number): string {
+  return config.store.journalPath ?? resolve(config.file === null ? process.cwd() : dirname(config.file), 'data', `usage-journal-${port}.db`);
+}
+
 /** A URL to reach a listener on `host` (a wildcard address is reached on loopback). */
 function urlOf(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -250,6 +277,8 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
     c.server.maxInflightBodyBytes,
     JSON.stringify(c.server.metricsListen),
     c.store.url,
+    c.store.journalPath,
+    c.store.journalMaxRecords,
     c.affinity.maxEntries,
     JSON.stringify(c.redis),
   ];

@@ -20,7 +20,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
 export const LOG_DEFAULTS: ResolvedLog = { level: null, access: false };
 
 export const STORE_DEFAULT_URL = 'sqlite:./data/gateway.db';
-export const STORE_DEFAULTS = { poolMax: 10 } as const;
+export const STORE_DEFAULTS = { poolMax: 10, journalMaxRecords: 1_000_000 } as const;
 
 export const PRICING_DEFAULTS = {
   currency: 'USD',

@@ -113,6 +113,14 @@ export interface Store {
    * PostgreSQL: most connections this instance opens (default 10). Ignored for SQLite.
    */
   pool_max?: number;
+  /**
+   * PostgreSQL: the local SQLite file where usage records (with their charges) wait while the database is down, written when it answers again (absolute, or relative to the folder of the config file). Default ./data/usage-journal-<port>.db, the port being the one the instance listens on (server.port, or PORT); each instance needs its own. Ignored for SQLite.
+   */
+  journal_path?: string;
+  /**
+   * PostgreSQL: records the journal may hold (default 1000000); when full, new billable requests are answered 503 usage_backlog. Ignored for SQLite.
+   */
+  journal_max_records?: number;
 }
 /**
  * Shared state for several instances: rate-limit counters, conversation affinity, channel cool-downs.

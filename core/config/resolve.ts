@@ -1,6 +1,6 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split, store path absolute.
 
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
@@ -29,6 +29,7 @@ export function resolveConfig(
 ): ResolvedConfig {
   const server = raw.server ?? {};
   const written = (raw.routes ?? []).map(resolveRoute);
+  const configDir = file === null ? process.cwd() : dirname(file);
   return {
     file,
     server: {
@@ -48,8 +49,10 @@ export function resolveConfig(
     // Against the config file's folder, not the working directory: the server and a `gateway keys` run from
     // elsewhere must open the same database. Text without a file has only the working directory.
     store: {
-      url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, file === null ? process.cwd() : dirname(file)),
+      url: resolveStoreUrl(raw.store?.url ?? STORE_DEFAULT_URL, configDir),
       poolMax: raw.store?.pool_max ?? STORE_DEFAULTS.poolMax,
+      journalPath: raw.store?.journal_path === undefined ? null : resolve(configDir, raw.store.journal_path),
+      journalMaxRecords: raw.store?.journal_max_records ?? STORE_DEFAULTS.journalMaxRecords,
     },
     redis: raw.redis === undefined ? null : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open' },
     channels: raw.channels.map(resolveChannel),

@@ -172,6 +172,9 @@ export interface ResolvedStore {
   readonly url: string;
   /** PostgreSQL's pool size. */
   readonly poolMax: number;
+  /** store.journal_path made absolute; null: the default, named for the port (serve.ts, journalPathFor). */
+  readonly journalPath: string | null;
+  readonly journalMaxRecords: number;
 }
 
 export interface ResolvedPluginUse {

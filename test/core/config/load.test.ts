@@ -31,7 +31,7 @@ describe('the issue example', () => {
       trustedProxies: [],
     });
     // `sqlite:./data/gateway.db` in the file: relative to the file's folder, whatever the working directory.
-    assert.deepEqual(config.store, { poolMax: 10, url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}` });
+    assert.deepEqual(config.store, { poolMax: 10, url: `sqlite:${join(dirname(fileURLToPath(ISSUE_EXAMPLE)), 'data', 'gateway.db')}`, journalPath: null, journalMaxRecords: 1_000_000 });
     assert.deepEqual(
       config.channels.map((c) => [c.name, c.type, c.baseUrl, c.keys, c.priority, c.weight]),
       [
@@ -133,6 +133,14 @@ describe('defaults', () => {
     assert.equal(parse(written('sqlite:/var/lib/gw.db')).store.url, 'sqlite:/var/lib/gw.db');
     const fromText = parseConfig(written('sqlite:./db/gw.db'), { file: null, env: {}, validator });
     assert.equal(fromText.store.url, `sqlite:${join(process.cwd(), 'db', 'gw.db')}`);
+  });
+
+  it('resolves store.journal_path like a store path, and keeps journal_max_records', () => {
+    const written = (store: string): string => yaml(`store: ${store}`, 'channels:', '  - name: demo', '    type: mock', '    models: [m]');
+    const relative = parse(written('{url: "postgres://db/gw", journal_path: ./data/j.db, journal_max_records: 5}')).store;
+    assert.equal(relative.journalPath, '/somewhere/data/j.db');
+    assert.equal(relative.journalMaxRecords, 5);
+    assert.equal(parse(written('{url: "postgres://db/gw", journal_path: /var/lib/j.db}')).store.journalPath, '/var/lib/j.db');
   });
 
   it('keeps written values and trims trailing slashes from base_url', () => {

@@ -12,7 +12,7 @@ const ENV = { GW_KEY_CI: 'sk-ci-0123456789abcdef', GW_KEY_OPS: 'sk-ops-012345678
 describe('money config', () => {
   it('accepts issue 23\'s file as written', () => {
     const config = parse(readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8'), ENV);
-    assert.deepEqual(config.store, { url: 'postgres://postgres@127.0.0.1:5432/gateway', poolMax: 10 });
+    assert.deepEqual(config.store, { url: 'postgres://postgres@127.0.0.1:5432/gateway', poolMax: 10, journalPath: null, journalMaxRecords: 1_000_000 });
     assert.deepEqual(config.accounts, [{ name: 'acme', description: null, groups: [] }]);
     const [ci, ops] = config.keys;
     assert.equal(ci?.account, 'acme');

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Store, UsageRecord, UsageStore } from '../../../core/store/store.js';
+import { UsageJournal } from '../../../core/store/usage-journal.js';
 import { UsageWriter } from '../../../core/store/usage-writer.js';
 import { makeUsage, useTempStore } from './store-fixtures.js';
 
@@ -190,5 +194,101 @@ describe('UsageWriter', () => {
     assert.equal(writer.pending, 7);
     assert.ok(errors.length >= 2);
     assert.equal(await temp.get().countUsage(), 0);
+  });
+});
+
+describe('UsageWriter with a journal', () => {
+  const temp = useTempStore('writer.db');
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gw-writer-journal-'));
+    path = join(dir, 'journal.db');
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('journals what a down store refuses, closes with nothing lost, and a later writer writes it once, in order', async () => {
+    const down = new ObservedStore(temp.get());
+    down.failForever();
+    const journal = new UsageJournal(path);
+    const writer = new UsageWriter(down, { flushIntervalMs: NEVER, maxBatch: 4, journal, onError: () => {} });
+    const all = records(23);
+    for (const r of all.slice(0, 10)) writer.add(r);
+    await assert.rejects(writer.flush(), /disk on fire/);
+    // The failed batch and the rest of the queue are on disk now, not in memory.
+    assert.equal(journal.size, 10);
+    assert.equal(writer.pending, 10);
+    // While the journal has records, new ones join its end at the next drain.
+    for (const r of all.slice(10, 20)) writer.add(r);
+    assert.equal(writer.pending, 20);
+    await assert.rejects(writer.flush(), /disk on fire/);
+    assert.equal(journal.size, 20);
+    for (const r of all.slice(20)) writer.add(r);
+    await writer.close();
+    assert.equal(writer.pending, 23);
+    assert.equal(await temp.get().countUsage(), 0);
+
+    const up = new ObservedStore(temp.get());
+    const told: string[] = [];
+    const reopened = new UsageJournal(path);
+    assert.equal(reopened.size, 23);
+    const next = new UsageWriter(up, { flushIntervalMs: NEVER, maxBatch: 4, journal: reopened, onWritten: (batch) => told.push(...batch.map((r) => r.requestId)) });
+    next.add(makeUsage({ requestId: 'after', ts: 99 }));
+    await next.flush();
+    const expected = [...all.map((r) => r.requestId), 'after'];
+    assert.deepEqual(
+      up.written.map((r) => r.requestId),
+      expected,
+    );
+    assert.deepEqual(told, expected);
+    assert.equal(reopened.size, 0);
+    assert.equal(next.pending, 0);
+    await next.close();
+    const stored = await temp.get().listUsage({ limit: 100 });
+    assert.deepEqual(stored.map((r) => r.requestId).sort(), [...expected].sort());
+  });
+
+  it('writes a journaled batch again harmlessly when it was written but not removed', async () => {
+    const journal = new UsageJournal(path);
+    journal.append(records(3));
+    await temp.get().insertUsage(records(2));
+    const writer = new UsageWriter(new ObservedStore(temp.get()), { flushIntervalMs: NEVER, journal });
+    await writer.close();
+    assert.equal(await temp.get().countUsage(), 3);
+  });
+
+  it('is saturated when the journal reaches journalMax, and drains it on the timer once the store answers', async () => {
+    const store = new ObservedStore(temp.get(), 1);
+    const journal = new UsageJournal(path);
+    const writer = new UsageWriter(store, { flushIntervalMs: 10, highWaterMark: 1000, journal, journalMax: 5, onError: () => {} });
+    for (const r of records(5)) writer.add(r);
+    assert.equal(writer.saturated, false, 'five in memory are below the high-water mark');
+    await waitFor(() => store.calls >= 1, 'the failed write');
+    await waitFor(() => writer.pending === 0, 'the retry from the journal');
+    assert.equal(writer.saturated, false);
+    assert.equal(await temp.get().countUsage(), 5);
+    await writer.close();
+
+    const full = new UsageJournal(path);
+    full.append(records(5, 100));
+    const stuck = new ObservedStore(temp.get());
+    stuck.failForever();
+    const saturated = new UsageWriter(stuck, { flushIntervalMs: NEVER, journal: full, journalMax: 5, onError: () => {} });
+    assert.equal(saturated.saturated, true);
+    assert.equal(saturated.pending, 5);
+    await saturated.close();
+  });
+
+  it('close() throws when the journal cannot be written, keeping the records in memory', async () => {
+    const store = new ObservedStore(temp.get());
+    store.failForever();
+    const journal = new UsageJournal(path);
+    journal.close();
+    const writer = new UsageWriter(store, { flushIntervalMs: NEVER, journal, onError: () => {} });
+    for (const r of records(3)) writer.add(r);
+    await assert.rejects(writer.close(), /3 usage records unwritten/);
+    assert.equal(writer.pending, 3);
   });
 });
