@@ -45,6 +45,8 @@ export type { InFlight } from './metrics/in-flight-gauge.js';
 export { limitHeaders, openAIDuration } from './limits/limit-headers.js';
 export { createAccount, creditAccount, describeAccount, describeEntry } from './money/account-admin.js';
 export { formatMoney } from './money/decimal.js';
+export { budgetsOf, modelNotPriced } from './money/budgets.js';
+export { ownsGroup } from './assets/owns-group.js';
 export { parseIsoTime } from './iso-time.js';
 export { carriesToken } from './keys/operator-token.js';
 export { createKey, describeKey, updateKey } from './keys/key-admin.js';

@@ -5,6 +5,7 @@
 // exactly as one that does not exist.
 
 import type { AssetLibraries } from '../assets/libraries.js';
+import { ownsGroup } from '../assets/owns-group.js';
 import { GatewayError } from '../errors.js';
 import type { AssetRow, AssetStatus, AssetStore, GroupOwner } from '../store/asset-store.js';
 
@@ -44,7 +45,7 @@ export async function checkAssetLinks(ids: readonly string[], owner: GroupOwner,
     if (asset === undefined) throw unknownAsset(id);
     const group = await deps.assets.group(asset.groupId);
     // Another key's, another account's, or unbound (its key revoked): all answered as missing.
-    if (group === undefined || !group.bound || group.keyId !== owner.keyId || group.account !== owner.account) throw unknownAsset(id);
+    if (!ownsGroup(owner, group)) throw unknownAsset(id);
     const status = asset.status === 'Active' ? 'Active' : await refreshed(asset, deps);
     if (status === 'Processing') {
       throw new GatewayError('GW_ERR_VIDEO_ASSET_NOT_READY', `asset://${id} is not ready yet (Processing): retry once GetAsset says Active.`, { param: 'content' });

@@ -15,7 +15,8 @@ import { checkAssetLinks } from './asset-links.js';
 import { keyFingerprint } from './key-fingerprint.js';
 import { nextPollAt } from './refresh.js';
 import { settleTask } from './settle.js';
-import { budgetsOf, holdOwner, reserveForTask, taskReserve } from './task-money.js';
+import { budgetsOf, modelNotPriced } from '../money/budgets.js';
+import { holdOwner, reserveForTask, taskReserve } from './task-money.js';
 import type { TaskRequest, TaskShape } from './task-request.js';
 import { VideoUpstreamError } from './upstream.js';
 import type { VideoDeps } from './video-deps.js';
@@ -28,10 +29,6 @@ const ARK_MAX_EXECUTION_S = 259_200;
 /** A public id: the shape's prefix and 128 random bits (never the upstream's id). */
 export function newTaskId(shape: TaskShape): string {
   return `${shape === 'openai' ? 'video' : 'task'}_${randomBytes(16).toString('base64url')}`;
-}
-
-function notPriced(model: string): GatewayError {
-  return new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
 }
 
 function modelNotServed(model: string): GatewayError {
@@ -68,7 +65,7 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   const { pricing, video } = deps.config;
   const budgets = budgetsOf(key);
   const price = pricing.priceOf(request.model);
-  if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw notPriced(request.model);
+  if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
   let attempts = deps.router.plan(request.model, 'video');
   const first = attempts[0];
   if (first === undefined) throw modelNotServed(request.model);

@@ -4,7 +4,6 @@
 // ends it is charged its reported usage (succeeded) or nothing, through a usage record like any request's (unique by
 // the task's id, so charged once), and its holds are dropped.
 
-import type { AuthedKey } from '../keys/key-ring.js';
 import type { Ratio } from '../money/decimal.js';
 import { callCost, costOf, type ModelPrice } from '../money/price.js';
 import { GatewayError } from '../errors.js';
@@ -15,13 +14,6 @@ import { MAX_SECONDS, maxTaskTokens } from './video-size.js';
 /** The owner of a task's holds in the store. */
 export function holdOwner(taskId: string): string {
   return `task:${taskId}`;
-}
-
-export function budgetsOf(key: AuthedKey): Budget[] {
-  const budgets: Budget[] = [];
-  if (key.maxSpend !== undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
-  if (key.account !== undefined) budgets.push({ kind: 'account', account: key.account });
-  return budgets;
 }
 
 /**

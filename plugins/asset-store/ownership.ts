@@ -2,7 +2,7 @@
 // group. Anything else is answered exactly as a group or asset that does not exist (the same code, status and
 // words as Volcengine's own NotFound), so that no key learns what another key has.
 
-import { GatewayError, type AssetGroupRow, type AssetRow, type AuthedKey, type GatewayServices } from '../../core/index.js';
+import { GatewayError, ownsGroup, type AssetGroupRow, type AssetRow, type AuthedKey, type GatewayServices } from '../../core/index.js';
 
 /** `param`: the field that named the group (`Id` of GetAssetGroup, `GroupId` of CreateAsset). */
 export function groupNotFound(id: string, param: string): GatewayError {
@@ -13,12 +13,9 @@ export function assetNotFound(id: string): GatewayError {
   return new GatewayError('GW_ERR_ASSET_NOT_FOUND', `The specified asset ${id.slice(0, 128)} is not found.`, { param: 'Id' });
 }
 
-/**
- * Bound to this key, and of its account: a declared key's id is its name (`config:<name>`), so a key declared again
- * under that name for another account must not find the groups the first one made.
- */
+/** Bound to this key, and of its account (core/assets/owns-group.ts). */
 function owns(key: AuthedKey, group: AssetGroupRow | undefined): group is AssetGroupRow {
-  return group !== undefined && group.bound && group.keyId === key.id && group.account === (key.account ?? null);
+  return ownsGroup(ownerOf(key), group);
 }
 
 /** The key as an owner of groups, with its account. */

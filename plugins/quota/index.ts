@@ -7,6 +7,8 @@
 
 import {
   BudgetRefused,
+  budgetsOf,
+  modelNotPriced,
   callCost,
   costOf,
   cutStreamUsage,
@@ -14,7 +16,6 @@ import {
   maxCost,
   answerUsage,
   boundedUsage,
-  type AuthedKey,
   type Budget,
   type ModelPrice,
   type Plugin,
@@ -30,13 +31,6 @@ interface Admission {
   readonly reservation: Reservation | null;
   /** A flat-priced call's cost (pricing.calls, the group's multiplier applied): charged when it succeeded. */
   readonly flat?: bigint;
-}
-
-function budgetsOf(key: AuthedKey): Budget[] {
-  const budgets: Budget[] = [];
-  if (key.maxSpend !== undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
-  if (key.account !== undefined) budgets.push({ kind: 'account', account: key.account });
-  return budgets;
 }
 
 function refusal(err: unknown): GatewayError {
@@ -63,7 +57,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         name: 'quota',
         request(ctx) {
           const key = ctx.key;
-          if (key !== null && budgetsOf(key).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw notPriced(ctx.request.model);
+          if (key !== null && budgetsOf(key).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw modelNotPriced(ctx.request.model);
         },
       };
     }
@@ -113,7 +107,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
         if (price === null) {
           // Unmetered (no account, no cap): served, unpriced.
           if (budgetsOf(key).length === 0) return undefined;
-          if (pricing.unpriced === 'refuse') throw notPriced(model);
+          if (pricing.unpriced === 'refuse') throw modelNotPriced(model);
           // Served free, and recorded so (a cost of 0 to the account).
           admitted.set(ctx, { price, reservation: null });
           return undefined;
@@ -181,9 +175,5 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
     };
   },
 };
-
-function notPriced(model: string): GatewayError {
-  return new GatewayError('GW_ERR_MODEL_NOT_PRICED', `Model "${model}" has no price, so keys billed to an account cannot use it.`, { param: 'model' });
-}
 
 export default quotaPlugin;
