@@ -9,6 +9,22 @@ interface MeterState {
   dropUsageChunk: boolean;
 }
 
+/**
+ * Refusals of a known key by the plugins before meter (the limits' 429, the money's 402 and 403, and their 503 while
+ * their shared state is out of reach) are recorded too: the operator sees who was turned away and why, and every
+ * answer a key got past its body has its record. Not recorded: a missing or bad key (no one to record), a body the
+ * gateway could not read (no model), and usage_backlog (nothing can be recorded then).
+ */
+const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
+  'GW_ERR_RATE_LIMITED',
+  'GW_ERR_TOKEN_RATE_LIMITED',
+  'GW_ERR_LIMITS_UNAVAILABLE',
+  'GW_ERR_INSUFFICIENT_BALANCE',
+  'GW_ERR_MAX_SPEND_REACHED',
+  'GW_ERR_MODEL_NOT_PRICED',
+  'GW_ERR_BILLING_UNAVAILABLE',
+]);
+
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
   const record = withCharge(tokenRecord(ctx, key, end), ctx);
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
@@ -94,8 +110,9 @@ export const meterPlugin: PluginFactory<MeterOptions> = {
       },
       finish(ctx) {
         const end = performance.now();
-        // Requests refused before metering began (by auth) count in metrics but write no usage record.
-        if (metered.has(ctx) && ctx.key !== null) services.usage.add(toRecord(ctx, ctx.key, end));
+        // Requests refused before metering began count in metrics; only the refusals above also write a record.
+        const recorded = metered.has(ctx) || (ctx.error !== null && RECORDED_REFUSALS.has(ctx.error.code) && !services.usage.saturated);
+        if (recorded && ctx.key !== null) services.usage.add(toRecord(ctx, ctx.key, end));
 
         // Label values come from sets the config bounds (router.modelLabel), so a caller cannot grow the series.
         const channel = ctx.channel ?? 'none';

@@ -281,7 +281,7 @@ describe('billing on one instance', () => {
     assert.equal(whole.status, 200);
     await whole.text();
     primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
-    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.route === '/v1/messages');
+    const records = (await gw.usage()).filter((r) => r.keyName === 'metered' && r.route === '/v1/messages' && r.status === 200);
     assert.equal(records.length, 2);
     for (const r of records) {
       assert.equal(r.usageEstimated, true, `${r.stream ? 'stream' : 'whole answer'} estimated`);

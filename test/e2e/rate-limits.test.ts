@@ -84,9 +84,14 @@ keys:
       assert.equal(ok.length, 10);
       assert.equal(limited.length, 15);
       assert.equal(upstreamCalls() - callsBefore, 10, 'a refused request never reaches an upstream');
-      const recorded = (await gw.usage()).filter((r) => r.keyName === 'rpm-limited' && r.route === path);
-      assert.equal(recorded.length, 10, 'nor writes a usage record');
-      assert.ok(recorded.every((r) => r.status === 200));
+      // Each answer has its record: the refusals with their status and code, no tokens and no cost.
+      const ids = new Set(answers.map((r) => r.headers.get('x-request-id')));
+      const recorded = (await gw.usage()).filter((r) => ids.has(r.requestId));
+      assert.equal(recorded.filter((r) => r.status === 200).length, 10);
+      const refusals = recorded.filter((r) => r.status === 429);
+      assert.equal(refusals.length, 15);
+      assert.ok(refusals.every((r) => r.errorCode === 'GW_ERR_RATE_LIMITED' && r.promptTokens === 0 && r.completionTokens === 0 && r.cost === undefined && r.channel === null));
+      assert.ok(recorded.every((r) => r.keyName === 'rpm-limited' && r.route === path));
       const anthropic = path.startsWith('/v1/messages');
       const prefix = anthropic ? 'anthropic-ratelimit-requests-' : 'x-ratelimit-';
       const limitHeader = anthropic ? 'anthropic-ratelimit-requests-limit' : 'x-ratelimit-limit-requests';
@@ -143,7 +148,7 @@ keys:
     assert.equal(error.error.type, 'tokens');
     // The bucket holds what the three recorded, 900, not their estimates.
     assert.match(error.error.message, /tokens per min \(TPM\): Limit 1000, Used 900, Requested \d+\./);
-    const records = (await gw.usage()).filter((r) => r.keyName === 'tpm-limited');
+    const records = (await gw.usage()).filter((r) => r.keyName === 'tpm-limited' && r.status === 200);
     assert.deepEqual(
       records.map((r) => r.promptTokens + r.completionTokens),
       [300, 300, 300],

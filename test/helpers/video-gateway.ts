@@ -45,6 +45,8 @@ export interface VideoConfigOptions {
   /** The store's URL; the gateway's temp dir's SQLite file by default. */
   readonly store?: string;
   readonly extra?: string;
+  /** video.poll_interval_ms (100 by default: the poller reads soon); a long one leaves reads to the callers' GETs. */
+  readonly pollIntervalMs?: number;
   /** video.task_timeout_ms (the default, 48 h, when absent). */
   readonly taskTimeoutMs?: number;
   /** Lines of pricing.models (`    "doubao-seedance-x": { output: "1.00" }\n`) before `doubao-seedance-*`: the first match wins. */
@@ -75,8 +77,8 @@ export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {
 store:
   url: ${options.store ?? 'sqlite:./gateway.db'}
 video:
-  poll_interval_ms: 100
-  max_poll_interval_ms: 200
+  poll_interval_ms: ${options.pollIntervalMs ?? 100}
+  max_poll_interval_ms: ${Math.max(200, options.pollIntervalMs ?? 0)}
   refresh_after_ms: 0
 ${options.taskTimeoutMs === undefined ? '' : `  task_timeout_ms: ${options.taskTimeoutMs}\n`}pricing:
   models:
