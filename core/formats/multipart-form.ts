@@ -82,8 +82,12 @@ export function readMultipartForm(body: Buffer, contentType: string): MultipartF
     problem ??= new Error(`the form has more than ${MAX_PARTS} parts`);
   });
   // Writing the last bytes runs busboy's final check (a form that never reached its closing delimiter is cut
-  // short) at once, and sets `errored`; its error event comes a tick later.
-  parser.on('error', () => undefined);
+  // short) at once, and sets `errored`; its error event comes a tick later. A part whose headers busboy cannot
+  // read (too long, a line that is no `name: value`) is only an error event, at once, and the part is skipped:
+  // unheard, the rest of the form would be taken as if that part had never been sent.
+  parser.on('error', (err: Error) => {
+    problem ??= err;
+  });
   parser.end(body);
   const failed = problem ?? parser.errored;
   if (failed !== null) throw new MultipartProblem(failed.message);

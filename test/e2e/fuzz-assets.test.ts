@@ -40,9 +40,19 @@ const body: fc.Arbitrary<Json> = fc.record(
   { requiredKeys: [] },
 ) as fc.Arbitrary<Json>;
 
+/** Status classes seen by the property running now, for its count line (which clears them). */
+const seen = new Map<string, number>();
+function counts(label: string): string {
+  const line = `fuzz ${label}: ${[...seen.values()].reduce((a, b) => a + b, 0)} cases, ${seen.get('2xx') ?? 0} answered 2xx, ${seen.get('4xx') ?? 0} refused 4xx, ${seen.get('5xx') ?? 0} 5xx`;
+  seen.clear();
+  return line;
+}
+
 async function check(action: string, text: string): Promise<void> {
   const calls = t.fake.calls.length;
   const answer = await t.call(ALICE, action, text);
+  const kind = `${Math.floor(answer.status / 100)}xx`;
+  seen.set(kind, (seen.get(kind) ?? 0) + 1);
   try {
     assert.ok(answer.status < 500, 'a 5xx');
     const metadata = answer.body['ResponseMetadata'] as Record<string, unknown> | undefined;
@@ -60,14 +70,16 @@ async function check(action: string, text: string): Promise<void> {
   }
 }
 
-it(`every action: near-valid bodies broken at arbitrary places, and arbitrary JSON (${RUNS * 2} runs)`, async () => {
+it(`every action: near-valid bodies broken at arbitrary places, and arbitrary JSON (${RUNS * 2} runs)`, async (ctx) => {
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...ACTIONS), fc.tuple(body, fc.array(mutation, { maxLength: 2 })), async (action, [sent, mutations]) => check(action, JSON.stringify(mutate(sent, mutations)))),
     { numRuns: RUNS, includeErrorInReport: true },
   );
+  ctx.diagnostic(counts('asset actions, near-valid bodies broken'));
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...ACTIONS), anyJson, async (action, sent) => check(action, JSON.stringify(sent))),
     { numRuns: RUNS, includeErrorInReport: true },
   );
+  ctx.diagnostic(counts('asset actions, arbitrary JSON'));
   assert.equal((await fetch(`${t.gw.url}/readyz`)).status, 200);
 });

@@ -81,6 +81,10 @@ function assertAnswer(answer: Answer): void {
 /** Status classes seen by one property, so that it can say it reached both answers and refusals. */
 type Seen = Map<string, number>;
 
+function counts(route: string, seen: Seen): string {
+  return `fuzz ${route}: ${[...seen.values()].reduce((a, b) => a + b, 0)} cases, ${seen.get('2xx') ?? 0} answered 2xx, ${seen.get('4xx') ?? 0} refused 4xx, ${seen.get('5xx') ?? 0} 5xx`;
+}
+
 async function check(route: Route, body: string, seen: Seen, namesField = false): Promise<void> {
   const answer = await postAs(gw.url, route.path, route.shape, body);
   const kind = `${Math.floor(answer.status / 100)}xx`;
@@ -110,13 +114,14 @@ const REPORT = { includeErrorInReport: true } as const;
 
 describe('near-valid bodies broken at arbitrary places', () => {
   for (const route of ROUTES) {
-    it(`${route.path}: never a 5xx, refusals in the route's shape naming the field (${route.runs} runs)`, async () => {
+    it(`${route.path}: never a 5xx, refusals in the route's shape naming the field (${route.runs} runs)`, async (t) => {
       const seen: Seen = new Map();
       const broken = modelFor(route).chain((m) => fc.tuple(route.body(m), fc.array(mutation, { minLength: 1, maxLength: 3 })));
       await fc.assert(
         fc.asyncProperty(broken, (([body, mutations]) => check(route, JSON.stringify(mutate(body, mutations)), seen, true))),
         { numRuns: route.runs, ...REPORT },
       );
+      t.diagnostic(counts(`${route.path} broken`, seen));
       assertReached(seen, route.runs, { '2xx': 0.1, '4xx': 0.3 });
     });
   }
@@ -125,19 +130,20 @@ describe('near-valid bodies broken at arbitrary places', () => {
 describe('the near-valid bodies themselves', () => {
   for (const route of ROUTES) {
     const runs = Math.round(route.runs / 3);
-    it(`${route.path}: answered, natively and translated (${runs} runs)`, async () => {
+    it(`${route.path}: answered, natively and translated (${runs} runs)`, async (t) => {
       const seen: Seen = new Map();
       await fc.assert(
         fc.asyncProperty(modelFor(route).chain(route.body), (body) => check(route, JSON.stringify(body), seen, true)),
         { numRuns: runs, ...REPORT },
       );
+      t.diagnostic(counts(`${route.path} near-valid`, seen));
       assertReached(seen, runs, { '2xx': 0.9 });
     });
   }
 });
 
 describe('arbitrary JSON and text', () => {
-  it('every route: never a 5xx, refusals in the route\'s shape (600 runs)', async () => {
+  it('every route: never a 5xx, refusals in the route\'s shape (600 runs)', async (t) => {
     const seen: Seen = new Map();
     const body = fc.oneof(
       anyJson.map((v) => JSON.stringify(v)),
@@ -148,6 +154,7 @@ describe('arbitrary JSON and text', () => {
       fc.asyncProperty(fc.constantFrom(...ROUTES), body, (route, text) => check(route, text, seen)),
       { numRuns: 600, ...REPORT },
     );
+    t.diagnostic(counts('every route, arbitrary JSON and text', seen));
     assertReached(seen, 600, { '4xx': 0.5 });
   });
 });

@@ -80,6 +80,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 type Seen = Map<string, number>;
 
+function counts(route: string, seen: Seen): string {
+  return `fuzz ${route}: ${[...seen.values()].reduce((a, b) => a + b, 0)} cases, ${seen.get('2xx') ?? 0} answered 2xx, ${seen.get('4xx') ?? 0} refused 4xx, ${seen.get('5xx') ?? 0} 5xx`;
+}
+
 async function check(path: string, body: Buffer | string, contentType: string, seen: Seen): Promise<void> {
   const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': contentType }, body });
   const text = await res.text();
@@ -105,22 +109,24 @@ async function check(path: string, body: Buffer | string, contentType: string, s
 }
 
 describe('the image routes under fuzzing', () => {
-  it('/v1/images/generations: near-valid bodies broken at arbitrary places, never a 5xx (400 runs)', async () => {
+  it('/v1/images/generations: near-valid bodies broken at arbitrary places, never a 5xx (400 runs)', async (t) => {
     const seen: Seen = new Map();
     const broken = fc.tuple(generation, fc.array(mutation, { minLength: 0, maxLength: 3 }));
     await fc.assert(
       fc.asyncProperty(broken, ([body, mutations]) => check('/v1/images/generations', JSON.stringify(mutate(body, mutations)), 'application/json', seen)),
       { numRuns: 400, ...REPORT },
     );
+    t.diagnostic(counts('/v1/images/generations', seen));
     assert.ok((seen.get('2xx') ?? 0) >= 40 && (seen.get('4xx') ?? 0) >= 40, JSON.stringify([...seen]));
   });
 
-  it('/v1/images/edits: forms shuffled, repeated, mistyped or cut short, never a 5xx (400 runs)', async () => {
+  it('/v1/images/edits: forms shuffled, repeated, mistyped or cut short, never a 5xx (400 runs)', async (t) => {
     const seen: Seen = new Map();
     await fc.assert(
       fc.asyncProperty(edit, (body) => check('/v1/images/edits', body, 'multipart/form-data; boundary=fz', seen)),
       { numRuns: 400, ...REPORT },
     );
+    t.diagnostic(counts('/v1/images/edits', seen));
     assert.ok((seen.get('2xx') ?? 0) >= 20 && (seen.get('4xx') ?? 0) >= 40, JSON.stringify([...seen]));
   });
 });

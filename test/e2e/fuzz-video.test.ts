@@ -57,6 +57,8 @@ describe('fuzzing the video routes', () => {
     await planes.close();
   });
 
+  const counts = (route: string, seen: Map<number, number>): string =>
+    `fuzz ${route}: ${[...seen.values()].reduce((a, b) => a + b, 0)} cases, ${seen.get(2) ?? 0} answered 2xx, ${seen.get(4) ?? 0} refused 4xx, ${seen.get(5) ?? 0} 5xx`;
   const creates = (): number => planes.ark.calls.filter((c) => c.method === 'POST').length + planes.arkTwo.calls.filter((c) => c.method === 'POST').length;
 
   async function check(path: string, body: string, seen: Map<number, number>, objectBody: boolean): Promise<void> {
@@ -84,7 +86,7 @@ describe('fuzzing the video routes', () => {
     ['/v1/video/generations', generations],
     ['/v1/videos', openai],
   ] as const) {
-    it(`${path}: near-valid bodies broken at arbitrary places (${RUNS} runs)`, async () => {
+    it(`${path}: near-valid bodies broken at arbitrary places (${RUNS} runs)`, async (t) => {
       const seen = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(fc.tuple(arbitrary, fc.array(mutation, { minLength: 0, maxLength: 2 })), async ([body, mutations]) => {
@@ -93,11 +95,12 @@ describe('fuzzing the video routes', () => {
         }),
         { numRuns: RUNS, includeErrorInReport: true },
       );
+      t.diagnostic(counts(path, seen));
       assert.ok((seen.get(2) ?? 0) > 0 && (seen.get(4) ?? 0) > 0, `answers and refusals both reached: ${JSON.stringify([...seen])}`);
     });
   }
 
-  it(`arbitrary JSON on both routes (${RUNS} runs)`, async () => {
+  it(`arbitrary JSON on both routes (${RUNS} runs)`, async (t) => {
     const seen = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/v1/video/generations', '/v1/videos'), anyJson, async (path, body) => {
@@ -105,6 +108,7 @@ describe('fuzzing the video routes', () => {
       }),
       { numRuns: RUNS, includeErrorInReport: true },
     );
+    t.diagnostic(counts('video routes, arbitrary JSON', seen));
   });
 
   it('the gateway is healthy afterwards', async () => {
