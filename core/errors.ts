@@ -1,5 +1,7 @@
 // The one error type of the gateway and the single table of its codes; formats render it in their wire shape.
 
+import { isStoreUnreachable } from './store/store-unreachable.js';
+
 /** What kind of failure a code is; each client format maps a kind to its own error `type`. */
 export type ErrorKind =
   | 'invalid_request'
@@ -69,6 +71,7 @@ const ERRORS = {
   GW_ERR_MAX_SPEND_REACHED: { status: 402, kind: 'billing', wireCode: 'max_spend_reached' },
   GW_ERR_MODEL_NOT_PRICED: { status: 403, kind: 'permission', wireCode: 'model_not_priced' },
   GW_ERR_BILLING_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'billing_unavailable' },
+  GW_ERR_STORE_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'store_unavailable' },
   GW_ERR_RATE_LIMITED: { status: 429, kind: 'rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_TOKEN_RATE_LIMITED: { status: 429, kind: 'token_rate_limit', wireCode: 'rate_limit_exceeded' },
   GW_ERR_LIMITS_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'rate_limits_unavailable' },
@@ -135,8 +138,17 @@ export function shuttingDownError(): GatewayError {
   return new GatewayError('GW_ERR_SHUTTING_DOWN', 'The gateway is shutting down; retry shortly.', { retryAfter: 1 });
 }
 
-/** Anything thrown that is not a GatewayError is an internal error; its text never reaches the caller. */
+/** The 503 of a request its store could not serve (the database out of reach): retry, nothing was done. */
+export function storeUnavailableError(err: unknown): GatewayError {
+  return new GatewayError('GW_ERR_STORE_UNAVAILABLE', 'The gateway cannot reach its database right now; retry shortly.', { cause: err, retryAfter: 1 });
+}
+
+/**
+ * Anything thrown that is not a GatewayError is an internal error, its text never reaching the caller; but the
+ * database out of reach is a 503 to retry (it is no fault of the request's nor a bug of ours).
+ */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
+  if (isStoreUnreachable(err)) return storeUnavailableError(err);
   return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
 }

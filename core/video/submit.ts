@@ -140,7 +140,12 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
 }
 
 async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, attempts: readonly Attempt[]): Promise<VideoTaskRow> {
-  const failed = (code: string, message: string) => settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: code, errorMessage: message, totalTokens: null, seconds: null });
+  // A store out of reach here must not hide the answer the caller is owed: the row, still leased, is settled by
+  // the poller once its lease ends.
+  const failed = (code: string, message: string) =>
+    settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: code, errorMessage: message, totalTokens: null, seconds: null }).catch((err: unknown) => {
+      deps.logger.warn({ err, task: row.id }, 'a video task that failed could not be settled yet; the poller settles it');
+    });
   const body = Object.assign({}, request.body, { execution_expires_after: executionWindow(request.body['execution_expires_after'], deps.config.video.taskTimeoutMs) });
   let last: unknown = null;
   for (const attempt of attempts) {
@@ -187,7 +192,7 @@ async function saveTaken(deps: VideoDeps, id: string, taken: Parameters<VideoDep
     } catch (err) {
       if (attempt >= 3) {
         deps.logger.error({ err, task: id, upstreamId: taken.upstreamId }, 'a video task the upstream took could not be recorded; it runs unbilled');
-        throw new GatewayError('GW_ERR_INTERNAL', 'The task could not be recorded.', { cause: err });
+        throw new GatewayError('GW_ERR_STORE_UNAVAILABLE', 'The gateway could not record the task (its database is out of reach); it is not charged. Retry shortly.', { cause: err, retryAfter: 1 });
       }
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }

@@ -18,6 +18,7 @@ import { storeBackends } from '../helpers/test-stores.js';
 const MOCK = `  - name: demo
     type: mock
     models: ["demo-*"]
+    assets: true
 `;
 const WAIT = { timeoutMs: 30_000, intervalMs: 50 };
 
@@ -90,6 +91,17 @@ describe('usage records while PostgreSQL is down', { skip: postgres?.skip }, () 
       'unmetered requests are answered while PostgreSQL is down',
     );
     await waitForLog(first.cli, 'writing usage records failed; they stay queued', WAIT);
+    // A request that needs the store itself (a video task is a row) is a 503 to retry, not a 500: nothing was done.
+    const video = await fetch(`${first.url}/v1/video/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-video', prompt: 'while the store is away' }),
+    });
+    assert.equal(video.status, 503);
+    assert.equal(video.headers.get('retry-after'), '1');
+    const refused = (await video.json()) as { error: { code: string; type: string } };
+    assert.equal(refused.error.code, 'store_unavailable');
+    during.push({ status: 503, id: video.headers.get('x-request-id') ?? '' });
 
     first.cli.proc.kill('SIGTERM');
     assert.deepEqual(await first.cli.exited, { code: 0, signal: null }, first.cli.output.stderr);
