@@ -33,6 +33,11 @@ export class VideoPoller {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #swept = 0;
+  /**
+   * Tasks whose lease this poller could not give back (the store out of reach): given back first thing next pass,
+   * or they would wait out the whole lease (claimDue leaves a lease alone while it lasts, its owner's included).
+   */
+  readonly #unreleased = new Set<string>();
 
   constructor(options: VideoPollerOptions) {
     this.#options = options;
@@ -57,6 +62,15 @@ export class VideoPoller {
       this.#swept = now;
       await this.sweep(now);
     }
+    for (const id of [...this.#unreleased]) {
+      try {
+        await deps.store.videoTasks.releaseLease(this.#options.owner, id);
+        this.#unreleased.delete(id);
+      } catch {
+        // Still out of reach: the next pass tries again.
+        break;
+      }
+    }
     let rows: VideoTaskRow[];
     try {
       rows = await deps.store.videoTasks.claimDue(this.#options.owner, now, now + LEASE_MS, this.#options.batch ?? 16);
@@ -71,7 +85,7 @@ export class VideoPoller {
         } catch (err) {
           deps.logger.warn({ err, task: row.id }, 'refreshing a video task failed; retrying later');
         } finally {
-          await deps.store.videoTasks.releaseLease(this.#options.owner, row.id).catch(() => undefined);
+          await deps.store.videoTasks.releaseLease(this.#options.owner, row.id).catch(() => this.#unreleased.add(row.id));
         }
       }),
     );
