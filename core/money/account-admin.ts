@@ -2,7 +2,7 @@
 // strings. Every change of a balance goes through the ledger (LedgerStore.post), never around it.
 
 import { GatewayError } from '../errors.js';
-import { AccountExists, type Account, type LedgerEntry, type LedgerStore } from '../store/ledger-store.js';
+import { AccountExists, BalanceOverflowError, MAX_BALANCE, type Account, type LedgerEntry, type LedgerStore } from '../store/ledger-store.js';
 import { formatMoney, MAX_AMOUNT, parseMoney } from './decimal.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -32,6 +32,11 @@ export async function createAccount(ledger: LedgerStore, input: { readonly name:
 
 /** A positive decimal amount (a string such as "12.50", or a number) in nano-units; a 400 naming `param` otherwise. */
 export function readAmount(value: unknown, param: string): bigint {
+  // A JSON number with a fraction is a binary float by the time it is read: 123456789.123456789 arrives as
+  // 123456789.12345679, 0.1000000000000000000001 as 0.1, and no check can tell. Only whole numbers are exact.
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+    throw invalid(param, `${param} with a fraction must be sent as a string such as "12.50" (a JSON number may already have lost digits).`);
+  }
   let amount: bigint;
   try {
     if (typeof value !== 'string' && typeof value !== 'number') throw new RangeError('not a decimal');
@@ -61,7 +66,13 @@ export async function creditAccount(
     throw invalid('idempotency_key', `idempotency_key is required: a string of 1 to ${MAX_IDEMPOTENCY_KEY} characters naming this credit, so a retry credits once.`);
   }
   if ((await ledger.getAccount(name)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
-  const posted = await ledger.post({ account: name, kind: 'credit', amount, idempotencyKey: `credit:${key}`, note, ts: Date.now() });
+  let posted: Awaited<ReturnType<LedgerStore['post']>>;
+  try {
+    posted = await ledger.post({ account: name, kind: 'credit', amount, idempotencyKey: `credit:${key}`, note, ts: Date.now() });
+  } catch (err) {
+    if (err instanceof BalanceOverflowError) throw invalid('amount', `This credit would take the balance of "${name}" past ${formatMoney(MAX_BALANCE)}, the most an account holds.`);
+    throw err;
+  }
   if (posted.entry.account !== name || posted.entry.amount !== amount) {
     // The key was used before for another credit: applying this one under it would lose it silently.
     throw invalid('idempotency_key', 'This idempotency_key was already used for a different credit.');

@@ -18,16 +18,13 @@ import type {
   LedgerStore,
   NewLedgerEntry,
 } from './ledger-store.js';
-import { AccountExists, budgetName } from './ledger-store.js';
+import { AccountExists, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { planCharges, sorted } from './charge-plan.js';
 import { writeTransaction } from './write-transaction.js';
 
 type Db = Kysely<Database>;
-
-/** Within a signed 64-bit count of nano-units, with room for the charges of requests in flight. */
-const MAX_BALANCE = 9_000_000_000_000_000_000n;
 
 /** Rows per INSERT: 500 x 31 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
 const INSERT_CHUNK = 500;
@@ -167,7 +164,7 @@ export class KyselyLedger implements LedgerStore {
       if (account === undefined) throw new Error(`unknown account "${entry.account}"`);
       // A signed 64-bit column: SQLite would turn an overflow into a float, PostgreSQL refuse it; refused here alike.
       const after = account.balance + entry.amount;
-      if (after > MAX_BALANCE || after < -MAX_BALANCE) throw new Error(`account "${entry.account}" would pass the largest balance the store holds`);
+      if (after > MAX_BALANCE || after < -MAX_BALANCE) throw new BalanceOverflowError(entry.account);
       await trx
         .insertInto('ledger')
         .values({ account: entry.account, kind: entry.kind, amount: entry.amount, idempotency_key: entry.idempotencyKey, request_id: null, key_id: null, note: entry.note ?? null, ts: entry.ts })

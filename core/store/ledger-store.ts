@@ -6,6 +6,16 @@
 /** What a ledger entry does: money in (credit, refund), out (charge), or an operator's correction (either sign). */
 export type LedgerKind = 'credit' | 'charge' | 'refund' | 'adjustment';
 
+/** A balance stays within a signed 64-bit count of nano-units, with room for the charges of requests in flight. */
+export const MAX_BALANCE = 9_000_000_000_000_000_000n;
+
+/** A posting that would carry a balance past MAX_BALANCE: refused, nothing written. */
+export class BalanceOverflowError extends Error {
+  constructor(readonly account: string) {
+    super(`account "${account}" would pass the largest balance the store holds`);
+  }
+}
+
 /** createAccount() found the name taken (by an earlier create, or one racing it). */
 export class AccountExists extends Error {
   constructor(
