@@ -7,6 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors.js';
+import { isStoreUnreachable } from '../store/store-unreachable.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import { scrubSecrets } from '../providers/scrub-secrets.js';
 import type { Attempt } from '../routing/router.js';
@@ -192,7 +193,13 @@ async function saveTaken(deps: VideoDeps, id: string, taken: Parameters<VideoDep
     } catch (err) {
       if (attempt >= 3) {
         deps.logger.error({ err, task: id, upstreamId: taken.upstreamId }, 'a video task the upstream took could not be recorded; it runs unbilled');
-        throw new GatewayError('GW_ERR_STORE_UNAVAILABLE', 'The gateway could not record the task (its database is out of reach); it is not charged. Retry shortly.', { cause: err, retryAfter: 1 });
+        // The upstream runs the task: a retry would make a second one, so no retry hint, and the same advice as a
+        // submission that timed out.
+        throw new GatewayError(
+          isStoreUnreachable(err) ? 'GW_ERR_STORE_UNAVAILABLE' : 'GW_ERR_INTERNAL',
+          'The upstream may be running the task, but the gateway could not record it (it is not charged). List your tasks before retrying.',
+          { cause: err },
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
