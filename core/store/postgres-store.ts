@@ -1,9 +1,10 @@
 // Opens a PostgreSQL database as a Store: node-postgres's pool under Kysely. Several gateway instances may share one
 // database: everything they must agree on (keys, usage, accounts, ledger, holds) lives there.
 
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import { KyselyStore } from './kysely-store.js';
+import { isConnectionFailure, StoreUnreachableError } from './store-unreachable.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -20,7 +21,40 @@ export function postgresPool(url: string, poolMax: number): pg.Pool {
   return pool;
 }
 
+/** A connection failure of the driver's as a StoreUnreachableError (a 503 to the caller); any other error as it is. */
+function marked(err: unknown): unknown {
+  return isConnectionFailure(err) ? new StoreUnreachableError(err) : err;
+}
+
+/**
+ * The pool as Kysely uses it, with the driver's connection failures marked as the store's own (store-unreachable.ts):
+ * only errors that came out of node-postgres are judged by their code.
+ */
+function markedPool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw marked(err);
+      }
+      const query = <R>(sql: string | PostgresCursor<R>, parameters: readonly unknown[] = []): Promise<PostgresQueryResult<R>> => {
+        // Kysely asks for a cursor only when the dialect is given one (streamed queries); this store never is.
+        if (typeof sql !== 'string') return Promise.reject(new Error('the store runs no cursor queries'));
+        return client.query(sql, [...parameters]).then(
+          (result) => result as unknown as PostgresQueryResult<R>,
+          (err: unknown) => Promise.reject(marked(err)),
+        );
+      };
+      // One function for both of the interface's overloads: the cursor one is never called (above).
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+    },
+    end: () => pool.end(),
+  };
+}
+
 /** Opens a pool of at most `poolMax` connections (none until the first query); openStore() migrates. */
 export function createPostgresStore(url: string, poolMax: number): Store {
-  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool: postgresPool(url, poolMax) }) }), 'postgres');
+  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool: markedPool(postgresPool(url, poolMax)) }) }), 'postgres');
 }

@@ -1,6 +1,7 @@
-// Whether an error a store call threw means the database is out of reach (connection refused, reset or ended,
-// the server shutting down), not that the request was wrong or the gateway is broken: the caller's answer is then a
-// 503 to retry, not a 500.
+// The database out of reach (connection refused, reset or ended, the server shutting down), told apart from a
+// request that was wrong or a bug: the caller's answer is then a 503 to retry, not a 500. Only errors of the store's
+// own driver are judged (postgres-store.ts wraps them as they come out of node-postgres): a reset of an upstream's
+// connection has the same code and must stay an upstream's failure.
 
 /** Socket errors of a connection that could not be made or was lost. */
 const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -8,7 +9,16 @@ const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET',
 /** node-postgres's own words for a connection it lost or could not get in time. */
 const PG_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended)/;
 
-export function isStoreUnreachable(err: unknown): boolean {
+/** A store call that failed because the database could not be reached; `cause` is the driver's error. */
+export class StoreUnreachableError extends Error {
+  constructor(cause: unknown) {
+    super('the database cannot be reached', { cause });
+    this.name = 'StoreUnreachableError';
+  }
+}
+
+/** Whether a driver's error says the connection failed (rather than the statement). */
+export function isConnectionFailure(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
@@ -18,4 +28,8 @@ export function isStoreUnreachable(err: unknown): boolean {
   }
   const message = (err as { message?: unknown }).message;
   return typeof message === 'string' && PG_MESSAGES.test(message);
+}
+
+export function isStoreUnreachable(err: unknown): boolean {
+  return err instanceof StoreUnreachableError;
 }
