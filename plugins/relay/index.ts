@@ -133,9 +133,26 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
       await res.discard();
       continue;
     }
+    const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
+    let answer: RelayResult;
+    try {
+      // A whole answer already here (the usual small one) is not awaited: nothing of it can fail any more.
+      answer = result instanceof Promise ? await result : result;
+    } catch (err) {
+      // A whole answer that broke off while it was read (a reset, an idle timeout): nothing reached the client, so
+      // the next channel may answer, as after a failure before the head. A stream's break comes later, in its frames.
+      if (err instanceof GatewayError || ctx.abort.aborted) throw err;
+      attemptFailed(services, serving, ctx);
+      const failure = new UpstreamFailure('protocol', 'the answer broke off while it was read', { cause: err });
+      last = { kind: 'transport', error: failure };
+      metrics.upstreamErrors.inc([channel.name, failure.reason]);
+      router.health.markFailure(channel.name, channel.cooldownMs);
+      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: failure.reason }), `upstream attempt failed: ${failure.message}`);
+      continue;
+    }
     router.health.markSuccess(channel.name, sentAt);
     sticky?.served(attempt, keyIndex);
-    return translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
+    return answer;
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
 }
