@@ -6,6 +6,7 @@
 // to every target; `translation` sends two requests (pass-through and translated) to the one gateway.
 
 import type { TargetName } from './targets.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 /** The gateway's openai (chat) channel serves `bench-*`; its anthropic channel `claude-bench-*`. */
 export const MODEL = 'bench-model';
@@ -141,17 +142,6 @@ export function smallMessagesBody(model: string): Buffer {
   );
 }
 
-/** A tiny deterministic PRNG (mulberry32), so generated bodies are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   'request', 'response', 'stream', 'channel', 'config', 'await', 'buffer', 'usage', 'token', 'router',
@@ -184,7 +174,7 @@ function codeText(next: () => number, bytes: number): string {
  * user turns, assistant tool calls and tool results holding source files.
  */
 export function largeChatBody(targetBytes = 500 * 1024, stream = false): Buffer {
-  const next = rng(42);
+  const next = seededRandom(42);
   const tools = ['read_file', 'write_file', 'run_shell', 'search_code'].map((name) => ({
     type: 'function',
     function: {
@@ -226,7 +216,7 @@ export function largeChatBody(targetBytes = 500 * 1024, stream = false): Buffer 
  * streaming. Only `model` differs between the pass-through and the translated request.
  */
 export function messagesBody(model: string, targetBytes = 80 * 1024): Buffer {
-  const next = rng(7);
+  const next = seededRandom(7);
   const toolNames = ['Task', 'Bash', 'Glob', 'Grep', 'LS', 'Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch', 'TodoWrite', 'WebSearch'];
   const tools = toolNames.map((name) => ({
     name,

@@ -16,6 +16,7 @@ import { startLoad } from './load.js';
 import { inFlightGauge, openSlots, unsettledTasks } from './probes.js';
 import { watchRss } from './rss.js';
 import { startUpstreams, type Upstreams } from './upstreams.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 interface Profile {
   /** Load before the first fault and after the last. */
@@ -33,17 +34,6 @@ const PROFILES: Readonly<Record<string, Profile>> = {
   long: { quietSeconds: 10, cycles: 1, minLoadSeconds: 600, faultSeconds: 8, gapMs: 4000, workers: 16 },
 };
 
-/** A small seeded generator (mulberry32), so that a run can be repeated with its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -66,7 +56,7 @@ async function main(): Promise<number> {
   if (postgresUrl === undefined) throw new Error('GATEWAY_TEST_POSTGRES_URL must name a PostgreSQL server (.ci/run sets it)');
   if (ownRedisSkip !== undefined) throw new Error(ownRedisSkip);
   const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const began = Date.now();
   console.log(`chaos: profile ${values.profile}, seed ${seed}`);
 

@@ -7,6 +7,7 @@ import { compileGlob, compileGlobs, isGlob } from '../../../core/routing/glob.js
 import { ChannelHealth } from '../../../core/routing/health.js';
 import { KeyRotation } from '../../../core/routing/key-rotation.js';
 import { Router, type Attempt } from '../../../core/routing/router.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 interface ChannelSpec {
   readonly patterns?: readonly string[];
@@ -44,17 +45,6 @@ function sequence(...values: number[]): () => number {
   return () => values[i++] ?? 0;
 }
 
-/** mulberry32: a small seeded PRNG, so the statistical test is repeatable. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const names = (plan: readonly Attempt[]): string[] => plan.map((a) => a.channel.name);
 
@@ -91,13 +81,13 @@ describe('Router.plan: priority and weight', () => {
   });
 
   it('never picks a zero-weight channel before a weighted one', () => {
-    const router = new Router([channel('zero', { weight: 0 }), channel('one', { weight: 1 })], { random: seeded(7) });
+    const router = new Router([channel('zero', { weight: 0 }), channel('one', { weight: 1 })], { random: seededRandom(7) });
     for (let i = 0; i < 200; i++) assert.deepEqual(names(router.plan('m')), ['one', 'zero']);
   });
 
   it('gives weight 3 against weight 1 about 75% of first picks', () => {
     const router = new Router([channel('heavy', { weight: 3 }), channel('light', { weight: 1 })], {
-      random: seeded(20240601),
+      random: seededRandom(20240601),
     });
     const runs = 20_000;
     let heavyFirst = 0;
