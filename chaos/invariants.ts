@@ -195,7 +195,17 @@ export async function checkInvariants(evidence: Evidence): Promise<Findings> {
     const seenMissing = evidence.videos.filter((v) => !taskIds.has(v.id)).length;
     const known = new Set(taken.map((t) => t.upstream_id));
     const unknown = evidence.arkTasks.filter((t) => !known.has(t.id));
-    const unexplainedUnknown = unknown.filter((t) => !evidence.windows.some((w) => t.createdMs >= w.start && t.createdMs <= (w.end === 0 ? Date.now() : w.end) + FAULT_SLACK_MS && (w.kind === 'PostgreSQL cut and restored' || w.killed !== undefined || w.upstreams.includes('ark'))));
+    // A submission in flight when a fault began counts too: Ark may have made the task just before its answer was
+    // cut, or just before the instance that sent it was killed.
+    const unexplainedUnknown = unknown.filter(
+      (t) =>
+        !evidence.windows.some(
+          (w) =>
+            t.createdMs >= w.start - KILL_WINDOW_MS &&
+            t.createdMs <= (w.end === 0 ? Date.now() : w.end) + FAULT_SLACK_MS &&
+            (w.kind === 'PostgreSQL cut and restored' || w.killed !== undefined || w.upstreams.includes('ark')),
+        ),
+    );
     for (const t of unexplainedUnknown.slice(0, 10)) details.push(`Ark ran task ${t.id} (made at ${t.createdMs - began} ms), unknown to the gateway, with no fault to explain it`);
     row('video tasks', `${tasks.length} (${taken.length} taken upstream)`, '', true);
     row('  accepted by the gateway but not in its store', seenMissing, '0', seenMissing === 0);

@@ -1,11 +1,11 @@
 // Each instance process's resident memory, sampled every second: what it settled at once it had served load for
-// 5 s, its peak, and its last sample (a process restarted or killed keeps its figures; the running one's `after` is
+// 30 s (a process started under load grows to its working set over its first tens of seconds), its peak, and its last sample (a process restarted or killed keeps its figures; the running one's `after` is
 // read at the end).
 
 import type { Fleet } from './fleet.js';
 import type { RssFigure } from './invariants.js';
 
-const SETTLE_MS = 5000;
+const SETTLE_MS = 30_000;
 
 interface Life {
   readonly instance: number;
