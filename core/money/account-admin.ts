@@ -30,11 +30,11 @@ export async function createAccount(ledger: LedgerStore, input: { readonly name:
   }
 }
 
-/** A positive decimal amount (a string such as "12.50", or a number) in nano-units; a 400 naming `param` otherwise. */
+/** A positive decimal amount (a string such as "12.50", or a whole number) in nano-units; a 400 naming `param` otherwise. */
 export function readAmount(value: unknown, param: string): bigint {
   // A JSON number with a fraction is a binary float by the time it is read: 123456789.123456789 arrives as
   // 123456789.12345679, 0.1000000000000000000001 as 0.1, and no check can tell. Only whole numbers are exact.
-  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+  if (typeof value === 'number' && !Number.isInteger(value)) {
     throw invalid(param, `${param} with a fraction must be sent as a string such as "12.50" (a JSON number may already have lost digits).`);
   }
   let amount: bigint;

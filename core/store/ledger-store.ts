@@ -13,6 +13,7 @@ export const MAX_BALANCE = 9_000_000_000_000_000_000n;
 export class BalanceOverflowError extends Error {
   constructor(readonly account: string) {
     super(`account "${account}" would pass the largest balance the store holds`);
+    this.name = 'BalanceOverflowError';
   }
 }
 

@@ -133,26 +133,29 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
       await res.discard();
       continue;
     }
-    const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
-    let answer: RelayResult;
-    try {
-      // A whole answer already here (the usual small one) is not awaited: nothing of it can fail any more.
-      answer = result instanceof Promise ? await result : result;
-    } catch (err) {
-      // A whole answer that broke off while it was read (a reset, an idle timeout): nothing reached the client, so
-      // the next channel may answer, as after a failure before the head. A stream's break comes later, in its frames.
-      if (err instanceof GatewayError || ctx.abort.aborted) throw err;
-      attemptFailed(services, serving, ctx);
-      const failure = new UpstreamFailure('protocol', 'the answer broke off while it was read', { cause: err });
-      last = { kind: 'transport', error: failure };
-      metrics.upstreamErrors.inc([channel.name, failure.reason]);
-      router.health.markFailure(channel.name, channel.cooldownMs);
-      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: failure.reason }), `upstream attempt failed: ${failure.message}`);
-      continue;
-    }
     router.health.markSuccess(channel.name, sentAt);
     sticky?.served(attempt, keyIndex);
-    return answer;
+    const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
+    // A whole answer already here (the usual small one) is not awaited: nothing of it can break off any more.
+    if (!(result instanceof Promise)) return result;
+    try {
+      return await result;
+    } catch (err) {
+      // Only a whole answer that broke off while it was read (readWhole's UpstreamFailure): nothing of it reached
+      // the client. Anything else (a decoding error, an upstream's refusal) is the answer as before.
+      if (!(err instanceof UpstreamFailure) || ctx.abort.aborted) throw err;
+      attemptFailed(services, serving, ctx);
+      metrics.upstreamErrors.inc([channel.name, err.reason]);
+      router.health.markFailure(channel.name, channel.cooldownMs);
+      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: err.reason }), `upstream attempt failed: ${err.message}`);
+      // Images are made (and billed upstream) before their answer is sent: asking the next channel would pay for
+      // them twice. A chat answer is retried: the caller gets one.
+      if (ctx.request.images !== undefined && res.status < 300) {
+        throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream\'s answer broke off while it was read; it may have made the images. Retry if they are still wanted.', { cause: err });
+      }
+      last = { kind: 'transport', error: err };
+      continue;
+    }
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
 }

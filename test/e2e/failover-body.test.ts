@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { FakeOpenAIImages } from '../helpers/fake-openai-images.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -29,6 +30,8 @@ let cutterTwo: Server;
 let b: FakeOpenAI;
 let gw: GatewayUnderTest;
 let broken: GatewayUnderTest;
+let images: FakeOpenAIImages;
+let imageGw: GatewayUnderTest;
 
 before(async () => {
   cutter = await startCutter();
@@ -38,11 +41,16 @@ before(async () => {
   const chatOnly = '    formats: [openai-chat]\n';
   gw = await startGatewayUnderTest(configWith(channel('cut', url(cutter), `    priority: 10\n${chatOnly}`) + channel('b', b.url, chatOnly)));
   broken = await startGatewayUnderTest(configWith(channel('cut', url(cutter), chatOnly) + channel('cut-two', url(cutterTwo), chatOnly)));
+  images = await new FakeOpenAIImages('images').start();
+  const imageOnly = '    formats: [openai-images]\n';
+  imageGw = await startGatewayUnderTest(configWith(channel('cut', url(cutter), `    priority: 10\n${imageOnly}`) + channel('images', images.url, imageOnly)));
 });
 
 after(async () => {
   await gw.stop();
   await broken.stop();
+  await imageGw.stop();
+  await images.close();
   await b.close();
   await new Promise((resolve) => cutter.close(resolve));
   await new Promise((resolve) => cutterTwo.close(resolve));
@@ -81,4 +89,13 @@ test('when every channel cuts its answer, the caller gets 502 upstream_unavailab
     if (path === '/v1/messages') assert.equal(error.error.type, 'api_error');
     else assert.equal(error.error.code, 'upstream_unavailable', path);
   }
+});
+
+test('an image answer cut while it is read is a 502, not asked of the next channel (the images were made and billed)', async () => {
+  const answer = await post(imageGw, '/v1/images/generations', { model: 'gpt-image-1', prompt: 'a cat', n: 1 });
+  const error = (await answer.json()) as { error: { code: string; message: string } };
+  assert.equal(answer.status, 502);
+  assert.equal(error.error.code, 'upstream_error');
+  assert.match(error.error.message, /may have made the images/);
+  assert.equal(images.requests.length, 0, 'no second channel paid for the same images');
 });
