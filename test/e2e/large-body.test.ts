@@ -10,7 +10,7 @@ import { removeTopLevelFields, setTopLevelField } from '../../core/formats/json-
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { LIMITED_KEY, TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
-import { withDeadline } from '../helpers/poll.js';
+import { until, withDeadline } from '../helpers/poll.js';
 
 const CHAT = '/v1/chat/completions';
 
@@ -170,8 +170,9 @@ test('an upstream that answers before reading the body gets none of another requ
       await res.arrayBuffer();
     }
   }
-  // The early upstream may get all of its body or only a part (undici stops sending once the answer is in).
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The early upstream may get all of its body or only a part (undici stops sending once the answer is in); its
+  // side of each exchange ends when the gateway's send does, which on a busy machine may take a moment.
+  await until('the early upstream saw each request end', () => (early.received.length >= 3 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
   assert.equal(early.received.length, 3);
   for (const [round, bytes] of early.received.entries()) {
     const own = bodyOf('early-model', `early-${round}-`, 3_000_000);
