@@ -64,7 +64,16 @@ export interface MockRecordQuery {
 }
 
 export interface AssetStore {
-  addGroup(row: AssetGroupRow): Promise<void>;
+  /**
+   * Takes one of `owner`'s `cap` group slots for a create about to go to `channel`'s library: false when its bound
+   * groups and the slots it holds already make `cap`. Counted and taken in one transaction under a lock of the key's,
+   * so that creates in parallel, on any instance, never pass the cap.
+   */
+  takeGroupSlot(owner: GroupOwner, slot: string, channel: string, cap: number, at: number): Promise<boolean>;
+  /** Gives a slot back: its create made no group. */
+  releaseGroupSlot(slot: string): Promise<void>;
+  /** Records a group; with `slot`, the slot its create held becomes the group, in the same transaction. */
+  addGroup(row: AssetGroupRow, slot?: string): Promise<void>;
   group(id: string): Promise<AssetGroupRow | undefined>;
   /** A rename through the gateway (UpdateAssetGroup). */
   renameGroup(id: string, name: string, at: number): Promise<void>;

@@ -2,8 +2,10 @@
 
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AssetGroupRow, AssetRow, AssetStatus, AssetStore, GroupOwner, GroupQuery, MockAssetRecord, MockRecordQuery } from './asset-store.js';
+import type { StoreDialect } from './migrations.js';
 import { decodeInteger } from './row-codec.js';
 import type { AssetGroupsTable, AssetsTable, Database, MockAssetRecordsTable } from './schema.js';
+import { writeTransaction } from './write-transaction.js';
 
 function decodeGroup(row: Selectable<AssetGroupsTable>): AssetGroupRow {
   return {
@@ -50,12 +52,25 @@ function nameHolds(text: string) {
   return sql<boolean>`lower(name) like ${pattern} escape '\\'`;
 }
 
+/** The groups bound to `owner`: its own while the key is of the groups' account. */
+function ownedBy(db: Kysely<Database>, owner: GroupOwner) {
+  const base = db.selectFrom('asset_groups').where('key_id', '=', owner.keyId).where('bound', '=', 1);
+  return owner.account === null ? base.where('account', 'is', null) : base.where('account', '=', owner.account);
+}
+
+function slotsOf(db: Kysely<Database>, owner: GroupOwner) {
+  const base = db.selectFrom('asset_group_slots').where('key_id', '=', owner.keyId);
+  return owner.account === null ? base.where('account', 'is', null) : base.where('account', '=', owner.account);
+}
+
 export class KyselyAssets implements AssetStore {
   readonly #db: Kysely<Database>;
+  readonly #dialect: StoreDialect;
   readonly mock: AssetStore['mock'];
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, dialect: StoreDialect) {
     this.#db = db;
+    this.#dialect = dialect;
     this.mock = {
       put: (record) => this.#putMock(record),
       get: (channel, id) => this.#getMock(channel, id),
@@ -63,8 +78,39 @@ export class KyselyAssets implements AssetStore {
     };
   }
 
-  async addGroup(row: AssetGroupRow): Promise<void> {
-    await this.#db
+  async takeGroupSlot(owner: GroupOwner, slot: string, channel: string, cap: number, at: number): Promise<boolean> {
+    return writeTransaction(this.#db, this.#dialect, async (trx) => {
+      // SQLite's write transaction already excludes every other writer; PostgreSQL's would let two count the same
+      // rows and both insert, so the key's creates queue on a lock of its own (released at commit).
+      if (this.#dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`asset_group_slots:${owner.keyId}`}))`.execute(trx);
+      // One statement, so one snapshot: counted apart, a create that turned its slot into a group between the two
+      // counts would be missed by both.
+      const held = await trx
+        .selectNoFrom((eb) => [
+          ownedBy(trx, owner).select(eb.fn.countAll<number | string | bigint>().as('n')).as('groups'),
+          slotsOf(trx, owner).select(eb.fn.countAll<number | string | bigint>().as('n')).as('slots'),
+        ])
+        .executeTakeFirstOrThrow();
+      if (decodeInteger(held.groups ?? 0) + decodeInteger(held.slots ?? 0) >= cap) return false;
+      await trx.insertInto('asset_group_slots').values({ id: slot, key_id: owner.keyId, account: owner.account, channel, created_at: at }).execute();
+      return true;
+    });
+  }
+
+  async releaseGroupSlot(slot: string): Promise<void> {
+    await this.#db.deleteFrom('asset_group_slots').where('id', '=', slot).execute();
+  }
+
+  async addGroup(row: AssetGroupRow, slot?: string): Promise<void> {
+    if (slot === undefined) return this.#insertGroup(this.#db, row);
+    await writeTransaction(this.#db, this.#dialect, async (trx) => {
+      await this.#insertGroup(trx, row);
+      await trx.deleteFrom('asset_group_slots').where('id', '=', slot).execute();
+    });
+  }
+
+  async #insertGroup(db: Kysely<Database>, row: AssetGroupRow): Promise<void> {
+    await db
       .insertInto('asset_groups')
       .values({
         id: row.id,
@@ -89,8 +135,7 @@ export class KyselyAssets implements AssetStore {
   }
 
   #owned(owner: GroupOwner) {
-    const base = this.#db.selectFrom('asset_groups').where('key_id', '=', owner.keyId).where('bound', '=', 1);
-    return owner.account === null ? base.where('account', 'is', null) : base.where('account', '=', owner.account);
+    return ownedBy(this.#db, owner);
   }
 
   async keyGroups(owner: GroupOwner, query: GroupQuery): Promise<{ readonly rows: readonly AssetGroupRow[]; readonly total: number }> {

@@ -31,7 +31,7 @@ export class KyselyStore implements Store {
     this.#dialect = dialect;
     this.ledger = new KyselyLedger(db, dialect);
     this.console = new KyselyConsole(db);
-    this.assets = new KyselyAssets(db);
+    this.assets = new KyselyAssets(db, dialect);
     this.videoTasks = new KyselyVideoTasks(db, dialect);
   }
 

@@ -377,6 +377,23 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0015_asset_group_slots': {
+      // A CreateAssetGroup takes one of its key's slots before the library is asked, counted with the key's groups
+      // under one lock, so parallel creates on any instance never pass the per-key cap, and a group the library made
+      // but the store could not record stays counted.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('asset_group_slots')
+          .ifNotExists()
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('account', 'text')
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('asset_group_slots_key_idx').ifNotExists().on('asset_group_slots').columns(['key_id', 'account']).execute();
+      },
+    },
   };
 }
 

@@ -187,6 +187,16 @@ export interface AssetGroupsTable {
 }
 
 /** An asset registered through the gateway, in one of those groups. */
+/** A CreateAssetGroup in flight (or one whose group the store could not record): it counts toward its key's cap. */
+export interface AssetGroupSlotsTable {
+  id: string;
+  key_id: string;
+  account: string | null;
+  /** The library the create went to: where an operator looks for a group made but not recorded. */
+  channel: string;
+  created_at: EpochMsColumn;
+}
+
 export interface AssetsTable {
   id: string;
   group_id: string;
@@ -268,6 +278,7 @@ export interface UsagePrunedTable {
 export interface Database {
   api_keys: ApiKeysTable;
   asset_groups: AssetGroupsTable;
+  asset_group_slots: AssetGroupSlotsTable;
   assets: AssetsTable;
   mock_asset_records: MockAssetRecordsTable;
   usage_records: UsageRecordsTable;

@@ -1,6 +1,7 @@
 // The group actions: CreateAssetGroup (owned by the calling key from then on), GetAssetGroup, UpdateAssetGroup and
 // ListAssetGroups (paged over the caller's own groups in the store; the page's records read from their libraries).
 
+import { randomUUID } from 'node:crypto';
 import { GatewayError, type AuthedKey, type GatewayServices, type RequestContext } from '../../core/index.js';
 import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
@@ -13,21 +14,49 @@ import { pageOf, textOf, type Body } from './request-fields.js';
  */
 export const MAX_GROUPS_PER_KEY = 200;
 
+/** Failures of a connection that was never made: the request was not sent. */
+const NOT_SENT: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * The library surely made no group: it answered a refusal, or was never reached. Anything else (a timeout, a connection
+ * lost after the request went, an answer that cannot be read) may have made one, whose slot then stays taken.
+ */
+function madeNothing(err: unknown): boolean {
+  if (!(err instanceof GatewayError)) return false;
+  if (err.upstreamStatus !== null) return err.upstreamStatus < 200 || err.upstreamStatus > 299;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && NOT_SENT.has(code);
+}
+
 export async function createGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
-  if ((await services.store.assets.boundGroupIds(ownerOf(key))).length >= MAX_GROUPS_PER_KEY) {
-    throw new GatewayError('GW_ERR_ASSET_GROUP_LIMIT', `This key holds ${MAX_GROUPS_PER_KEY} asset groups, the most one key may; add assets to those it has.`);
-  }
   const channel = services.assets.forNewGroup();
   if (channel === undefined) throw new GatewayError('GW_ERR_ASSET_LIBRARY_UNAVAILABLE', 'No asset library is configured on this gateway.');
   const name = textOf(body, 'Name') ?? '';
   const sent: Record<string, unknown> = { Name: name, GroupType: 'AIGC' };
   const description = textOf(body, 'Description');
   if (description !== undefined) sent['Description'] = description;
-  const result = await callLibrary(ctx, services, channel, 'CreateAssetGroup', sent);
-  const id = result['Id'];
+  // The cap is taken before the library is asked, atomically in the store (a check then a write raced: 30 creates in
+  // parallel at 195 made 212). A group the library may have made stays counted when it cannot be recorded.
+  const slot = `slot_${randomUUID()}`;
+  if (!(await services.store.assets.takeGroupSlot(ownerOf(key), slot, channel.name, MAX_GROUPS_PER_KEY, Date.now()))) {
+    throw new GatewayError('GW_ERR_ASSET_GROUP_LIMIT', `This key holds ${MAX_GROUPS_PER_KEY} asset groups, the most one key may; add assets to those it has.`);
+  }
+  let id: unknown;
+  try {
+    id = (await callLibrary(ctx, services, channel, 'CreateAssetGroup', sent))['Id'];
+  } catch (err) {
+    if (madeNothing(err)) await services.store.assets.releaseGroupSlot(slot);
+    throw err;
+  }
   if (typeof id !== 'string' || id === '') throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The asset library did not say which group it made.');
   const at = Date.now();
-  await services.store.assets.addGroup({ id, channel: channel.name, keyId: key.id, account: key.account ?? null, bound: true, name, createdAt: at, updatedAt: at });
+  try {
+    await services.store.assets.addGroup({ id, channel: channel.name, keyId: key.id, account: key.account ?? null, bound: true, name, createdAt: at, updatedAt: at }, slot);
+  } catch (err) {
+    // The slot stays taken: the group exists in the library, owned by no key, and still counts against this one's cap.
+    services.logger.error({ err, group: id, channel: channel.name, slot }, 'an asset group the library made could not be recorded; its slot stays counted against the key');
+    throw err;
+  }
   return { Id: id };
 }
 

@@ -1,0 +1,74 @@
+// The per-key cap of asset groups (200) holds under parallel creates on two instances of one store: 30 creates at 195
+// end at exactly 200, the rest refused before the library is asked, so the fake control planes make 5 groups and no
+// more. A create whose group the library made but the store could not record (a NUL in the name, on PostgreSQL) still
+// counts against the key: the library never makes more groups than the key may hold.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeBackends } from '../helpers/test-stores.js';
+import { ALICE, BOB, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+
+const CAP = 200;
+
+for (const backend of storeBackends()) {
+  describe(`the per-key asset group cap across instances (${backend.name})`, { skip: backend.skip }, () => {
+    let planes: VideoPlanes;
+    let db: { readonly url: string; cleanup(): Promise<void> };
+    let one: VideoGateway;
+    let two: VideoGateway;
+    before(async () => {
+      planes = await startVideoPlanes();
+      db = await backend.fresh();
+      one = await startVideoGateway(planes, { store: db.url });
+      two = await startVideoGateway(planes, { store: db.url, credit: '' });
+    });
+    after(async () => {
+      await Promise.all([one?.stop(), two?.stop()]);
+      await planes?.close();
+      await db?.cleanup();
+    });
+
+    const made = (): number => planes.control.groups.size + planes.controlTwo.groups.size;
+    const create = (gw: VideoGateway, key: string, name: string) => gw.request(key, 'POST', '/v1/videogen/asset/CreateAssetGroup', { Name: name });
+    /** `n` groups of `keyId` recorded straight in the store, as if made earlier. */
+    const seed = async (keyId: string, account: string, n: number): Promise<void> => {
+      const store = one.gw.gateway.runtime.deps.store.assets;
+      const now = Date.now();
+      for (let i = 0; i < n; i++) {
+        await store.addGroup({ id: `group-seed-${keyId}-${i}`, channel: 'ark', keyId, account, bound: true, name: `seed ${i}`, createdAt: now + i, updatedAt: now + i });
+      }
+    };
+    const held = async (keyId: string, account: string): Promise<number> => (await one.gw.gateway.runtime.deps.store.assets.boundGroupIds({ keyId, account })).length;
+
+    test('30 parallel creates on two instances at 195 groups end at exactly 200; the library made 5', async () => {
+      await seed('config:alice', 'acme', CAP - 5);
+      const before = made();
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i % 2 === 0 ? one : two, ALICE, `race ${i}`)));
+      const ok = answers.filter((a) => a.status === 200);
+      const refused = answers.filter((a) => a.status !== 200);
+      assert.equal(ok.length, 5, answers.map((a) => a.status).join(','));
+      for (const answer of refused) {
+        assert.equal(answer.status, 403, answer.text);
+        assert.equal((answer.body['ResponseMetadata'] as { Error?: { Code?: string } }).Error?.Code, 'QuotaExceeded.AssetGroups', answer.text);
+      }
+      assert.equal(await held('config:alice', 'acme'), CAP);
+      assert.equal(made() - before, 5, 'the library made one group per create that was let through, and no more');
+      // The slots were turned into groups: the key is at its cap, not past it, and the next create is refused too.
+      assert.equal((await create(two, ALICE, 'one more')).status, 403);
+      assert.equal(made() - before, 5);
+    });
+
+    test('a group the library made but the store could not record still counts: the library never makes more than the cap', async () => {
+      await seed('config:bob', 'other', CAP - 5);
+      const before = made();
+      // On PostgreSQL a NUL cannot be stored: the library makes the group and recording it fails (SQLite stores it;
+      // refused at the intake, it makes none). Whichever, what the library made stays within the key's 5 free slots.
+      const orphans = await Promise.all(Array.from({ length: 8 }, (_, i) => create(i % 2 === 0 ? one : two, BOB, `orphan${i}\u0000`)));
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => create(i % 2 === 0 ? one : two, BOB, `after ${i}`)));
+      const ok = [...orphans, ...answers].filter((a) => a.status === 200).length;
+      assert.equal(made() - before, 5, `the library made ${made() - before} groups for a key with 5 free slots`);
+      assert.equal(await held('config:bob', 'other'), CAP - 5 + ok);
+      assert.equal((await create(one, BOB, 'one more')).status, 403, 'the key is at its cap, orphans counted');
+    });
+  });
+}
