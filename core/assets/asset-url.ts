@@ -71,6 +71,18 @@ const refused = (message: string): GatewayError => new GatewayError('GW_ERR_ASSE
  * resolved with `resolve` within `timeoutMs`; it is refused when any address it resolves to is not public.
  */
 export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeoutMs = 3000): Promise<string> {
+  const url = readAssetUrl(value);
+  await checkHost(url.hostname, resolve, timeoutMs);
+  // As parsed here (WHATWG's normal form): the upstream then reads the host that was checked, not its own reading of
+  // the caller's text.
+  return url.href;
+}
+
+/**
+ * Every rule of checkAssetUrl that needs no DNS: the link parsed, or a GW_ERR_ASSET_URL_REFUSED. Its host is a public
+ * IP literal or a name still to be resolved (checkHost), so a caller that checks many links reads them all first.
+ */
+export function readAssetUrl(value: unknown): URL {
   if (typeof value !== 'string' || value.trim() === '') throw refused('URL must be a public https:// link to the image or video.');
   refuseInlineContent(value);
   if (value.length > MAX_LENGTH) throw refused(`URL is longer than ${MAX_LENGTH} characters.`);
@@ -81,10 +93,8 @@ export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeo
   if (url === null) throw refused('URL is not a valid URL: send a full https:// link.');
   if (url.protocol !== 'https:') throw refused('URL must use https://.');
   if (url.username !== '' || url.password !== '') throw refused('URL contains credentials (a user or a password), which are not accepted.');
-  await checkHost(url.hostname, resolve, timeoutMs);
-  // As parsed here (WHATWG's normal form): the upstream then reads the host that was checked, not its own reading of
-  // the caller's text.
-  return url.href;
+  namesHost(url.hostname);
+  return url;
 }
 
 /** The file itself where a link was asked for: a data URI, a local path, or bare base64. */
@@ -102,22 +112,31 @@ function refuseInlineContent(value: string): void {
 
 /** Refuses (GW_ERR_ASSET_URL_REFUSED) a host that is an internal address or a name resolving to one. */
 export async function checkHost(hostname: string, resolve: HostResolver, timeoutMs: number): Promise<void> {
+  if (!namesHost(hostname)) return;
+  const addresses = await resolveWithin(hostname, resolve, timeoutMs);
+  if (addresses === null) throw refused(`URL host ${hostname} could not be resolved.`);
+  // Any, not only: the upstream picks one of the addresses itself, and a name with one internal address can be
+  // made to fetch it.
   const list = nonPublicList();
+  if (addresses.some((address) => isNonPublic(address, list))) throw refused(`URL host ${hostname} resolves to a non-public address (${NOT_PUBLIC}).`);
+}
+
+/**
+ * Judges a host without DNS: refuses (GW_ERR_ASSET_URL_REFUSED) an internal IP literal or a local name; true when it is
+ * a name whose addresses are still to be checked, false for a public IP literal.
+ */
+export function namesHost(hostname: string): boolean {
   const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   if (isIP(literal) !== 0) {
-    if (isNonPublic(literal, list)) throw refused(`URL points to ${literal}, which is not a public address (${NOT_PUBLIC}).`);
-    return;
+    if (isNonPublic(literal, nonPublicList())) throw refused(`URL points to ${literal}, which is not a public address (${NOT_PUBLIC}).`);
+    return false;
   }
   const name = hostname.replace(/\.+$/, '');
   // A single label is completed by the upstream's search domains, into a name inside its network.
   if (!name.includes('.') || name === 'localhost' || LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix))) {
     throw refused(`URL host ${hostname} is a local name, not a public one.`);
   }
-  const addresses = await resolveWithin(hostname, resolve, timeoutMs);
-  if (addresses === null) throw refused(`URL host ${hostname} could not be resolved.`);
-  // Any, not only: the upstream picks one of the addresses itself, and a name with one internal address can be
-  // made to fetch it.
-  if (addresses.some((address) => isNonPublic(address, list))) throw refused(`URL host ${hostname} resolves to a non-public address (${NOT_PUBLIC}).`);
+  return true;
 }
 
 /** The addresses, or null when the resolver failed, answered nothing or took longer than `timeoutMs`. */

@@ -1,9 +1,10 @@
 // Submitting a video task. Everything that can refuse it does so before anything is sent: the price, the model's
-// channels, the money (the most it may cost, set aside as holds of the task's own) and the `asset://` links (which pin
-// the task to the channel holding them). The row is written first, leased to the submission, so that whatever happens
-// next (a refusal, a crash) leaves a row that releases the money; then the upstream is asked, channel after channel
-// while one is unavailable before the request reached it. A request that may have reached an upstream is never sent to
-// another: Ark's create is not idempotent, and a second task would run unbilled.
+// channels, the links (URLs resolved to public addresses; `asset://` links, which pin the task to the channel holding
+// them), checked before anything is written, and the money (the most it may cost, set aside as holds of the task's
+// own). The row is written before the money, leased to the submission, so that whatever happens next (a refusal, a
+// crash) leaves a row that releases it; then the upstream is asked, channel after channel while one is unavailable
+// before the request reached it. A request that may have reached an upstream is never sent to another: Ark's create
+// is not idempotent, and a second task would run unbilled.
 
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors.js';
@@ -13,6 +14,7 @@ import { scrubSecrets } from '../providers/scrub-secrets.js';
 import type { Attempt } from '../routing/router.js';
 import type { VideoTaskRow } from '../store/video-task-store.js';
 import { checkAssetLinks } from './asset-links.js';
+import { checkTaskHosts } from './task-links.js';
 import { keyFingerprint } from './key-fingerprint.js';
 import { nextPollAt } from './refresh.js';
 import { settleTask } from './settle.js';
@@ -70,6 +72,17 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   let attempts = deps.router.plan(request.model, 'video');
   const first = attempts[0];
   if (first === undefined) throw modelNotServed(request.model);
+  // The links, before anything is written: every URL Ark would fetch resolves to public addresses only, and every
+  // asset link is the caller's, ready, and in one library, whose channel the task is pinned to.
+  await checkTaskHosts(request.hosts, deps.resolveHost);
+  const pinned = await checkAssetLinks(request.assetIds, { keyId: key.id, account: key.account ?? null }, { assets: deps.store.assets, libraries: deps.assets, signal });
+  if (pinned !== null) {
+    attempts = attempts.filter((a) => a.channel.name === pinned);
+    if (attempts.length === 0) {
+      throw new GatewayError('GW_ERR_VIDEO_ASSET_CHANNELS', `The linked assets' library cannot run model '${request.model.slice(0, 256)}': use a model its channel serves.`, { param: 'model' });
+    }
+  }
+  const lead = attempts[0] ?? first;
   const id = newTaskId(shape);
   const owner = `submit:${id}`;
   const now = Date.now();
@@ -80,10 +93,10 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
     keyName: key.name,
     account: key.account ?? null,
     group: key.group,
-    channel: first.channel.name,
+    channel: lead.channel.name,
     upstreamId: null,
     model: request.model,
-    upstreamModel: first.upstreamModel,
+    upstreamModel: lead.upstreamModel,
     shape,
     status: 'submitting',
     progress: 0,
@@ -117,13 +130,6 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
       // Held past the deadline by the poller's reach: the expiry settles (and drops them) first.
       const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, now, expiresAt + video.maxPollIntervalMs + 60_000);
       await deps.store.videoTasks.updateTask(id, { reserved: amount, holds, updatedAt: now });
-    }
-    const pinned = await checkAssetLinks(request.assetIds, { keyId: key.id, account: key.account ?? null }, { assets: deps.store.assets, libraries: deps.assets, signal });
-    if (pinned !== null) {
-      attempts = attempts.filter((a) => a.channel.name === pinned);
-      if (attempts.length === 0) {
-        throw new GatewayError('GW_ERR_VIDEO_ASSET_CHANNELS', `The linked assets' library cannot run model '${request.model.slice(0, 256)}': use a model its channel serves.`, { param: 'model' });
-      }
     }
     // Gone before anything was sent: nothing runs, nothing is kept.
     if (signal.aborted) throw new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the request.');

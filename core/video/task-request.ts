@@ -1,11 +1,15 @@
 // A video task as the two client shapes ask for it, read into Ark's request body (the one upstream API the gateway
 // runs tasks on). new-api's `POST /v1/video/generations`: {model, prompt, seconds?, size?, images?[], metadata?{...}};
-// OpenAI's `POST /v1/videos`: {model, prompt, seconds, size, input_reference}. The text goes first, then the images
-// as `image_url` content with their roles, then `metadata.content` as given; the other `metadata` fields are Ark's
-// own and go to the top level, but `model` (a caller must not pick what it is billed for) and `callback_url` (the
-// upstream would call the caller's URL with the upstream's ids).
+// OpenAI's `POST /v1/videos`: {model, prompt, seconds, size, input_reference}. The body is rebuilt from the checked
+// values, never forwarded as sent: the text first, then the images as `image_url` content with their roles, then
+// `metadata.content`'s items (task-content.ts), every link held to CreateAsset's rules or the asset library's
+// ownership (task-links.ts); the other `metadata` fields are Ark's own, each read as its type, and go to the top
+// level, but `model` (a caller must not pick what it is billed for) and `callback_url` (the upstream would call the
+// caller's URL with the upstream's ids).
 
 import { GatewayError } from '../errors.js';
+import { contentItems, imageItem, invalid, isObject, onlyKeys, refuseCaseDuplicates, textOf } from './task-content.js';
+import { newTaskLinks, readMediaUrl, type TaskLinks } from './task-links.js';
 import { arkSizeOf, DEFAULT_RESOLUTION, DEFAULT_SECONDS, isResolution } from './video-size.js';
 
 export type TaskShape = 'openai' | 'generations';
@@ -21,51 +25,66 @@ export interface TaskRequest {
   readonly resolution: string;
   /** The size as the caller wrote it, shown back in its answers. */
   readonly size: string | null;
-  /** Every `asset://` id the content names, in order, once each. */
+  /** Every `asset://` id the request names (in a media field or a text), in order, once each. */
   readonly assetIds: readonly string[];
+  /** The host names of its https:// links, each with the field that gave it: resolved before anything is written or sent. */
+  readonly hosts: ReadonlyMap<string, string>;
 }
 
 const MAX_CONTENT_ITEMS = 64;
 const MAX_PROMPT_CHARS = 20_000;
 /** Not forwarded: `model` (the channel's name goes), `content` (built above), `callback_url` (the upstream's ids). */
 const DROPPED: ReadonlySet<string> = new Set(['model', 'content', 'callback_url']);
+const NAME = /^[a-z_]{1,32}$/;
+/** Each value is rebuilt as its type, so that no field carries more than Ark reads from it. */
+type FieldReader = (value: unknown, param: string) => unknown;
+const boolean: FieldReader = (value, param) => {
+  if (typeof value !== 'boolean') throw invalid(param, 'expected true or false');
+  return value;
+};
+const integer =
+  (min: number, max: number): FieldReader =>
+  (value, param) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw invalid(param, `expected a whole number from ${min} to ${max}`);
+    return value;
+  };
+const matching =
+  (pattern: RegExp, what: string): FieldReader =>
+  (value, param) => {
+    if (typeof value !== 'string' || !pattern.test(value)) throw invalid(param, `expected ${what}`);
+    return value;
+  };
+const tools: FieldReader = (value, param) => {
+  if (!Array.isArray(value) || value.length > 8) throw invalid(param, 'expected an array of at most 8 tools, each {"type": "web_search"}');
+  return value.map((tool, i) => {
+    if (!isObject(tool)) throw invalid(`${param}[${i}]`, 'expected an object with a `type`');
+    onlyKeys(tool, ['type'], `${param}[${i}]`);
+    return { type: matching(NAME, 'a tool type such as web_search')(tool['type'], `${param}[${i}].type`) };
+  });
+};
 /**
- * Ark's task fields a caller may set. Anything else is refused rather than forwarded: a field the reservation does not
- * know of could make the task cost more than was set aside (`frames` in place of `duration`).
+ * Ark's task fields a caller may set, each with its reader. Anything else is refused rather than forwarded: a field the
+ * reservation does not know of could make the task cost more than was set aside (`frames` in place of `duration`).
  */
-const ARK_FIELDS: ReadonlySet<string> = new Set([
-  'resolution',
-  'ratio',
-  'duration',
-  'seed',
-  'watermark',
-  'generate_audio',
-  'camera_fixed',
-  'return_last_frame',
-  'draft',
-  'tools',
-  'safety_identifier',
-  'service_tier',
-  'priority',
-  'execution_expires_after',
+const ARK_FIELDS: ReadonlyMap<string, FieldReader> = new Map<string, FieldReader>([
+  ['resolution', matching(/^\d{3,4}p$/, "'480p', '720p' or '1080p'")],
+  ['ratio', matching(/^(\d{1,2}:\d{1,2}|adaptive|keep_ratio)$/, "a ratio such as '16:9', or 'adaptive'")],
+  // Read by secondsOf, and written as the reservation assumed.
+  ['duration', (value) => value],
+  ['seed', integer(-1, 4_294_967_295)],
+  ['watermark', boolean],
+  ['generate_audio', boolean],
+  ['camera_fixed', boolean],
+  ['return_last_frame', boolean],
+  ['draft', boolean],
+  ['tools', tools],
+  ['safety_identifier', matching(/^[A-Za-z0-9_.:@=+-]{1,64}$/, 'an identifier of at most 64 letters, digits and _.:@=+-')],
+  ['service_tier', matching(NAME, "a tier such as 'default' or 'flex'")],
+  ['priority', (value, param) => (typeof value === 'number' ? integer(0, 100)(value, param) : matching(NAME, 'a priority such as high')(value, param))],
+  ['execution_expires_after', integer(1, 10_000_000)],
 ]);
-const IMAGE_ROLES: ReadonlySet<string> = new Set(['first_frame', 'last_frame', 'reference_image']);
-/** Where a content item holds its URL, by its type. */
-const URL_FIELDS: ReadonlyMap<string, string> = new Map([
-  ['image_url', 'image_url'],
-  ['video_url', 'video_url'],
-  ['audio_url', 'audio_url'],
-]);
-/** An asset link, however its scheme is written: one the check missed must not reach the upstream. */
-const ASSET = /^\s*asset:\/\//i;
-
-function invalid(param: string, why: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid '${param}': ${why}.`, { param });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The top-level fields read; another spelled as one of them but for case is a field the caller meant and Ark would not get. */
+const READ_FIELDS: readonly string[] = ['model', 'prompt', 'seconds', 'duration', 'size', 'images', 'image', 'metadata', 'input_reference', 'input_reference[image_url]'];
 
 /** A count of seconds: a number or the text of one (OpenAI sends "4"); -1 is Ark's "auto". */
 function secondsOf(value: unknown, param: string): number | null | undefined {
@@ -82,52 +101,19 @@ function stringOf(value: unknown, param: string, max = 2048): string | undefined
   return value;
 }
 
-/** An image the caller names: a URL (or asset link) text, or `{url, role}`; strings are reference images. */
-function imageItem(value: unknown, param: string): Record<string, unknown> {
-  if (typeof value === 'string') return { type: 'image_url', image_url: { url: urlOf(value, param) }, role: 'reference_image' };
-  if (!isObject(value)) throw invalid(param, 'expected an image URL, or an object with `url` and `role`');
-  const url = urlOf(value['url'] ?? (isObject(value['image_url']) ? value['image_url']['url'] : value['image_url']), `${param}.url`);
-  const role = value['role'] ?? 'reference_image';
-  if (typeof role !== 'string' || !IMAGE_ROLES.has(role)) throw invalid(`${param}.role`, `expected one of ${[...IMAGE_ROLES].join(', ')}`);
-  return { type: 'image_url', image_url: { url }, role };
-}
-
-function urlOf(value: unknown, param: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 10_000_000) throw invalid(param, 'expected a URL, a data URL or an asset:// link');
-  return value;
-}
-
-/** `metadata.content` items as given, each an object whose URL field (if any) holds a text. */
-function contentItems(value: unknown): Record<string, unknown>[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid('metadata.content', 'expected an array of content items');
-  return value.map((item, i) => {
-    const param = `metadata.content[${i}]`;
-    if (!isObject(item) || typeof item['type'] !== 'string') throw invalid(param, 'expected an object with a `type`');
-    const field = URL_FIELDS.get(item['type']);
-    if (field !== undefined) {
-      const holder = item[field];
-      if (!isObject(holder)) throw invalid(`${param}.${field}`, 'expected an object with a `url`');
-      urlOf(holder['url'], `${param}.${field}.url`);
-    }
-    return item;
-  });
-}
-
-/** The asset ids the content links to (`asset://<id>`), each once, in order. */
-function assetIdsOf(content: readonly Record<string, unknown>[]): string[] {
-  const ids: string[] = [];
-  for (const item of content) {
-    const field = URL_FIELDS.get(String(item['type']));
-    const holder = field === undefined ? undefined : item[field];
-    const url = isObject(holder) ? holder['url'] : undefined;
-    const scheme = typeof url === 'string' ? ASSET.exec(url) : null;
-    if (scheme !== null && typeof url === 'string') {
-      const id = url.slice(scheme[0].length);
-      if (!ids.includes(id)) ids.push(id);
-    }
+function refuseCaseTwins(fields: Readonly<Record<string, unknown>>): void {
+  for (const name of Object.keys(fields)) {
+    if (READ_FIELDS.includes(name)) continue;
+    const twin = READ_FIELDS.find((read) => read.toLowerCase() === name.toLowerCase());
+    if (twin !== undefined) throw invalid(name, `the field differs only by case from '${twin}': send each field once, as documented`);
   }
-  return ids;
+}
+
+/** OpenAI's `input_reference`: a URL (or asset link), or `{image_url}`; the first frame. */
+function referenceItem(reference: unknown, links: TaskLinks): Record<string, unknown> {
+  if (!isObject(reference)) return imageItem(reference, 'input_reference', links, 'first_frame');
+  onlyKeys(reference, ['image_url'], 'input_reference');
+  return { type: 'image_url', image_url: { url: readMediaUrl(reference['image_url'], 'input_reference.image_url', links) }, role: 'first_frame' };
 }
 
 /**
@@ -135,30 +121,37 @@ function assetIdsOf(content: readonly Record<string, unknown>[]): string[] {
  * `input_reference[image_url]` for an object). Refuses, naming the field, what Ark could not be given.
  */
 export function readTaskRequest(shape: TaskShape, fields: Readonly<Record<string, unknown>>, model: string): TaskRequest {
-  const prompt = stringOf(fields['prompt'], 'prompt', MAX_PROMPT_CHARS) ?? null;
+  refuseCaseTwins(fields);
+  const links = newTaskLinks();
+  const prompt = fields['prompt'] === undefined || fields['prompt'] === null ? null : textOf(fields['prompt'], 'prompt', MAX_PROMPT_CHARS, links);
   const metadata = fields['metadata'] ?? {};
   if (!isObject(metadata)) throw invalid('metadata', 'expected an object');
   const images: Record<string, unknown>[] = [];
   if (shape === 'generations') {
     const list = fields['images'] ?? (fields['image'] === undefined ? [] : [fields['image']]);
     if (!Array.isArray(list)) throw invalid('images', 'expected an array of image URLs');
-    list.forEach((item, i) => images.push(imageItem(item, `images[${i}]`)));
+    if (list.length > MAX_CONTENT_ITEMS) throw invalid('images', `at most ${MAX_CONTENT_ITEMS} images`);
+    list.forEach((item, i) => images.push(imageItem(item, `images[${i}]`, links)));
   } else {
     const reference = fields['input_reference'] ?? fields['input_reference[image_url]'];
-    if (reference !== undefined && reference !== null) images.push(imageItem(isObject(reference) ? { url: reference['image_url'], role: 'first_frame' } : { url: reference, role: 'first_frame' }, 'input_reference'));
+    if (reference !== undefined && reference !== null) images.push(referenceItem(reference, links));
   }
   const content: Record<string, unknown>[] = [];
   if (prompt !== null && prompt !== '') content.push({ type: 'text', text: prompt });
-  content.push(...images, ...contentItems(metadata['content']));
+  const given = metadata['content'];
+  if (Array.isArray(given) && given.length > MAX_CONTENT_ITEMS) throw invalid('metadata.content', `at most ${MAX_CONTENT_ITEMS} content items`);
+  content.push(...images, ...contentItems(given, links));
   if (content.length === 0) throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', "A video task needs a 'prompt' (or content to start from).", { param: 'prompt' });
   if (content.length > MAX_CONTENT_ITEMS) throw invalid('metadata.content', `at most ${MAX_CONTENT_ITEMS} content items`);
 
   const body: Record<string, unknown> = {};
+  refuseCaseDuplicates(metadata, 'metadata');
   for (const [name, value] of Object.entries(metadata)) {
     if (DROPPED.has(name)) continue;
     if (name === 'frames') throw invalid('metadata.frames', 'give the length as `duration` (seconds)');
-    if (!ARK_FIELDS.has(name)) throw invalid(`metadata.${name.slice(0, 64)}`, `not a field of a Seedance task (known: ${[...ARK_FIELDS].join(', ')})`);
-    body[name] = value;
+    const read = ARK_FIELDS.get(name);
+    if (read === undefined) throw invalid(`metadata.${name.slice(0, 64)}`, `not a field of a Seedance task (known: ${[...ARK_FIELDS.keys()].join(', ')})`);
+    if (value !== null && value !== undefined) body[name] = read(value, `metadata.${name}`);
   }
   body['content'] = content;
   const size = stringOf(fields['size'], 'size', 32) ?? null;
@@ -178,5 +171,5 @@ export function readTaskRequest(shape: TaskShape, fields: Readonly<Record<string
   // make a task cost more than was set aside.
   body['resolution'] = resolution;
   body['duration'] = seconds ?? -1;
-  return { model, prompt, body, seconds, resolution, size, assetIds: assetIdsOf(content) };
+  return { model, prompt, body, seconds, resolution, size, assetIds: links.assetIds, hosts: links.hosts };
 }
