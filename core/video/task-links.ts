@@ -21,6 +21,8 @@ const ASSET_IN_TEXT = /asset:\/\/([^\s"'<>()[\]{}|\\^`,;]*)/gi;
 /** Inline media Ark takes in place of a link: nothing is fetched. */
 const DATA_URL = /^data:(?:image|video|audio)\/[a-z0-9.+-]{1,32};base64,[A-Za-z0-9+/]+={0,2}$/;
 const MAX_DATA_URL = 10_000_000;
+/** Each host name costs DNS queries before the task is taken: a request may not make the gateway ask for many. */
+const MAX_HOSTS = 8;
 
 export function newTaskLinks(): TaskLinks {
   return { assetIds: [], hosts: new Map() };
@@ -56,7 +58,10 @@ export function readMediaUrl(value: unknown, param: string, links: TaskLinks): s
   try {
     const url = readAssetUrl(value);
     const host = url.hostname;
-    if (!links.hosts.has(host)) links.hosts.set(host, param);
+    if (!links.hosts.has(host)) {
+      if (links.hosts.size >= MAX_HOSTS) throw new GatewayError('GW_ERR_ASSET_URL_REFUSED', `URL names a host beyond the ${MAX_HOSTS} one task may link to: put the files on fewer hosts, or in the asset library.`);
+      links.hosts.set(host, param);
+    }
     return url.href;
   } catch (err) {
     throw refusedAt(param, err);

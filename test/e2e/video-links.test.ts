@@ -95,6 +95,9 @@ describe('the links of a video task', () => {
     await refused(path, content({ type: 'image_url', image_url: { url: 'https://user:pw@93.184.215.14/a.png' } }), 'invalid_url');
     await refused('/v1/videos', { model: SEEDANCE, prompt: 'x', input_reference: 'http://10.0.0.5/x' }, 'invalid_url');
     await refused('/v1/videos', { model: SEEDANCE, prompt: 'x', input_reference: { image_url: 'https://cdn.internal-test/x' } }, 'invalid_url');
+    // Each host name is resolved before the task is taken: at most 8 of them.
+    const hosts = Array.from({ length: 9 }, (_, i) => `https://cdn${i}.example.com/a.png`);
+    assert.equal((await refused(path, generations({ images: hosts }), 'invalid_url'))['param'], 'images[8]');
     // OpenAI's SDK form.
     const form = new FormData();
     form.set('model', SEEDANCE);
