@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeBackends } from '../helpers/test-stores.js';
-import { ALICE, BOB, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { ALICE, BOB, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 
 const CAP = 200;
 
@@ -69,6 +69,18 @@ for (const backend of storeBackends()) {
       assert.equal(made() - before, 5, `the library made ${made() - before} groups for a key with 5 free slots`);
       assert.equal(await held('config:bob', 'other'), CAP - 5 + ok);
       assert.equal((await create(one, BOB, 'one more')).status, 403, 'the key is at its cap, orphans counted');
+    });
+
+    test("a create the library refused gives its slot back: the key's last group can still be made", async () => {
+      await seed('config:half', 'other', CAP - 1);
+      const before = made();
+      // The first library in the config takes new groups while it is not cooling down (a 400 does not cool it).
+      planes.control.failNext('CreateAssetGroup', 400, 'InvalidParameter', 'The name is refused.');
+      assert.equal((await create(one, HALF, 'refused')).status, 400);
+      assert.equal((await create(two, HALF, 'last')).status, 200);
+      assert.equal((await create(one, HALF, 'past the cap')).status, 403);
+      assert.equal(made() - before, 1);
+      assert.equal(await held('config:half', 'other'), CAP);
     });
   });
 }
