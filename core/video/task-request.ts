@@ -128,11 +128,16 @@ export function readTaskRequest(shape: TaskShape, fields: Readonly<Record<string
   if (!isObject(metadata)) throw invalid('metadata', 'expected an object');
   const images: Record<string, unknown>[] = [];
   if (shape === 'generations') {
+    // Both said: the one not read would be a link nobody checked, or a caller's image silently left out.
+    if (fields['images'] !== undefined && fields['image'] !== undefined) throw invalid('image', 'send the images in `images` alone');
     const list = fields['images'] ?? (fields['image'] === undefined ? [] : [fields['image']]);
     if (!Array.isArray(list)) throw invalid('images', 'expected an array of image URLs');
     if (list.length > MAX_CONTENT_ITEMS) throw invalid('images', `at most ${MAX_CONTENT_ITEMS} images`);
     list.forEach((item, i) => images.push(imageItem(item, `images[${i}]`, links)));
   } else {
+    if (fields['input_reference'] !== undefined && fields['input_reference[image_url]'] !== undefined) {
+      throw invalid('input_reference[image_url]', 'send one `input_reference`');
+    }
     const reference = fields['input_reference'] ?? fields['input_reference[image_url]'];
     if (reference !== undefined && reference !== null) images.push(referenceItem(reference, links));
   }

@@ -64,6 +64,9 @@ describe('the links of a video task', () => {
     await refused(path, generations({ images: [PUBLIC], Images: [`asset://${bobs}`] }));
     await refused(path, generations({ metadata: { content: [], Content: [{ type: 'image_url', image_url: { url: `asset://${bobs}` } }] } }));
     await refused('/v1/videos', { model: SEEDANCE, prompt: 'x', input_reference: { image_url: PUBLIC, Image_url: `asset://${bobs}` } });
+    // Two fields for one thing: the one not read would carry a link nobody checked.
+    await refused(path, generations({ images: [PUBLIC], image: `asset://${bobs}` }));
+    await refused('/v1/videos', { model: SEEDANCE, prompt: 'x', input_reference: PUBLIC, 'input_reference[image_url]': `asset://${bobs}` });
   });
 
   test('items and fields with keys Ark does not document are refused, not forwarded', async () => {
