@@ -45,7 +45,8 @@ export async function createGroup(ctx: RequestContext, services: GatewayServices
   try {
     id = (await callLibrary(ctx, services, channel, 'CreateAssetGroup', sent))['Id'];
   } catch (err) {
-    if (madeNothing(err)) await services.store.assets.releaseGroupSlot(slot);
+    // A store that cannot give the slot back keeps it counted (the safe side), and the caller hears the library's error.
+    if (madeNothing(err)) await services.store.assets.releaseGroupSlot(slot).catch((cause: unknown) => services.logger.warn({ err: cause, slot }, 'an asset group slot could not be given back'));
     throw err;
   }
   if (typeof id !== 'string' || id === '') throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The asset library did not say which group it made.');
