@@ -6,6 +6,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import OpenAI from 'openai';
 import { until } from '../helpers/poll.js';
 import { ALICE, BOB, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 
@@ -110,6 +111,16 @@ describe('the links of a video task', () => {
     const answer = await fetch(`${v.gw.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${ALICE}` }, body: form });
     assert.equal(answer.status, 400);
     assert.equal(((await answer.json()) as { error: { code: string } }).error.code, 'invalid_url');
+    assert.equal(creates(), before);
+    // And through the SDK itself, whose `input_reference: {image_url}` goes as the form's `input_reference[image_url]`.
+    const client = new OpenAI({ apiKey: ALICE, baseURL: `${v.gw.url}/v1`, maxRetries: 0 });
+    for (const image_url of ['http://10.0.0.5/x', 'https://169.254.169.254/latest/meta-data/', `asset://${bobs}`]) {
+      await assert.rejects(client.videos.create({ model: SEEDANCE, prompt: 'x', input_reference: { image_url } }), (err: unknown) => {
+        assert.ok(err instanceof OpenAI.APIError && err.status === 400, String(err));
+        assert.ok(err.code === 'invalid_url' || err.code === 'invalid_asset_reference', String(err.code));
+        return true;
+      });
+    }
     assert.equal(creates(), before);
   });
 
