@@ -26,7 +26,7 @@ const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
 ]);
 
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
-  const record = withCharge(tokenRecord(ctx, key, end), ctx);
+  const record = withCharge(withAccount(tokenRecord(ctx, key, end), key), ctx);
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.usage;
@@ -37,12 +37,20 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
   });
 }
 
+/**
+ * The record with its key's account, known since auth: every record of the key names it, whether or not anything
+ * was charged (a refusal, a failure, a route without quota), so that the account's users see all their requests. The
+ * account is also what the store charges a priced record to (quota charges the key's account, the same name).
+ */
+function withAccount(record: UsageRecord, key: AuthedKey): UsageRecord {
+  return key.account === undefined ? record : Object.assign(record, { account: key.account });
+}
+
 /** The record with what the request cost (the quota plugin's charge), when a price applied. */
 function withCharge(record: UsageRecord, ctx: RequestContext): UsageRecord {
   const charge = ctx.charge;
   if (charge === null) return record;
-  const priced = Object.assign(record, { cost: charge.cost, priceVersion: charge.priceVersion, usageEstimated: charge.estimated, draws: charge.draws });
-  return charge.account === undefined ? priced : Object.assign(priced, { account: charge.account });
+  return Object.assign(record, { cost: charge.cost, priceVersion: charge.priceVersion, usageEstimated: charge.estimated, draws: charge.draws });
 }
 
 function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
