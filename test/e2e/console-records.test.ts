@@ -170,6 +170,52 @@ channels:
       const own = await consoleGet('gus', '/console/api/usage');
       assert.deepEqual((own.json['data'] as Row[]).map((r) => [r.request_id, r.account]), [[made.get('globex served')?.id, 'globex']]);
     });
+
+    type Listed = { id: string; name: string; account?: string; declared: boolean; status: string; created_at: string | null; spend: string; last_used_at: string | null; max_spend_left: string | null; key?: string };
+    const listed = async (who: string, query = ''): Promise<Listed[]> => (await consoleGet(who, `/console/api/keys${query}`)).json['data'] as Listed[];
+
+    it("the keys list shows an account's keys declared in gateway.yaml, read-only; the operator's shows them all", async () => {
+      const ada = await listed('ada', '?account=globex');
+      assert.deepEqual(ada.map((k) => [k.id, k.name, k.account, k.declared, k.status]), [
+        ['config:ada-bot', 'ada-bot', 'acme', true, 'active'],
+        ['config:ada-capped', 'ada-capped', 'acme', true, 'active'],
+        ['config:ada-slow', 'ada-slow', 'acme', true, 'active'],
+      ]);
+      const bot = ada[0] as Listed;
+      assert.ok(bot.key === undefined && bot.created_at === null, 'no secret, no invented creation time');
+      assert.ok(bot.spend !== '0' && bot.last_used_at !== null, 'its spend and last use, from its records');
+      assert.equal(ada[1]?.max_spend_left, '0.000001', 'refused: nothing spent of its cap');
+      assert.deepEqual((await listed('gus')).map((k) => k.id), ['config:gus-bot']);
+      assert.deepEqual((await listed('operator')).map((k) => k.id), ['config:ada-bot', 'config:ada-capped', 'config:ada-slow', 'config:gus-bot', 'config:broke-bot']);
+      assert.deepEqual((await listed('operator', '?account=broke')).map((k) => k.id), ['config:broke-bot']);
+      // The usage log's key filter takes a declared key's id, as the page's key list offers it.
+      const byKey = await consoleGet('ada', '/console/api/usage?key_id=config:ada-slow');
+      assert.deepEqual((byKey.json['data'] as Row[]).map((r) => r.request_id).sort(), [made.get('first of the minute')?.id, made.get('rate limited')?.id].sort());
+    });
+
+    it('a declared key cannot be edited nor revoked through the console; another account\'s is a missing key', async () => {
+      const s = (who: string): ConsoleSession => sessions[who] as ConsoleSession;
+      const send = async (who: string, method: string, id: string): Promise<{ status: number; error: { code: string; message: string } }> => {
+        const res = await fetch(`${gw.url}/console/api/keys/${id}`, {
+          method,
+          headers: { cookie: s(who).cookie, 'x-csrf-token': s(who).csrf, 'content-type': 'application/json' },
+          ...(method === 'PATCH' ? { body: JSON.stringify({ enabled: false }) } : {}),
+        });
+        return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string } }).error };
+      };
+      for (const method of ['PATCH', 'DELETE']) {
+        for (const who of ['ada', 'operator']) {
+          const refused = await send(who, method, 'config:ada-bot');
+          assert.deepEqual([refused.status, refused.error.code], [409, 'key_declared_in_config'], `${who} ${method}`);
+        }
+        const missing = await send('gus', method, 'config:nothing-here');
+        const other = await send('gus', method, 'config:ada-bot');
+        assert.deepEqual([other.status, other.error.code], [404, missing.error.code], `gus ${method}`);
+        assert.equal(other.error.message.replace('config:ada-bot', 'ID'), missing.error.message.replace('config:nothing-here', 'ID'));
+      }
+      assert.deepEqual((await listed('ada')).map((k) => [k.id, k.status]).slice(0, 1), [['config:ada-bot', 'active']]);
+      assert.equal((await postChat(gw.url, { model: 'gpt-4o', messages: [{ role: 'user', content: 'still served' }] }, { key: ADA })).status, 200);
+    });
   });
 }
 
