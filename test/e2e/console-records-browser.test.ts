@@ -110,14 +110,14 @@ channels:
 
   it("the usage log's key filter offers the declared key; with Errors it shows the refusal", async () => {
     await open('usage');
-    const options = await page.getByTestId('filter-key').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const options = await page.getByTestId('filter-key').locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
     assert.ok(options.includes('config:ada-bot'), options.join(' '));
     assert.ok(!options.includes('config:gus-bot'), 'not another account\'s key');
     await page.getByTestId('filter-key').selectOption('config:ada-bot');
     await page.getByTestId('filter-status').selectOption('error');
     await page.getByTestId('apply').click();
     // Until the filtered page replaced the unfiltered one (which held the served request too).
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="table-usage"] [data-testid="row"]').length === 1);
+    await page.waitForFunction(`document.querySelectorAll('[data-testid="table-usage"] [data-testid="row"]').length === 1`);
     const rows = page.locator('[data-testid="table-usage"] [data-testid="row"]');
     assert.equal(await rows.first().getAttribute('data-id'), refusedId);
     assert.match((await rows.first().locator('[data-col="status"]').textContent()) ?? '', /403 GW_ERR_MODEL_NOT_PRICED/);
