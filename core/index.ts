@@ -50,6 +50,7 @@ export { ownsGroup } from './assets/owns-group.js';
 export { parseIsoTime } from './iso-time.js';
 export { carriesToken } from './keys/operator-token.js';
 export { createKey, describeKey, updateKey } from './keys/key-admin.js';
+export { keyPrefix } from './keys/key-material.js';
 export { createConsoleUser } from './console/users.js';
 export { redactConfig } from './config/redact-config.js';
 export { findPackageRoot } from './config/schema-dir.js';

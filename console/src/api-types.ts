@@ -76,7 +76,8 @@ export interface Key {
   readonly name: string;
   readonly group: string;
   readonly prefix: string;
-  readonly created_at: string;
+  /** null for a key declared in gateway.yaml. */
+  readonly created_at: string | null;
   readonly revoked_at: string | null;
   /** Absent for an unmetered key. */
   readonly account?: string;
@@ -88,6 +89,8 @@ export interface Key {
   readonly expires_at: string | null;
   readonly models: readonly string[] | null;
   readonly ips: readonly string[] | null;
+  /** Declared in gateway.yaml: read-only here (the API refuses edits and revocations with 409). */
+  readonly declared: boolean;
   readonly status: KeyStatus;
   readonly last_used_at: string | null;
   readonly spend: string;

@@ -1,10 +1,12 @@
 // /console/api/keys: an account's tokens as its users manage them: list, create (the key shown once), edit and
 // revoke. A user reaches only their own account's keys; any other id is answered as a missing one (no existence
-// leak). The operator reaches every run-time key (?account= narrows the list). The checks are the admin API's
-// (core/keys/key-admin.ts), and a user's limits are at most the key's group's.
+// leak). The operator reaches every key (?account= narrows the list). The list also shows the keys declared in
+// gateway.yaml, read-only (declared-keys.ts). The checks are the admin API's (core/keys/key-admin.ts), and a user's
+// limits are at most the key's group's.
 
 import { GatewayError, createKey, describeKey, formatMoney, updateKey, type GatewayServices, type RequestContext, type StoredKey } from '../../core/index.js';
 import { keyGroupsOf } from './account-groups.js';
+import { declaredKeyId, declaredKeysOf, describeDeclared, refuseDeclared } from './declared-keys.js';
 
 type Signed = { readonly account: string | null };
 
@@ -31,21 +33,26 @@ function statusOf(key: StoredKey, now: number): string {
   return 'active';
 }
 
-/** Keys as the console lists them: the admin API's shape plus status, last use, spend and what is left of max_spend. */
-async function shown(services: GatewayServices, keys: readonly StoredKey[]): Promise<Record<string, unknown>[]> {
-  const ids = keys.map((k) => k.id);
+/**
+ * Keys as the console lists them: the admin API's shape plus status, last use, spend and what is left of max_spend;
+ * then the `declared` ones of gateway.yaml (read from the same two queries).
+ */
+async function shown(services: GatewayServices, keys: readonly StoredKey[], declared: ReturnType<typeof declaredKeysOf> = []): Promise<Record<string, unknown>[]> {
+  const ids = keys.map((k) => k.id).concat(declared.map(declaredKeyId));
   const [used, spends] = await Promise.all([services.store.lastUsed(ids), services.store.ledger.keySpends(ids)]);
   const now = Date.now();
-  return keys.map((key) => {
+  const fromFile = declared.map((key) => describeDeclared(key, spends.get(declaredKeyId(key)) ?? 0n, used.get(declaredKeyId(key))));
+  return keys.map((key): Record<string, unknown> => {
     const spent = spends.get(key.id) ?? 0n;
     const last = used.get(key.id);
     return Object.assign(describeKey(key), {
+      declared: false,
       status: statusOf(key, now),
       last_used_at: last === undefined ? null : new Date(last).toISOString(),
       spend: formatMoney(spent),
       max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
     });
-  });
+  }).concat(fromFile);
 }
 
 async function shownOne(services: GatewayServices, key: StoredKey): Promise<Record<string, unknown>> {
@@ -74,7 +81,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
       throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
     }
     const keys = (await store.listKeys()).filter((k) => account === null || k.account === account);
-    return { status: 200, body: { object: 'list', data: await shown(services, keys) } };
+    return { status: 200, body: { object: 'list', data: await shown(services, keys, declaredKeysOf(services, account)) } };
   }
   if (id === undefined && method === 'POST') {
     // A copy of the body's own fields, checked and created from as one object: a "__proto__" field stays a field
@@ -99,6 +106,7 @@ export async function keysAnswer(ctx: RequestContext, services: GatewayServices,
     return { status: 201, body: Object.assign(await shownOne(services, created.record), { key: created.key }) };
   }
   if (id === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
+  refuseDeclared(services, user.account, id);
   const key = await reachable(services, user, id);
   if (method === 'PATCH') {
     withinGroup(services, user, key.group, ctx.request.head['limits']);

@@ -26,7 +26,7 @@ const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
 ]);
 
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
-  const record = withCharge(tokenRecord(ctx, key, end), ctx);
+  const record = withMoney(tokenRecord(ctx, key, end), ctx, key.account);
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.usage;
@@ -37,12 +37,18 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
   });
 }
 
-/** The record with what the request cost (the quota plugin's charge), when a price applied. */
-function withCharge(record: UsageRecord, ctx: RequestContext): UsageRecord {
+/**
+ * The record with its key's account and, when a price applied, what the request cost (the quota plugin's charge).
+ * The account is the key's, known since auth: every record of the key names it, charged or not (a refusal, a
+ * failure, a route without quota), so that the account's users see all their requests; it is also what the store
+ * charges a priced record to (quota reserves from the key's account, the same name). One assign per record.
+ */
+function withMoney(record: UsageRecord, ctx: RequestContext, account: string | undefined): UsageRecord {
   const charge = ctx.charge;
-  if (charge === null) return record;
-  const priced = Object.assign(record, { cost: charge.cost, priceVersion: charge.priceVersion, usageEstimated: charge.estimated, draws: charge.draws });
-  return charge.account === undefined ? priced : Object.assign(priced, { account: charge.account });
+  if (charge === null) return account === undefined ? record : Object.assign(record, { account });
+  const { cost, priceVersion, draws } = charge;
+  const usageEstimated = charge.estimated;
+  return Object.assign(record, account === undefined ? { cost, priceVersion, usageEstimated, draws } : { cost, priceVersion, usageEstimated, draws, account });
 }
 
 function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {

@@ -194,7 +194,9 @@ channels:
     assert.equal(bare.status, 201, bare.text);
     for (const absent of ['account', 'max_spend', 'limits']) assert.ok(!(absent in bare.json), `${absent} is absent from an unmetered key without it`);
     assert.equal(dataOf(await call('ada', 'GET', '/console/api/keys')).length, 1);
-    assert.equal(dataOf(await call('operator', 'GET', '/console/api/keys')).length, 2);
+    // The operator's list also shows the key declared in gateway.yaml (bot), read-only.
+    const all = dataOf(await call('operator', 'GET', '/console/api/keys'));
+    assert.deepEqual(all.map((k) => [k['name'], k['declared']]), [['ada-laptop', false], ['ops-ci', false], ['bot', true]]);
     assert.equal(dataOf(await call('operator', 'GET', '/console/api/keys?account=acme')).length, 1);
     const edited = await call('ada', 'PATCH', `/console/api/keys/${adaKeyId}`, { name: 'ada-desk', limits: { rpm: 40, concurrency: null }, enabled: true });
     assert.deepEqual([edited.status, edited.json['limits']], [200, { rpm: 40 }]);

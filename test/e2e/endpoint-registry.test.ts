@@ -1,7 +1,7 @@
 // Adding an endpoint is one registry entry: a gateway started with one more entry (a chat-shaped endpoint at a path
 // of its own) serves it over HTTP with its default chain (auth, meter, relay), accepts it as a route name in
 // gateway.yaml, answers its errors in its API's shape, records and counts it, and hints at its method; nothing
-// else was changed for it.
+// else was changed for it. Its records name the key's account (issue 40), though no quota in its chain charges one.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -11,6 +11,14 @@ import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const PATH = '/v1/echo/completions';
+const ACME_KEY = 'sk-acme-echo-0123456789abcdefgh';
+/** A key of an account, after the two test keys of configWith (its `extra` continues their list). */
+const ACME = `  - name: acme-bot
+    key: ${ACME_KEY}
+    group: pro
+    account: acme
+accounts: [{ name: acme }]
+`;
 
 let fake: FakeOpenAI;
 let gw: GatewayUnderTest;
@@ -21,9 +29,7 @@ before(async () => {
     { method: 'POST', path: PATH, wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: ['auth', 'meter', 'relay'] },
   ]);
   gw = await startGatewayUnderTest(
-    configWith(
-      channel(),
-    ),
+    configWith(channel(), ACME),
     { endpoints },
   );
 });
@@ -63,6 +69,19 @@ test('the registered endpoint is served with its default chain: relayed, recorde
   );
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
   assert.match(metrics, new RegExp(`^gateway_requests_total\\{route="${PATH.replaceAll('/', '\\/')}",model="gpt-\\*",channel="echo",status="200"\\} 1$`, 'm'));
+});
+
+test("its records name the key's account, though its chain has no quota to charge one", async () => {
+  const served = await post(ACME_KEY);
+  const failed = await fetch(`${gw.url}${PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'not-served', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const ids = [served, failed].map((r) => r.headers.get('x-request-id'));
+  assert.deepEqual([served.status, failed.status], [200, 404]);
+  const records = (await gw.usage()).filter((r) => ids.includes(r.requestId));
+  assert.deepEqual(records.map((r) => [r.status, r.keyName, r.account]).sort(), [[200, 'acme-bot', 'acme'], [404, 'acme-bot', 'acme']]);
 });
 
 test('its errors are in its API\'s shape, and a wrong method is told the right one', async () => {

@@ -1,5 +1,6 @@
 // #/tokens: the account's API keys. Create one (its secret shown once, with Copy), edit, disable or enable, and
 // revoke (asked twice, in the row). An operator sees one account's keys or all, and picks the account on create.
+// Keys declared in gateway.yaml are listed too, marked so and without actions: they are changed in the file.
 
 import { useState } from 'preact/hooks';
 import type { CreatedKey, Key, Limits, List } from '../api-types.js';
@@ -89,6 +90,7 @@ export function TokensPage() {
     });
 
   function actions(key: Key) {
+    if (key.declared) return html`<span class="muted" data-testid="declared-note">Change it in gateway.yaml</span>`;
     if (key.status === 'revoked') return null;
     if (confirming === key.id) {
       return html`
@@ -110,7 +112,11 @@ export function TokensPage() {
   }
 
   const columns: Column<Key>[] = [
-    { id: 'name', title: 'Name', cell: (k) => k.name },
+    {
+      id: 'name',
+      title: 'Name',
+      cell: (k) => (k.declared ? html`${k.name} <span class="badge" data-testid="declared" title="Declared in gateway.yaml: read-only here">gateway.yaml</span>` : k.name),
+    },
     { id: 'key', title: 'Key', cell: (k) => html`<code>${k.prefix}…</code>` },
     ...(operator && app.account === '' ? [{ id: 'account', title: 'Account', cell: (k: Key) => k.account ?? '—' }] : []),
     { id: 'group', title: 'Group', cell: (k) => k.group },

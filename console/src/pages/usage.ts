@@ -131,7 +131,7 @@ export function UsagePage() {
         <${Field} label="Key">
           <select data-testid="filter-key" value=${draft.key_id} onChange=${(e: Event) => set({ key_id: value(e) })}>
             <option value="">All keys</option>
-            ${(keys.data?.data ?? []).map((k) => html`<option value=${k.id}>${k.name}</option>`)}
+            ${(keys.data?.data ?? []).map((k) => html`<option value=${k.id}>${k.declared ? `${k.name} (gateway.yaml)` : k.name}</option>`)}
           </select>
         <//>
         <${Field} label="Model">
