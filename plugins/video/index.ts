@@ -57,7 +57,8 @@ export const videoPlugin: PluginFactory<VideoOptions> = {
 };
 
 async function create(ctx: RequestContext, deps: VideoDeps, key: AuthedKey, shape: 'openai' | 'generations'): Promise<RelayResult> {
-  const request = readTaskRequest(shape, ctx.request.head, ctx.request.model);
+  // The whole body: a large one's head leaves long nested strings (text, signed URLs, data: images) undecoded.
+  const request = readTaskRequest(shape, ctx.request.json, ctx.request.model);
   const row = await submitTask(deps, key, shape, request, ctx.abort.signal);
   ctx.channel = row.channel;
   ctx.upstreamModel = row.upstreamModel;

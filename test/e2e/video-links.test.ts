@@ -163,4 +163,30 @@ describe('the links of a video task', () => {
     assert.equal(typeof expires, 'number');
     assert.deepEqual(fields, { model: SEEDANCE, ratio: '16:9', seed: 7, watermark: false, tools: [{ type: 'web_search' }], resolution: '720p', duration: 5 });
   });
+  // A body over 8 KiB is read as a skeleton whose long nested strings are left undecoded: the task must be built from
+  // the whole body, or a long text, a signed URL or a data: image would be sent (or refused) as a placeholder.
+  test('a large body reaches Ark whole: long texts, long URLs and data: images as sent', async () => {
+    const before = creates();
+    const text = 'then bows '.repeat(40);
+    const signed = `https://cdn.example.com/a.png?sig=${'a'.repeat(400)}`;
+    const image = `data:image/png;base64,${'A'.repeat(11 * 1024)}`;
+    const answer = await v.request(
+      ALICE,
+      'POST',
+      '/v1/video/generations',
+      generations({
+        prompt: `the hero waves ${'slowly '.repeat(1300)}`,
+        images: [{ url: image }],
+        metadata: { content: [{ type: 'image_url', image_url: { url: signed } }, { type: 'text', text }] },
+      }),
+    );
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(creates(), before + 1);
+    const sent = [...planes.ark.tasks.values()].pop()?.request as Record<string, unknown>;
+    const items = sent['content'] as { type: string; text?: string; image_url?: { url: string } }[];
+    assert.deepEqual(
+      items.map((item) => item.text ?? item.image_url?.url),
+      [`the hero waves ${'slowly '.repeat(1300)}`, image, signed, text],
+    );
+  });
 });
