@@ -87,6 +87,11 @@ export interface ClientFormat {
    */
   readonly translatable: boolean;
   /**
+   * The body fields whose upstream honours them as the output cap (output-cap.ts): the largest named is reserved,
+   * and is the cap a translated request carries. Empty for an endpoint whose upstream honours none.
+   */
+  readonly outputCaps: readonly string[];
+  /**
    * Throws a GatewayError naming the offending field. `contentType`: the request's header, for the endpoints
    * that read it (the JSON chat APIs take any, as the real ones do); `params`: the path's (`{action}`).
    */
