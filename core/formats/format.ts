@@ -38,6 +38,8 @@ export interface ParsedRequest {
    * no one model (`model` is ''); the usage record names it in place of a model.
    */
   readonly operation?: string | undefined;
+  /** A multipart form's file parts, which the input estimate budgets for (core/money/media-estimate.ts). */
+  readonly formFiles?: number | undefined;
 }
 
 
@@ -53,6 +55,7 @@ export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<P
     request.images,
     request.contentType,
     request.operation,
+    request.formFiles,
   );
 }
 

@@ -1,13 +1,14 @@
-// The most a request may cost, reserved before it is sent: its input estimated from the body's size, its output
-// at its own cap (the fields its format's upstream honours: ClientFormat.outputCaps, read by output-cap.ts, the
-// reader translation uses too) or pricing.default_output_reserve, images at `n` each. The reservation is released
-// at the end for the actual cost; a request that runs over its reservation (an estimate too low) is still charged
-// in full.
+// The most a request may cost, reserved before it is sent: its input estimated from the body's size and a budget
+// per image and file (media-estimate.ts), its output at its own cap (the fields its format's upstream honours:
+// ClientFormat.outputCaps, read by output-cap.ts, the reader translation uses too) or
+// pricing.default_output_reserve, images at `n` each. The reservation is released at the end for the actual cost;
+// a request that runs over its reservation (an estimate too low) is still charged in full.
 
 import type { ParsedRequest } from '../formats/format.js';
 import { outputCapOf } from '../formats/output-cap.js';
 import type { Usage } from '../ir/usage.js';
 import type { Ratio } from './decimal.js';
+import { IMAGE_INPUT_TOKENS, mediaInputTokens } from './media-estimate.js';
 import { costOf, type ModelPrice } from './price.js';
 
 /** Roughly the fewest bytes of JSON a token takes; bytes / 4 over-estimates most bodies, as a reservation should. */
@@ -20,9 +21,19 @@ function outputsOf(request: ParsedRequest): number {
   return typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
 }
 
-/** A request's input tokens as estimated before it is sent (its body's bytes / 4; a form's files are not prompt text). */
+/**
+ * A request's input tokens as estimated before it is sent: its body's bytes / 4, and a budget for each image and file
+ * (media-estimate.ts); a form's text fields by their length / 4, and each of its files as an image (the forms priced
+ * by tokens are image edits).
+ */
 export function inputEstimate(request: ParsedRequest): number {
-  return request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
+  if (request.contentType?.startsWith('multipart/') !== true) return Math.ceil(request.raw.length / BYTES_PER_TOKEN) + mediaInputTokens(request.head);
+  let text = 0;
+  for (const key in request.head) {
+    const value = request.head[key];
+    if (typeof value === 'string') text += key.length + value.length;
+  }
+  return Math.ceil(text / BYTES_PER_TOKEN) + (request.formFiles ?? 0) * IMAGE_INPUT_TOKENS;
 }
 
 /**
@@ -85,5 +96,9 @@ function maxUsage(request: ParsedRequest, caps: readonly string[], defaultOutput
 
 /** The usage a request could have at most, priced as its cost would be; `caps`: its format's (ClientFormat.outputCaps). */
 export function maxCost(request: ParsedRequest, caps: readonly string[], price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
-  return costOf(maxUsage(request, caps, defaultOutputReserve), price, multiplier);
+  const usage = maxUsage(request, caps, defaultOutputReserve);
+  // Which of the tokens will be images is not known before: each is reserved at the dearer of its two prices.
+  if (price.inputImage > price.input) Object.assign(usage, { inputImageTokens: usage.promptTokens });
+  if (price.outputImage > price.output) Object.assign(usage, { outputImageTokens: usage.completionTokens });
+  return costOf(usage, price, multiplier);
 }
