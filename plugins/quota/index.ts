@@ -14,6 +14,7 @@ import {
   cutStreamUsage,
   GatewayError,
   maxCost,
+  outputCapOf,
   answerUsage,
   boundedUsage,
   type Budget,
@@ -117,7 +118,10 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
           admitted.set(ctx, { price, reservation: null });
           return undefined;
         }
-        const amount = maxCost(ctx.request, ctx.format.outputCaps, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        const caps = ctx.format.outputCaps;
+        const amount = maxCost(ctx.request, caps, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        // A request naming no cap is reserved at the default: where it is translated, that is the cap sent upstream.
+        if (caps.length > 0 && pricing.defaultOutputReserve > 0 && outputCapOf(ctx.request.head, caps) === null) ctx.outputReserve = pricing.defaultOutputReserve;
         if (amount === 0n) {
           // A free model (or a multiplier of 0): nothing to set aside, still recorded.
           admitted.set(ctx, { price, reservation: null });

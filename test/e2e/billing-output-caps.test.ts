@@ -136,6 +136,21 @@ ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url
     });
   }
 
+  // Translated and naming no cap: reserved at default_output_reserve (10), which is then the cap sent upstream,
+  // rather than Anthropic's required max_tokens at the gateway's own default, or no cap at all.
+  const uncapped: readonly { readonly what: string; readonly path: string; readonly body: Record<string, unknown>; readonly sent: () => Record<string, unknown> | undefined; readonly field: string }[] = [
+    { what: 'chat on Messages', path: '/v1/chat/completions', body: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }, sent: () => claude.requests[0]?.body, field: 'max_tokens' },
+    { what: 'responses on Chat', path: '/v1/responses', body: { model: 'gpt-4o', input: 'hi' }, sent: () => gpt.requests[0]?.body, field: 'max_completion_tokens' },
+    { what: 'responses on Messages', path: '/v1/responses', body: { model: 'claude-sonnet-4-5', input: 'hi' }, sent: () => claude.requests[0]?.body, field: 'max_tokens' },
+  ];
+  for (const c of uncapped) {
+    it(`${c.what} without a cap: sent upstream with the cap reserved, default_output_reserve`, async () => {
+      const res = await send(c.path, c.body);
+      assert.equal(res.status, 200, await res.text());
+      assert.equal(c.sent()?.[c.field], 10, JSON.stringify(c.sent()));
+    });
+  }
+
   it('chat on Messages with max_tokens 100000 and max_completion_tokens 1: the larger is reserved, 402, no upstream call', async () => {
     const res = await send('/v1/chat/completions', { model: 'claude-sonnet-4-5', max_tokens: BIG, max_completion_tokens: 1, messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(res.status, 402, await res.text());
