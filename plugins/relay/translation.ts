@@ -53,7 +53,7 @@ export class RequestTranslator {
         const decoded = client.decodeRequest(this.ctx.request);
         const reserved = this.ctx.outputReserve;
         // Metered and naming no cap: the upstream is told the cap that was reserved, not its API's default or none.
-        this.decoded = decoded.maxTokens === null && reserved !== null ? { ...decoded, maxTokens: reserved } : decoded;
+        this.decoded = decoded.maxTokens === null && reserved !== null ? Object.assign({}, decoded, { maxTokens: reserved }) : decoded;
       } catch (err) {
         if (!(err instanceof GatewayError)) throw err;
         this.decoded = err;
