@@ -13,6 +13,8 @@ import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway
 
 const ADMIN = 'test-admin-token-0123456789';
 const KEY = 'sk-caps-0123456789abcdefghij';
+/** A key of no account, capped by its max_spend alone (1,000 tokens' worth). */
+const CAPPED = 'sk-caps-capped-0123456789abcd';
 const BIG = 100_000;
 const SMALL = 50;
 const CAP_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'] as const;
@@ -66,6 +68,7 @@ accounts:
   - name: tiny
 keys:
   - { name: metered, key: ${KEY}, group: pro, account: tiny }
+  - { name: capped, key: ${CAPPED}, group: pro, max_spend: "0.001" }
 channels:
 ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url: "${gpt.url}", keys: [sk-oai], models: ["gpt-*"], formats: [openai-chat] }
   - { name: resp, type: openai, base_url: "${responses.url}", keys: [sk-resp], models: ["resp-*"], formats: [openai-responses] }
@@ -117,6 +120,21 @@ ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url
     assert.equal(res.status, 402);
     assert.deepEqual([body.type, body.error.type], ['error', 'billing_error']);
     assert.equal(upstreamCalls(), 0);
+  });
+
+  it("a key's max_spend: /v1/messages with max_tokens 100000 and max_completion_tokens 1 is refused, max_tokens 500 served", async () => {
+    const messages = (body: Record<string, unknown>): Promise<Response> =>
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': CAPPED, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], ...body }),
+      });
+    const refused = await messages({ max_tokens: BIG, max_completion_tokens: 1 });
+    assert.equal(refused.status, 402, await refused.text());
+    assert.equal(upstreamCalls(), 0);
+    const served = await messages({ max_tokens: 500, max_completion_tokens: BIG });
+    assert.equal(served.status, 200, await served.text());
+    assert.equal(upstreamCalls(), 1);
   });
 
   // Translated: the cap the upstream is sent, in its own API's field, is the one reserved.
