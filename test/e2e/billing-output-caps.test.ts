@@ -1,13 +1,15 @@
 // One output-cap reader per wire format (issue 40, finding 1): each API's route reserves the cap its upstream
 // honours (Chat: the larger of max_completion_tokens and max_tokens; Messages: max_tokens; Responses:
-// max_output_tokens; /responses/compact: none), whatever other cap fields the body names, and a translated request
-// carries upstream the very cap it reserved. Output costs 1,000 nano-units a token, input nothing; the account holds
-// 2,000 tokens' worth, so a cap of 100,000 is refused with 402 and no upstream call, and a cap of 50 is served.
+// max_output_tokens; /responses/compact and images: none), whatever other cap fields the body names, and a
+// translated request carries upstream the very cap it reserved. Output costs 1,000 nano-units a token, input
+// nothing; the account holds 2,000 tokens' worth, so a cap of 100,000 is refused with 402 and no upstream call,
+// and a cap of 50 is served.
 
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { FakeAnthropic, anthropicChannel } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { FakeOpenAIImages } from '../helpers/fake-openai-images.js';
 import { FakeResponses } from '../helpers/fake-responses.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -36,12 +38,14 @@ const NATIVE: readonly Route[] = [
   { name: 'messages', path: '/v1/messages', model: 'claude-sonnet-4-5', honoured: ['max_tokens'], body: { messages: [{ role: 'user', content: 'hi' }] } },
   { name: 'responses', path: '/v1/responses', model: 'resp-model', honoured: ['max_output_tokens'], body: { input: 'hi' } },
   { name: 'responses/compact', path: '/v1/responses/compact', model: 'resp-model', honoured: [], body: { input: 'hi' } },
+  { name: 'images/generations', path: '/v1/images/generations', model: 'gpt-image-1', honoured: [], body: { prompt: 'a cat' } },
 ];
 
 describe('the output cap each API reserves', () => {
   const claude = new FakeAnthropic('claude');
   const gpt = new FakeOpenAI('gpt');
   const responses = new FakeResponses('resp');
+  const images = new FakeOpenAIImages('img');
   let gw: GatewayUnderTest;
 
   const send = (path: string, body: Record<string, unknown>): Promise<Response> =>
@@ -50,17 +54,20 @@ describe('the output cap each API reserves', () => {
       headers: { authorization: `Bearer ${KEY}`, 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-  const upstreamCalls = (): number => claude.requests.length + gpt.requests.length + responses.requests.length;
+  const upstreamCalls = (): number => claude.requests.length + gpt.requests.length + responses.requests.length + images.requests.length;
 
   before(async () => {
     await claude.start();
     await gpt.start();
     await responses.start();
+    await images.start();
     gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
 store: { url: "sqlite:./gateway.db" }
 pricing:
   default_output_reserve: 10
   models:
+    # The image model's answer is image tokens, free here: only a reserved text cap could cost anything.
+    "gpt-image-*": { input: 0, output: 1.00, output_image: 0 }
     "*": { input: 0, output: 1.00 }
 groups:
   pro: { models: ["*"] }
@@ -72,6 +79,7 @@ keys:
 channels:
 ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url: "${gpt.url}", keys: [sk-oai], models: ["gpt-*"], formats: [openai-chat] }
   - { name: resp, type: openai, base_url: "${responses.url}", keys: [sk-resp], models: ["resp-*"], formats: [openai-responses] }
+  - { name: img, type: openai, base_url: "${images.url}", keys: [sk-img], models: ["gpt-image-*"], formats: [openai-images] }
 `);
     const credit = await fetch(`${gw.url}/admin/accounts/tiny/credit`, {
       method: 'POST',
@@ -84,12 +92,14 @@ ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url
     claude.requests.length = 0;
     gpt.requests.length = 0;
     responses.requests.length = 0;
+    images.requests.length = 0;
   });
   after(async () => {
     await gw.stop();
     await claude.close();
     await gpt.close();
     await responses.close();
+    await images.close();
   });
 
   for (const route of NATIVE) {
