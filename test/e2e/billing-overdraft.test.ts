@@ -85,7 +85,7 @@ for (const backend of storeBackends()) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it(`${PARALLEL} parallel requests costing 10x their reservation overdraw by at most ${PARALLEL} x 9 reservations; then nothing is admitted and the audit names the overdraft`, async () => {
+    it(`${PARALLEL} parallel requests costing 10x their reservation overdraw by at most ${PARALLEL} x 9 reservations; then nothing is admitted and the audit names the overdraft`, async (t) => {
       // The case is what it claims: the account covers more than 40 reservations (so instances hold money left over
       // after the burst), and less than 40 costs.
       assert.ok(BALANCE > BigInt(PARALLEL) * RESERVED && BALANCE < BigInt(PARALLEL) * COST, `reservation ${RESERVED}`);
@@ -106,6 +106,7 @@ for (const backend of storeBackends()) {
       assert.ok(expected < 0n, `served ${served}: the account is overdrawn`);
       const bound = BigInt(PARALLEL) * (COST - RESERVED);
       assert.ok(-expected <= bound, `overdraft ${-expected} within concurrency x largest overrun = ${bound}`);
+      t.diagnostic(`served ${served} of ${PARALLEL}, reserved ${RESERVED} and charged ${COST} each: balance ${formatMoney(expected)}, bound -${formatMoney(bound)}`);
 
       // Below zero: nothing more is admitted, on any instance, whatever an instance still held when the overruns came.
       for (const [n, g] of gateways.entries()) {
