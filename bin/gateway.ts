@@ -13,6 +13,7 @@ import { createConsoleUser } from '../core/console/users.js';
 import { MemoryLimiter } from '../core/limits/memory-limiter.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
+import { formatMoney } from '../core/money/decimal.js';
 import { describeGroup, rebindGroup } from '../core/assets/rebind.js';
 import type { Store } from '../core/store/store.js';
 import { createLogger } from '../core/logging/logger.js';
@@ -38,7 +39,7 @@ const USAGE = `usage:
   gateway accounts show NAME [--config FILE]     balance and recent ledger
   gateway accounts credit NAME AMOUNT --idempotency-key KEY [--note TEXT] [--config FILE]
   gateway accounts audit [--config FILE]         every balance from its ledger, every charge from its usage
-                                                record; exits 1 on any mismatch
+                                                record, every account below zero; exits 1 on any of them
   gateway assets groups [--account ACCOUNT] [--key KEY_ID] [--config FILE]   asset groups made through the gateway
   gateway assets rebind GROUP_ID KEY [--config FILE]   bind a group to another live key of its account (after a
                                                 key rotation: revoking a key unbinds its groups)
@@ -180,8 +181,10 @@ async function accounts(
   } else if (sub === 'audit') {
     const report = await auditBooks(store);
     for (const problem of report.problems) console.error(problem);
-    console.log(`${report.problems.length === 0 ? 'ok' : 'MISMATCH'}: ${report.accounts} accounts, ${report.pricedRecords} priced usage records, ${report.problems.length} problems`);
-    return report.problems.length === 0 ? 0 : 1;
+    for (const o of report.overdrawn) console.error(`account "${o.account}" is below zero by ${formatMoney(o.by)} ${currency}`);
+    const verdict = report.problems.length > 0 ? 'MISMATCH' : report.overdrawn.length > 0 ? 'OVERDRAWN' : 'ok';
+    console.log(`${verdict}: ${report.accounts} accounts, ${report.pricedRecords} priced usage records, ${report.problems.length} problems, ${report.overdrawn.length} accounts below zero`);
+    return verdict === 'ok' ? 0 : 1;
   } else {
     console.error(USAGE);
     return 2;

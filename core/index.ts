@@ -38,6 +38,7 @@ export type { Budget } from './store/ledger-store.js';
 export type { ModelPrice } from './money/price.js';
 export { callCost, costOf } from './money/price.js';
 export { answerUsage, cutStreamUsage, maxCost, requestTokens } from './money/estimate.js';
+export { outputCapOf } from './formats/output-cap.js';
 export { BudgetRefused, type Reservation } from './money/leases.js';
 export type { Admission, LimitCheck, Limiter, LimitState, Ticket } from './limits/limiter.js';
 export { LimitPlan } from './limits/limit-plan.js';

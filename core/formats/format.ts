@@ -38,6 +38,8 @@ export interface ParsedRequest {
    * no one model (`model` is ''); the usage record names it in place of a model.
    */
   readonly operation?: string | undefined;
+  /** A multipart form's file parts, which the input estimate budgets for (core/money/media-estimate.ts). */
+  readonly formFiles?: number | undefined;
 }
 
 
@@ -53,6 +55,7 @@ export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<P
     request.images,
     request.contentType,
     request.operation,
+    request.formFiles,
   );
 }
 
@@ -86,6 +89,11 @@ export interface ClientFormat {
    * responses); false for routes with no counterpart elsewhere (count_tokens, /responses/compact).
    */
   readonly translatable: boolean;
+  /**
+   * The body fields whose upstream honours them as the output cap (output-cap.ts): the largest named is reserved,
+   * and is the cap a translated request carries. Empty for an endpoint whose upstream honours none.
+   */
+  readonly outputCaps: readonly string[];
   /**
    * Throws a GatewayError naming the offending field. `contentType`: the request's header, for the endpoints
    * that read it (the JSON chat APIs take any, as the real ones do); `params`: the path's (`{action}`).

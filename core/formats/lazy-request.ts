@@ -26,6 +26,7 @@ export class LazyRequest implements ParsedRequest {
     readonly images: number | undefined = undefined,
     readonly contentType: string | undefined = undefined,
     readonly operation: string | undefined = undefined,
+    readonly formFiles: number | undefined = undefined,
   ) {
     this.#body = body;
   }

@@ -2,6 +2,7 @@
 // the client wrote it. An endpoint that has them (the chat APIs, images) gives its own.
 
 import type { ClientFormat, FrameUsage } from './format.js';
+import { NO_OUTPUT_CAPS } from './output-cap.js';
 
 const NO_FRAME_USAGE: FrameUsage = { usage: null, usageOnly: false };
 
@@ -11,6 +12,7 @@ export function plainFormat(own: Required & Partial<ClientFormat>): ClientFormat
   return Object.assign(
     {
       translatable: false,
+      outputCaps: NO_OUTPUT_CAPS,
       requestStreamUsage: () => null,
       prepareUpstreamBody: (_request: unknown, body: Parameters<ClientFormat['prepareUpstreamBody']>[1]) => body,
       decodeUsage: () => null,

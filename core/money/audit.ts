@@ -1,7 +1,8 @@
 // `gateway accounts audit`: the books checked from their sources. Every balance against the sum of its ledger; every
 // charge against its usage record's cost (the store's SQL, LedgerStore.auditLedger); and every priced record's cost
 // computed again from its tokens at the prices of its version (what the store kept of each Pricing). Any mismatch
-// is a problem; none means nothing was lost or invented.
+// is a problem; none means nothing was lost or invented. An account below zero is no mismatch (requests in flight
+// may overrun their reservations: README, Money) but is named with its overdraft, for the operator to act on.
 
 import type { Usage } from '../ir/usage.js';
 import type { Store, UsageRecord } from '../store/store.js';
@@ -14,6 +15,13 @@ export interface AuditReport {
   readonly accounts: number;
   readonly pricedRecords: number;
   readonly problems: readonly string[];
+  /** The accounts whose balance is below zero, and by how much (nano-units, positive). */
+  readonly overdrawn: readonly Overdraft[];
+}
+
+export interface Overdraft {
+  readonly account: string;
+  readonly by: bigint;
 }
 
 function usageOf(record: UsageRecord): Usage {
@@ -67,5 +75,7 @@ export async function auditBooks(store: Store): Promise<AuditReport> {
       if (record.cost !== expected) problems.push(`request ${record.requestId}: cost ${record.cost} but its usage at version ${version} costs ${expected} (nano-units)`);
     }
   }
-  return { accounts: (await store.ledger.listAccounts()).length, pricedRecords, problems };
+  const accounts = await store.ledger.listAccounts();
+  const overdrawn = accounts.filter((a) => a.balance < 0n).map((a): Overdraft => ({ account: a.name, by: -a.balance }));
+  return { accounts: accounts.length, pricedRecords, problems, overdrawn };
 }

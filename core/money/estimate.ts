@@ -1,28 +1,18 @@
-// The most a request may cost, reserved before it is sent: its input estimated from the body's size, its output
-// at its own cap (max_tokens, max_completion_tokens, max_output_tokens) or pricing.default_output_reserve, images
-// at `n` each. The reservation is released at the end for the actual cost; a request that runs over its
-// reservation (an estimate too low) is still charged in full.
+// The most a request may cost, reserved before it is sent: its input estimated from the body's size and a budget
+// per image and file (media-estimate.ts), its output at its own cap (the fields its format's upstream honours:
+// ClientFormat.outputCaps, read by output-cap.ts, the reader translation uses too) or
+// pricing.default_output_reserve, images at `n` each. The reservation is released at the end for the actual cost;
+// a request that runs over its reservation (an estimate too low) is still charged in full.
 
 import type { ParsedRequest } from '../formats/format.js';
+import { outputCapOf } from '../formats/output-cap.js';
 import type { Usage } from '../ir/usage.js';
 import type { Ratio } from './decimal.js';
+import { IMAGE_INPUT_TOKENS, mediaInputTokens } from './media-estimate.js';
 import { costOf, type ModelPrice } from './price.js';
-
-/** The output caps of the three chat APIs, first found wins. */
-const OUTPUT_CAPS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'] as const;
 
 /** Roughly the fewest bytes of JSON a token takes; bytes / 4 over-estimates most bodies, as a reservation should. */
 const BYTES_PER_TOKEN = 4;
-
-/** The output cap the request names (max_tokens and its kin), if any. */
-function namedOutputCap(request: ParsedRequest): number | null {
-  const head = request.head;
-  for (const name of OUTPUT_CAPS) {
-    const value = head[name];
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  }
-  return null;
-}
 
 /** Chat's `n` asks for that many choices, each up to the cap; an image request for `images` images. */
 function outputsOf(request: ParsedRequest): number {
@@ -31,9 +21,19 @@ function outputsOf(request: ParsedRequest): number {
   return typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
 }
 
-/** A request's input tokens as estimated before it is sent (its body's bytes / 4; a form's files are not prompt text). */
+/**
+ * A request's input tokens as estimated before it is sent: its body's bytes / 4, and a budget for each image and file
+ * (media-estimate.ts); a form's text fields by their length / 4, and each of its files as an image (the forms priced
+ * by tokens are image edits).
+ */
 export function inputEstimate(request: ParsedRequest): number {
-  return request.contentType?.startsWith('multipart/') === true ? 0 : Math.ceil(request.raw.length / BYTES_PER_TOKEN);
+  if (request.contentType?.startsWith('multipart/') !== true) return Math.ceil(request.raw.length / BYTES_PER_TOKEN) + mediaInputTokens(request.head);
+  let text = 0;
+  for (const key in request.head) {
+    const value = request.head[key];
+    if (typeof value === 'string') text += key.length + value.length;
+  }
+  return Math.ceil(text / BYTES_PER_TOKEN) + (request.formFiles ?? 0) * IMAGE_INPUT_TOKENS;
 }
 
 /**
@@ -42,9 +42,9 @@ export function inputEstimate(request: ParsedRequest): number {
  * client was sent (a stream's deltas carry about a token each; its few framing events make it a slight over-count).
  * `estimated` says whether anything was not the upstream's own count.
  */
-export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, framesSent: number): { readonly usage: Usage; readonly estimated: boolean } {
+export function cutStreamUsage(request: ParsedRequest, caps: readonly string[], reported: Usage | null, framesSent: number): { readonly usage: Usage; readonly estimated: boolean } {
   // Never more than the request let the model write (framing frames would otherwise count past a small max_tokens).
-  const cap = namedOutputCap(request);
+  const cap = outputCapOf(request.head, caps);
   const delivered = cap === null ? framesSent : Math.min(framesSent, cap * outputsOf(request));
   const output = reported === null || delivered > reported.completionTokens ? delivered : reported.completionTokens;
   if (reported !== null && output === reported.completionTokens) return { usage: reported, estimated: false };
@@ -66,8 +66,8 @@ export function cutStreamUsage(request: ParsedRequest, reported: Usage | null, f
  * output its own cap allows (no default: a request without max_tokens is counted by its input until its usage is
  * known, as the limit is corrected to the usage at its end).
  */
-export function requestTokens(request: ParsedRequest): number {
-  const cap = namedOutputCap(request);
+export function requestTokens(request: ParsedRequest, caps: readonly string[]): number {
+  const cap = outputCapOf(request.head, caps);
   return inputEstimate(request) + (cap === null ? 0 : cap * outputsOf(request));
 }
 
@@ -76,8 +76,8 @@ export function requestTokens(request: ParsedRequest): number {
  * from the answer's (bytes / 4, its JSON framing counted too: a slight over-count), never more than the request's
  * own cap.
  */
-export function answerUsage(request: ParsedRequest, answerBytes: number): Usage {
-  const cap = namedOutputCap(request);
+export function answerUsage(request: ParsedRequest, caps: readonly string[], answerBytes: number): Usage {
+  const cap = outputCapOf(request.head, caps);
   const delivered = Math.ceil(answerBytes / BYTES_PER_TOKEN);
   const output = cap === null ? delivered : Math.min(delivered, cap * outputsOf(request));
   return { promptTokens: inputEstimate(request), completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
@@ -87,14 +87,18 @@ export function answerUsage(request: ParsedRequest, answerBytes: number): Usage 
  * The usage a request could have at most: its input estimated, its output at its cap (or `defaultOutputReserve`)
  * for each choice or image. What is reserved; also what an answer whose upstream reported no usage is charged.
  */
-function maxUsage(request: ParsedRequest, defaultOutputReserve: number): Usage {
+function maxUsage(request: ParsedRequest, caps: readonly string[], defaultOutputReserve: number): Usage {
   const images = request.images;
-  const output = (namedOutputCap(request) ?? defaultOutputReserve) * outputsOf(request);
+  const output = (outputCapOf(request.head, caps) ?? defaultOutputReserve) * outputsOf(request);
   const usage: Usage = { promptTokens: inputEstimate(request), completionTokens: output, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   return images === undefined ? usage : Object.assign(usage, { images });
 }
 
-/** The usage a request could have at most, priced as its cost would be. */
-export function maxCost(request: ParsedRequest, price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
-  return costOf(maxUsage(request, defaultOutputReserve), price, multiplier);
+/** The usage a request could have at most, priced as its cost would be; `caps`: its format's (ClientFormat.outputCaps). */
+export function maxCost(request: ParsedRequest, caps: readonly string[], price: ModelPrice, multiplier: Ratio, defaultOutputReserve: number): bigint {
+  const usage = maxUsage(request, caps, defaultOutputReserve);
+  // Which of the tokens will be images is not known before: each is reserved at the dearer of its two prices.
+  if (price.inputImage > price.input) Object.assign(usage, { inputImageTokens: usage.promptTokens });
+  if (price.outputImage > price.output) Object.assign(usage, { outputImageTokens: usage.completionTokens });
+  return costOf(usage, price, multiplier);
 }

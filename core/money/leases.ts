@@ -2,9 +2,12 @@
 // takes holds from the store (LedgerStore.acquireHold: money set aside for it under a row lock, a quarter of what is
 // left, in steps of the request), and admits requests against them in memory. Near zero the store grants one
 // request's worth per hold, so every admission is decided by the store itself, across instances. A charge draws on
-// the hold it was admitted against (the usage record carries the draw, applied in the record's own transaction);
-// what a hold has left unused for a while is given back, and every hold is renewed while the instance lives, so the
-// holds of an instance that was killed expire (pricing.reservation_timeout_ms) and their money is free again.
+// the hold it was admitted against (the usage record carries the draw, applied in the record's own transaction), all
+// of it: what a request cost past its reservation is held at once (the hold grows in the store), so a balance at or
+// below zero admits nothing more on any instance, and the overdraft is at most what the requests then in flight
+// overrun; what a hold has left unused for a while is given back, and every hold is renewed while the instance
+// lives, so the holds of an instance that was killed expire (pricing.reservation_timeout_ms) and their money is
+// free again.
 
 import { randomUUID } from 'node:crypto';
 import { budgetName, type Budget, type LedgerStore } from '../store/ledger-store.js';
@@ -118,19 +121,26 @@ export class Leases {
   }
 
   /**
-   * The request ended having cost `cost`: its reservation is released, and the draws its usage record carries
-   * (each hold gives up what was charged to it, at most what the request had reserved on it).
+   * The request ended having cost `cost`: its reservation is released, and the draws its usage record carries (each
+   * hold gives up all the request cost). A cost past the reservation comes off the hold at once: from what it has
+   * free, and past that the hold grows in the store by the rest, so the balance every instance admits against drops
+   * now, not when the record is written; the hold then has nothing free, and the next request asks the store.
    */
   settle(reservation: Reservation, cost: bigint): HoldDraw[] {
     const now = this.#now();
     const draws: HoldDraw[] = [];
     for (const hold of reservation.parts) {
       hold.reserved -= reservation.amount;
-      const drawn = cost < reservation.amount ? cost : reservation.amount;
-      if (drawn > 0n) {
-        hold.held -= drawn;
-        hold.unwritten += drawn;
-        draws.push({ holdId: hold.id, amount: drawn });
+      if (cost > 0n) {
+        const free = hold.held - hold.reserved;
+        if (cost > free) {
+          const past = cost - free;
+          hold.held += past;
+          this.#ledger.growHold(hold.id, past).catch(this.#onError);
+        }
+        hold.held -= cost;
+        hold.unwritten += cost;
+        draws.push({ holdId: hold.id, amount: cost });
       }
       hold.lastUsed = now;
     }

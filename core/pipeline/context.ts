@@ -51,6 +51,11 @@ export interface RequestContext {
   /** What the request cost and who pays (the quota plugin sets it at its finish; the usage record carries it). */
   charge: Charge | null;
   /**
+   * The output cap reserved for a request that named none (pricing.default_output_reserve; the quota plugin sets
+   * it): a translated request carries it upstream, so the upstream writes no more than was paid for. Null otherwise.
+   */
+  outputReserve: number | null;
+  /**
    * Headers a plugin adds to the answer, whatever it is (success, stream head or error): the rate limits' remaining
    * counts. Null: none (no object per request).
    */

@@ -24,6 +24,7 @@ export class RequestState implements RequestContext {
   upstreamModel: string | null = null;
   usage: Usage | null = null;
   charge: Charge | null = null;
+  outputReserve: number | null = null;
   framesSent = 0;
   bodyBytesSent = 0;
   responseHeaders: Readonly<Record<string, string>> | null = null;

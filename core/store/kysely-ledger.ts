@@ -207,6 +207,11 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
+  async growHold(holdId: string, amount: bigint): Promise<void> {
+    if (amount <= 0n) return;
+    await this.db.updateTable('holds').set({ amount: sql<bigint>`amount + ${amount}` }).where('id', '=', holdId).execute();
+  }
+
   async renewHolds(owner: string, ids: readonly string[], now: number, expiresAt: number): Promise<Set<string>> {
     await this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n).execute();
     if (ids.length === 0) return new Set();

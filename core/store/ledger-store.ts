@@ -116,6 +116,11 @@ export interface LedgerStore {
   /** Gives back `amount` of a hold (never below zero). */
   shrinkHold(holdId: string, amount: bigint): Promise<void>;
   /**
+   * Adds `amount` to a live hold: a request cost more than its instance held for it, and the money past the hold is
+   * counted as held at once (every instance's next admission sees it), until the request's record charges it.
+   */
+  growHold(holdId: string, amount: bigint): Promise<void>;
+  /**
    * Keeps the live holds `ids` of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids
    * renewed: a hold missing from them is gone (expired, and dropped by another instance), and nothing may be
    * admitted on it. A hold of `owner` not named (one its instance forgot) is left to expire.

@@ -14,6 +14,7 @@ import {
   cutStreamUsage,
   GatewayError,
   maxCost,
+  outputCapOf,
   answerUsage,
   boundedUsage,
   type Budget,
@@ -117,7 +118,10 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
           admitted.set(ctx, { price, reservation: null });
           return undefined;
         }
-        const amount = maxCost(ctx.request, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        const caps = ctx.format.outputCaps;
+        const amount = maxCost(ctx.request, caps, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
+        // A request naming no cap is reserved at the default: where it is translated, that is the cap sent upstream.
+        if (caps.length > 0 && pricing.defaultOutputReserve > 0 && outputCapOf(ctx.request.head, caps) === null) ctx.outputReserve = pricing.defaultOutputReserve;
         if (amount === 0n) {
           // A free model (or a multiplier of 0): nothing to set aside, still recorded.
           admitted.set(ctx, { price, reservation: null });
@@ -143,12 +147,12 @@ export const quotaPlugin: PluginFactory<QuotaOptions> = {
           if (ctx.stream && (!ctx.usageFinal || reported === null)) {
             // Cut before its end, or ended without its final usage (an upstream that ignores include_usage): the
             // output the client got is counted from what it was sent.
-            const cut = cutStreamUsage(ctx.request, reported, ctx.framesSent);
+            const cut = cutStreamUsage(ctx.request, ctx.format.outputCaps, reported, ctx.framesSent);
             usage = cut.usage;
             estimated = cut.estimated;
           } else if (!ctx.stream && reported === null && ctx.status >= 200 && ctx.status < 300 && ctx.error === null && !ctx.aborted && ctx.bodyBytesSent > 0) {
             // A whole answer without usage: its output counted from the answer the client got.
-            usage = answerUsage(ctx.request, ctx.bodyBytesSent);
+            usage = answerUsage(ctx.request, ctx.format.outputCaps, ctx.bodyBytesSent);
             estimated = true;
           }
           if (estimated) {

@@ -40,7 +40,7 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
         if (key === null || (!plan.declared && key.limits === undefined)) return undefined;
         const checks = plan.checksFor(key, ctx.request.model);
         if (checks.length === 0) return undefined;
-        const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request) : 0;
+        const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request, ctx.format.outputCaps) : 0;
         const admission = limiter.admit(checks, tokens);
         if (admission instanceof Promise) return admission.then((a) => admitted(ctx, key.group, a));
         admitted(ctx, key.group, admission);

@@ -50,7 +50,10 @@ export class RequestTranslator {
     const client = codecFor(name);
     if (this.decoded === null) {
       try {
-        this.decoded = client.decodeRequest(this.ctx.request);
+        const decoded = client.decodeRequest(this.ctx.request);
+        const reserved = this.ctx.outputReserve;
+        // Metered and naming no cap: the upstream is told the cap that was reserved, not its API's default or none.
+        this.decoded = decoded.maxTokens === null && reserved !== null ? Object.assign({}, decoded, { maxTokens: reserved }) : decoded;
       } catch (err) {
         if (!(err instanceof GatewayError)) throw err;
         this.decoded = err;

@@ -258,11 +258,15 @@ describe('billing on one instance', () => {
     const absurd = await chat(METERED, { user: 'absurd-usage' });
     assert.equal(absurd.status, 200);
     primary.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
+    const absurdCost = (BigInt(MAX_USAGE_COUNT) * 2_500_000_000n + 7n * 10_000_000_000n + 999_999n) / 1_000_000n;
+    // Its overrun came off the balance at once: the account is below zero and admits nothing until credited again.
+    assert.equal((await chat(METERED, { user: 'overdrawn' })).status, 402);
+    assert.equal((await admin('/admin/accounts/acme/credit', { amount: formatMoney(absurdCost), idempotency_key: 'absurd-refill' })).status, 201);
     assert.equal((await chat(METERED, { user: 'after-absurd' })).status, 200);
     const records = await gw.usage();
     const bounded = records.find((r) => r.keyName === 'metered' && r.promptTokens === MAX_USAGE_COUNT);
     assert.ok(bounded !== undefined, 'the count is bounded before it is priced and recorded');
-    assert.equal(bounded.cost, (BigInt(MAX_USAGE_COUNT) * 2_500_000_000n + 7n * 10_000_000_000n + 999_999n) / 1_000_000n);
+    assert.equal(bounded.cost, absurdCost);
     assert.deepEqual((await auditBooks(gw.gateway.runtime.deps.store)).problems, []);
   });
 

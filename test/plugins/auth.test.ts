@@ -45,6 +45,7 @@ function context(key: string, model: string): RequestContext {
     bodyBytesSent: 0,
     responseHeaders: null,
     usageFinal: false,
+    outputReserve: null,
   };
 }
 

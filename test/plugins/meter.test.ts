@@ -53,6 +53,7 @@ function context(body: Record<string, unknown>): RequestContext {
     bodyBytesSent: 0,
     responseHeaders: null,
     usageFinal: false,
+    outputReserve: null,
   };
 }
 

@@ -8,6 +8,7 @@ import { unwrapProof } from '../../ir/proof-tag.js';
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import type { JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
+import { MESSAGES_OUTPUT_CAPS, outputCapOf } from '../output-cap.js';
 import { anthropicFields as read } from './fields.js';
 import { toolCallInput } from './ir-response.js';
 
@@ -57,7 +58,8 @@ export function decodeRequest(request: ParsedRequest): ChatRequest {
     tools: decodeTools(body['tools']),
     toolChoice: decodeToolChoice(toolChoice),
     parallelToolCalls: disableParallel === null ? null : !disableParallel,
-    maxTokens: read.optionalNumber(body['max_tokens'], 'max_tokens'),
+    // The cap reserved for this request (output-cap.ts): the one it paid for is the one sent on.
+    maxTokens: read.optionalNumber(body['max_tokens'], 'max_tokens') === null ? null : outputCapOf(body, MESSAGES_OUTPUT_CAPS),
     temperature: read.optionalNumber(body['temperature'], 'temperature'),
     topP: read.optionalNumber(body['top_p'], 'top_p'),
     stop: stop.map((s: unknown, i) => read.string(s, `stop_sequences.${i}`)),

@@ -1,6 +1,7 @@
 // The OpenAI Chat Completions client format.
 
 import type { ClientFormat } from '../format.js';
+import { CHAT_OUTPUT_CAPS } from '../output-cap.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { ScanMemory } from '../scan-memory.js';
@@ -11,6 +12,7 @@ export function createOpenAIChatFormat(memory = new ScanMemory()): ClientFormat 
   return {
     name: 'openai-chat',
     translatable: true,
+    outputCaps: CHAT_OUTPUT_CAPS,
     decodeRequest: createRequestDecoder(undefined, memory),
     encodeError,
     encodeStreamError,

@@ -7,6 +7,7 @@ import type { ImagePart, Message, Part, TextPart, ToolCallPart } from '../../ir/
 import type { ChatRequest, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import { shown, type JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
+import { CHAT_OUTPUT_CAPS, outputCapOf } from '../output-cap.js';
 import { openaiFields as read } from './fields.js';
 
 type Json = Record<string, unknown>;
@@ -193,6 +194,14 @@ function decodeReasoning(effort: unknown): Reasoning | null {
   return { effort: effort as ReasoningEffort, budgetTokens: null };
 }
 
+/** The cap reserved for this request (output-cap.ts), so the one a translated request carries is the one it paid for. */
+function outputCap(json: Record<string, unknown>): number | null {
+  read.optionalNumber(json['max_completion_tokens'], 'max_completion_tokens');
+  // max_tokens is deprecated but still what most clients send; both named, the larger is the cap.
+  read.optionalNumber(json['max_tokens'], 'max_tokens');
+  return outputCapOf(json, CHAT_OUTPUT_CAPS);
+}
+
 export function decodeRequest(request: ParsedRequest): ChatRequest {
   const json = request.json;
   rejectUnsupported(json);
@@ -203,8 +212,7 @@ export function decodeRequest(request: ParsedRequest): ChatRequest {
     tools: decodeTools(json['tools']),
     toolChoice: decodeToolChoice(json['tool_choice']),
     parallelToolCalls: read.optionalBoolean(json['parallel_tool_calls'], 'parallel_tool_calls'),
-    // max_tokens is deprecated but still what most clients send.
-    maxTokens: read.optionalNumber(json['max_completion_tokens'], 'max_completion_tokens') ?? read.optionalNumber(json['max_tokens'], 'max_tokens'),
+    maxTokens: outputCap(json),
     temperature: read.optionalNumber(json['temperature'], 'temperature'),
     topP: read.optionalNumber(json['top_p'], 'top_p'),
     stop: decodeStop(json['stop']),

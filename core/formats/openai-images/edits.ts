@@ -56,7 +56,7 @@ export function decodeImageEdit(raw: BodyBytes, contentType?: string): ParsedReq
   }
   const n = countOf(fields.get('n'));
   const head = Object.fromEntries(fields) as Record<string, unknown>;
-  return new LazyRequest(raw, head, { whole: () => head }, model, streamOf(fields.get('stream')), null, n, contentType);
+  return new LazyRequest(raw, head, { whole: () => head }, model, streamOf(fields.get('stream')), null, n, contentType, undefined, form.files.length);
 }
 
 function unreadable(why: string): GatewayError {

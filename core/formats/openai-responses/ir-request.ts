@@ -8,6 +8,7 @@ import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../i
 import type { ChatRequest, FunctionTool, Reasoning, ReasoningEffort, ResponseFormat, Tool, ToolChoice } from '../../ir/request.js';
 import { shown, type JsonObject } from '../field-reader.js';
 import type { ParsedRequest } from '../format.js';
+import { RESPONSES_OUTPUT_CAPS, outputCapOf } from '../output-cap.js';
 import { openaiFields as read } from '../openai-chat/fields.js';
 import { flatName, readReasoning } from './ir-response.js';
 
@@ -281,7 +282,8 @@ export function decodeRequest(request: ParsedRequest): ChatRequest {
     tools: [...readTools(json['tools'], 'tools'), ...reader.tools],
     toolChoice: readToolChoice(json['tool_choice']),
     parallelToolCalls: read.optionalBoolean(json['parallel_tool_calls'], 'parallel_tool_calls'),
-    maxTokens: read.optionalNumber(json['max_output_tokens'], 'max_output_tokens'),
+    // The cap reserved for this request (output-cap.ts): the one it paid for is the one sent on.
+    maxTokens: read.optionalNumber(json['max_output_tokens'], 'max_output_tokens') === null ? null : outputCapOf(json, RESPONSES_OUTPUT_CAPS),
     temperature: read.optionalNumber(json['temperature'], 'temperature'),
     topP: read.optionalNumber(json['top_p'], 'top_p'),
     stop: [],

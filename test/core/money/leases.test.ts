@@ -1,6 +1,7 @@
 // Leases against a real store (SQLite): admissions in memory while a hold covers them, one store round trip for many
-// concurrent requests, refusals that take nothing, settlements that draw at most what was reserved, idle money given
-// back, and no admission on a hold that its instance could no longer be sure of (expired, or not renewed in time).
+// concurrent requests, refusals that take nothing, settlements that draw all a request cost (an overrun held at once),
+// idle money given back, and no admission on a hold that its instance could no longer be sure of (expired, or not
+// renewed in time).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -55,20 +56,48 @@ describe('Leases', () => {
     assert.ok(!(again instanceof Promise));
   });
 
-  it('draws at most what a request reserved, and gives idle money back to the store', async () => {
+  it('draws an overrun in full at once: the hold grows in the store by what it did not have free, and nothing more is admitted', async () => {
     await funded(4000n);
-    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const grown: Promise<void>[] = [];
+    const ledger = Object.create(temp.get().ledger) as LedgerStore;
+    ledger.growHold = (holdId, amount) => {
+      const done = temp.get().ledger.growHold(holdId, amount);
+      grown.push(done);
+      return done;
+    };
+    const leases = new Leases(ledger, { holdTtlMs: TTL, now });
     const r = await leases.reserve([acme], 1000n);
+    const draws = leases.settle(r, 5000n);
     assert.deepEqual(
-      leases.settle(r, 5000n).map((d) => d.amount),
-      [1000n],
-      'an overrun is charged in full, but draws only what was held for it',
+      draws.map((d) => d.amount),
+      [5000n],
+      'an overrun is drawn in full from the hold it was admitted on',
     );
-    // The hold (a quarter of 4000 = 1000) is used up; another instance can still take what is left.
-    clock += 3000;
-    await leases.tick();
-    const other = await temp.get().ledger.acquireHold({ budget: acme, min: 3000n, want: 3000n, owner: 'other', now: clock, expiresAt: clock + TTL });
-    assert.equal(other.granted, true, 'everything not charged is free for others');
+    assert.equal(grown.length, 1, 'the hold (a quarter of 4000 = 1000) had 1000 free: the 4000 past it is held in the store at once');
+    await Promise.all(grown);
+    const probe = (min: bigint) => temp.get().ledger.acquireHold({ budget: acme, min, want: min, owner: 'other', now: clock, expiresAt: clock + TTL });
+    assert.equal((await probe(1n)).granted, false, 'another instance finds nothing left before the record is written');
+    await assert.rejects(Promise.resolve(leases.reserve([acme], 1n)), BudgetRefused, 'nor does this one');
+    // The record is written with its draw: the balance is -1000, and the hold is spent.
+    const record = makeUsage({ requestId: 'r-over', cost: 5000n, account: 'acme', priceVersion: 'v1', draws });
+    await temp.get().insertUsage([record]);
+    leases.written([record]);
+    assert.equal((await temp.get().ledger.getAccount('acme'))?.balance, -1000n);
+    assert.equal((await probe(1n)).granted, false, 'a balance below zero admits nothing');
+    assert.deepEqual(await temp.get().ledger.auditLedger(), []);
+  });
+
+  it('draws an overrun from what its hold has free first, growing nothing', async () => {
+    await funded(40_000n);
+    const leases = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    // A hold of a quarter of 40,000: 10,000, of which 1000 reserved.
+    const r = await leases.reserve([acme], 1000n);
+    assert.deepEqual(leases.settle(r, 6000n).map((d) => d.amount), [6000n]);
+    // 4000 free on the hold now: a request of 4000 is admitted at once, one more of 1 is not.
+    assert.ok(!(leases.reserve([acme], 4000n) instanceof Promise), 'what the overrun left is admitted in memory');
+    const next = leases.reserve([acme], 1n);
+    assert.ok(next instanceof Promise, 'the hold has nothing free: the store is asked');
+    await next;
   });
 
   it('keeps and renews a hold whose charges are not written yet, so their money is not free twice; gives it back once they are', async () => {
