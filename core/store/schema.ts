@@ -186,7 +186,6 @@ export interface AssetGroupsTable {
   updated_at: EpochMsColumn;
 }
 
-/** An asset registered through the gateway, in one of those groups. */
 /** A CreateAssetGroup in flight (or one whose group the store could not record): it counts toward its key's cap. */
 export interface AssetGroupSlotsTable {
   id: string;
@@ -197,6 +196,7 @@ export interface AssetGroupSlotsTable {
   created_at: EpochMsColumn;
 }
 
+/** An asset registered through the gateway, in one of those groups. */
 export interface AssetsTable {
   id: string;
   group_id: string;

@@ -71,7 +71,11 @@ export function readMediaUrl(value: unknown, param: string, links: TaskLinks): s
 /** A text Ark reads (the prompt, a text item): any `asset://` link in it is the caller's to use, or the task is refused. */
 export function scanText(text: string, links: TaskLinks): void {
   if (!text.includes(':')) return;
-  for (const match of text.matchAll(ASSET_IN_TEXT)) addAsset(links, (match[1] ?? '').slice(0, 128));
+  for (const match of text.matchAll(ASSET_IN_TEXT)) {
+    // Prose ends a sentence after a link ("use asset://x."), and may name the scheme alone: neither is an id.
+    const id = (match[1] ?? '').replace(/[.:!?]+$/, '').slice(0, 128);
+    if (id !== '') addAsset(links, id);
+  }
 }
 
 /** Resolves the links' host names: any that is not public refuses the task, naming the field that gave it. */

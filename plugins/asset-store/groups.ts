@@ -18,12 +18,13 @@ export const MAX_GROUPS_PER_KEY = 200;
 const NOT_SENT: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
- * The library surely made no group: it answered a refusal, or was never reached. Anything else (a timeout, a connection
- * lost after the request went, an answer that cannot be read) may have made one, whose slot then stays taken.
+ * The library surely made no group: it refused the call (a 4xx, or a 2xx whose envelope carries an error), or was never
+ * reached. Anything else (a 5xx, which a proxy in front may answer after the library made the group, a timeout, a
+ * connection lost after the request went, an answer that cannot be read) may have made one, whose slot stays taken.
  */
 function madeNothing(err: unknown): boolean {
   if (!(err instanceof GatewayError)) return false;
-  if (err.upstreamStatus !== null) return err.upstreamStatus < 200 || err.upstreamStatus > 299;
+  if (err.upstreamStatus !== null) return err.upstreamStatus >= 200 && err.upstreamStatus < 500;
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && NOT_SENT.has(code);
 }

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeBackends } from '../helpers/test-stores.js';
-import { ALICE, BOB, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { ALICE, ALICE_TWO, BOB, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 
 const CAP = 200;
 
@@ -77,10 +77,24 @@ for (const backend of storeBackends()) {
       // The first library in the config takes new groups while it is not cooling down (a 400 does not cool it).
       planes.control.failNext('CreateAssetGroup', 400, 'InvalidParameter', 'The name is refused.');
       assert.equal((await create(one, HALF, 'refused')).status, 400);
+      // A refusal carried in a 2xx's envelope made nothing either.
+      planes.control.failNext('CreateAssetGroup', 200, 'InvalidParameter', 'The name is refused.');
+      assert.notEqual((await create(one, HALF, 'refused in a 2xx')).status, 200);
       assert.equal((await create(two, HALF, 'last')).status, 200);
       assert.equal((await create(one, HALF, 'past the cap')).status, 403);
       assert.equal(made() - before, 1);
       assert.equal(await held('config:half', 'other'), CAP);
+    });
+
+    test('a 5xx, which may have made a group, keeps its slot: the key at its cap less one is then full', async () => {
+      await seed('config:alice-two', 'acme', CAP - 1);
+      const before = made();
+      // Whichever library takes the create fails it (the last test: a failure left queued on the other harms none).
+      planes.control.failNext('CreateAssetGroup', 500, 'InternalError', 'Something broke.');
+      planes.controlTwo.failNext('CreateAssetGroup', 500, 'InternalError', 'Something broke.');
+      assert.equal((await create(one, ALICE_TWO, 'maybe made')).status >= 500, true);
+      assert.equal((await create(two, ALICE_TWO, 'one more')).status, 403);
+      assert.equal(made(), before);
     });
   });
 }

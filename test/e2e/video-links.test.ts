@@ -85,6 +85,8 @@ describe('the links of a video task', () => {
     await refused(path, content({ type: 'text', text: `the hero of asset://${bobs} waves` }), 'invalid_asset_reference');
     await refused(path, generations({ prompt: `see ASSET://${bobs}` }), 'invalid_asset_reference');
     await refused('/v1/videos', { model: SEEDANCE, prompt: `like asset://${bobs}` }, 'invalid_asset_reference');
+    // A sentence's end after the link is not part of the id: the link is still held to ownership.
+    await refused('/v1/videos', { model: SEEDANCE, prompt: `like asset://${bobs}.` }, 'invalid_asset_reference');
   });
 
   test("internal and non-https URLs are refused wherever they are, by CreateAsset's rules", async () => {
@@ -131,7 +133,7 @@ describe('the links of a video task', () => {
       'POST',
       '/v1/video/generations',
       generations({
-        prompt: `the hero of asset://${mine} waves`,
+        prompt: `the hero of asset://${mine}. He waves (no other asset:// here)`,
         images: ['https://CDN.Example.com/a.png', { url: `ASSET://${mine}`, role: 'first_frame' }, { image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }],
         metadata: {
           ratio: '16:9',
@@ -151,7 +153,7 @@ describe('the links of a video task', () => {
     assert.equal(creates(), before + 1);
     const sent = [...planes.ark.tasks.values()].pop()?.request as Record<string, unknown>;
     assert.deepEqual(sent['content'], [
-      { type: 'text', text: `the hero of asset://${mine} waves` },
+      { type: 'text', text: `the hero of asset://${mine}. He waves (no other asset:// here)` },
       { type: 'image_url', image_url: { url: 'https://cdn.example.com/a.png' }, role: 'reference_image' },
       { type: 'image_url', image_url: { url: `asset://${mine}` }, role: 'first_frame' },
       { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' }, role: 'reference_image' },
