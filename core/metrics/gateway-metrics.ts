@@ -62,7 +62,7 @@ export class GatewayMetrics {
     this.images = new SummedCounter('gateway_images_total', 'Images made on the image routes, by model and channel.', ['model', 'channel'], this.registry);
     this.upstreamErrors = new SummedCounter(
       'gateway_upstream_errors_total',
-      'Failed upstream attempts, by channel and reason (connect, timeout, protocol, status_NNN, stream).',
+      'Failed upstream attempts, by channel and reason (connect, timeout, protocol, redirect, status_NNN, stream).',
       ['channel', 'reason'],
       this.registry,
     );
