@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './config/load.js';
+import { worldReadableSecretsWarning } from './config/secret-file-mode.js';
 import { ConfigError, type ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
 import { listenForMetrics } from './http/metrics-listener.js';
@@ -76,6 +77,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const initial = await readConfigText(options.configPath);
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
+  const exposed = await worldReadableSecretsWarning(initial.file, initial.text);
+  if (exposed !== null) logger.warn({ file: initial.file }, exposed);
   // A PostgreSQL store may be down: usage records then wait in a local journal (a SQLite store is local already).
   // Opened first: an instance that would share another's journal stops before touching anything.
   const journal = isPostgresUrl(config.store.url) ? new UsageJournal(journalPathFor(config, options.port ?? config.server.port)) : undefined;

@@ -13,8 +13,9 @@ export interface LibraryChannel {
   readonly cooldownMs: number;
   readonly library: AssetLibrary;
   /**
-   * What of the operator's must never reach a caller: the AK/SK and the project name (an upstream error message may
-   * name them); the asset-store plugin scrubs answers of them.
+   * What of the operator's must never reach a caller: the channel's data-plane keys (Ark's API keys), the control
+   * plane's AK/SK and the project name (an upstream error message may name them, whole, cut short or encoded); the
+   * asset-store plugin scrubs answers of them.
    */
   readonly secrets: readonly string[];
 }
@@ -38,7 +39,7 @@ export class AssetLibraries {
         priority: c.priority,
         cooldownMs: c.cooldownMs,
         library: create(c),
-        secrets: c.control === undefined ? [] : [c.control.accessKeyId, c.control.secretAccessKey, c.control.projectName].filter((s) => s.length >= 3 && s !== 'default'),
+        secrets: [...c.keys, ...(c.control === undefined ? [] : [c.control.accessKeyId, c.control.secretAccessKey, c.control.projectName])].filter((s) => s.length >= 3 && s !== 'default'),
       }))
       .sort((a, b) => b.priority - a.priority);
     this.#health = health;

@@ -91,3 +91,27 @@ export function redactConfig(text: string): string {
   const redacted = redact(value, found);
   return stringify(scrub(redacted, found), { lineWidth: 0 });
 }
+
+/**
+ * Whether the file's text itself holds a secret (not only `${VAR}` references to one): a value under a secret's
+ * name, a key-shaped string anywhere (a commented-out old key included), or a URL with a password.
+ */
+export function holdsSecrets(text: string): boolean {
+  if (KEY_SHAPED.test(text)) return true;
+  let value: unknown;
+  try {
+    value = parseDocument(text, { merge: true }).toJS({ maxAliasCount: 1000 });
+  } catch {
+    return false;
+  }
+  const found = new Set<string>();
+  redact(value, found);
+  return found.size > 0 || hasUrlCredential(value);
+}
+
+function hasUrlCredential(value: unknown): boolean {
+  // A URL whose credentials are `${VAR}` references holds none of its own (its `${` is not a password).
+  if (typeof value === 'string') return !value.includes('${') && redactUrl(value) !== value;
+  if (Array.isArray(value)) return value.some(hasUrlCredential);
+  return isObject(value) && Object.values(value).some(hasUrlCredential);
+}

@@ -49,10 +49,11 @@ export type ChainStep = string | { readonly use: string; readonly with: Readonly
 
 const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
 /**
- * Free calls (count_tokens): recorded, never charged nor refused for money, nor held to the key's limits (Anthropic
- * limits token counting apart from messages, and Claude Code counts often; a route may add rate-limit).
+ * Free calls (count_tokens): recorded, never charged nor refused for money, nor held to the key's other limits
+ * (Anthropic limits token counting apart from messages, and Claude Code counts often), but to a limit of their own:
+ * 100 requests per minute per key on the route, Anthropic's figure for its lowest tier.
  */
-const RECORDED = ['auth', 'meter', 'relay'] as const;
+const COUNT_TOKENS: readonly ChainStep[] = ['auth', { use: 'rate-limit', with: { route_rpm: 100 } }, 'meter', 'relay'];
 const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
 const VIDEO_CREATE = ['auth', 'rate-limit', 'meter', 'video'] as const;
 const VIDEO_READ = ['auth', 'video'] as const;
@@ -69,7 +70,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/v1/messages/count_tokens',
     wire: 'anthropic-messages',
     createFormat: createAnthropicCountTokensFormat,
-    chain: RECORDED,
+    chain: COUNT_TOKENS,
     mock: MOCK_COUNT_TOKENS,
   },
   { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES },

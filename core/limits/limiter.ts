@@ -6,12 +6,15 @@
 /** Which kind of limit. */
 export type LimitKind = 'rpm' | 'tpm' | 'concurrency';
 
-/** Whose limits: a key (its own or its group's values), a key on one model of its group, an account's keys together. */
-export type LimitScope = 'key' | 'model' | 'account';
+/**
+ * Whose limits: a key (its own or its group's values), a key on one model of its group, an account's keys together,
+ * a key on a route with a limit of its own (rate-limit's `route_rpm`).
+ */
+export type LimitScope = 'key' | 'model' | 'account' | 'route';
 
 /** The limits of one subject (a key, a key on a model, an account), each optional. */
 export interface LimitCheck {
-  /** Unique per subject: `key:<id>`, `key:<id>:model:<pattern>`, `account:<name>`. */
+  /** Unique per subject: `key:<id>`, `key:<id>:model:<pattern>`, `account:<name>`, `key:<id>:route:<route>`. */
   readonly subject: string;
   readonly scope: LimitScope;
   /** What messages call it: the key's name, the model pattern, the account's name. */

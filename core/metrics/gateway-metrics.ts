@@ -62,7 +62,7 @@ export class GatewayMetrics {
     this.images = new SummedCounter('gateway_images_total', 'Images made on the image routes, by model and channel.', ['model', 'channel'], this.registry);
     this.upstreamErrors = new SummedCounter(
       'gateway_upstream_errors_total',
-      'Failed upstream attempts, by channel and reason (connect, timeout, protocol, status_NNN, stream).',
+      'Failed upstream attempts, by channel and reason (connect, timeout, protocol, redirect, status_NNN, stream).',
       ['channel', 'reason'],
       this.registry,
     );
@@ -90,7 +90,7 @@ export class GatewayMetrics {
     );
     this.rateLimited = new SummedCounter(
       'gateway_rate_limited_total',
-      "Requests answered 429 by one of the gateway's own limits, by scope (key, model, account) and limit (rpm, " +
+      "Requests answered 429 by one of the gateway's own limits, by scope (key, model, account, route) and limit (rpm, " +
         "tpm, concurrency); an upstream's 429 counts in gateway_upstream_errors_total (status_429).",
       ['scope', 'limit'],
       this.registry,

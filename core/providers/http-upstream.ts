@@ -115,7 +115,7 @@ export function addChannelHeaders(headers: Record<string, string>, request: Upst
 }
 
 function classify(err: unknown, clientGone: boolean): unknown {
-  if (clientGone) return err;
+  if (clientGone || err instanceof UpstreamFailure) return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return new UpstreamFailure('timeout', 'the upstream did not answer in time', { cause: err });
   }

@@ -4,6 +4,7 @@
 
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { readAtMost } from './bounded-body.js';
+import { isRedirect, redirectRefused } from './upstream-redirect.js';
 import type { ResolvedChannel } from '../config/resolved.js';
 
 /** A real list is a few hundred KB at most; these bounds stop a broken or hostile upstream from costing more. */
@@ -51,7 +52,7 @@ export async function getJson(
   if (res.statusCode < 200 || res.statusCode > 299) {
     // Read away (up to undici's dump limit), so the connection is reused; the body itself is never logged.
     await res.body.dump().catch(() => undefined);
-    throw new DiscoveryFailure(`HTTP ${res.statusCode}`);
+    throw new DiscoveryFailure(isRedirect(res.statusCode) ? redirectRefused('the upstream', res.statusCode) : `HTTP ${res.statusCode}`);
   }
   let bytes: Buffer;
   try {

@@ -36,9 +36,10 @@ export interface UpstreamResponse {
   discard(): Promise<void>;
 }
 
-export type UpstreamFailureReason = 'connect' | 'timeout' | 'protocol';
+/** `redirect`: the upstream answered 3xx (upstream-redirect.ts), refused like a failed connection. */
+export type UpstreamFailureReason = 'connect' | 'timeout' | 'protocol' | 'redirect';
 
-/** A failure before any response arrived: nothing reached the client, so another channel may be tried. */
+/** A failure before any response arrived (or a redirect, refused): nothing reached the client, so another channel may be tried. */
 export class UpstreamFailure extends Error {
   constructor(
     readonly reason: UpstreamFailureReason,

@@ -5,7 +5,8 @@
 
 import type { Dispatcher } from 'undici';
 import type { ClientAbort } from '../pipeline/client-abort.js';
-import type { UpstreamResponse } from './provider.js';
+import { UpstreamFailure, type UpstreamResponse } from './provider.js';
+import { isRedirect, redirectRefused } from './upstream-redirect.js';
 import { UpstreamBody, type BodySource } from './upstream-body.js';
 
 /** What a discarded body may still be read for, to keep its connection; a longer one closes the connection. */
@@ -40,6 +41,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, BodySource {
     controller.rawHeaders = null;
     // 1xx (100 Continue, 103 Early Hints) come before the response itself.
     if (status < 200) return;
+    if (isRedirect(status)) {
+      // Not followed, not relayed: the call fails as the upstream's failure (onResponseError rejects it).
+      controller.abort(new UpstreamFailure('redirect', redirectRefused('the upstream', status)));
+      return;
+    }
     this.response = {
       status,
       headers: flattenHeaders(headers),

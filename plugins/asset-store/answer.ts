@@ -15,11 +15,15 @@ function withoutAccountIds(text: string): string {
   return text.replace(/(?<![\w-])\d{8,}(?![\w-])/g, '[redacted]');
 }
 
-/** A message of the library's, without the operator's AK, project name, account ids or anything key-shaped. */
+/**
+ * A message of the library's, without the channel's keys, the operator's AK/SK, project name, account ids or anything
+ * key-shaped. Scrubbed whole before it is cut: half a key is no longer recognised as one.
+ */
 export function scrubbed(message: string, channel: LibraryChannel): string {
-  let out = message.slice(0, 1000);
+  let out = message;
+  // The scrubber skips secrets too short to search for safely; a short project name is still the operator's.
   for (const secret of channel.secrets) out = out.replaceAll(secret, '[redacted]');
-  return withoutAccountIds(scrubSecrets(out, []));
+  return withoutAccountIds(scrubSecrets(out, channel.secrets)).slice(0, 1000);
 }
 
 /** A record (group or asset) as the caller sees it: the documented fields, a Failed asset's Error scrubbed. */

@@ -2,8 +2,26 @@
 // group's), per key on a model, and per account, answered with 429 in the caller's shape before anything is sent
 // upstream. Every answer of a limited key carries the limits' headers. A request's slot is freed, and its tokens
 // corrected to its usage, in finish, which runs once whatever way the request ends.
+//
+// With `route_rpm` the route has a limit of its own instead (count_tokens: Anthropic limits token counting apart from
+// messages): each key's requests per minute on this route alone, never counted against its other limits.
 
-import { GatewayError, LimitPlan, limitHeaders, openAIDuration, requestTokens, type Admission, type InFlight, type LimitState, type Plugin, type PluginFactory, type RequestContext, type Ticket } from '../../core/index.js';
+import {
+  GatewayError,
+  LimitPlan,
+  limitHeaders,
+  openAIDuration,
+  requestTokens,
+  type Admission,
+  type AuthedKey,
+  type InFlight,
+  type LimitCheck,
+  type LimitState,
+  type Plugin,
+  type PluginFactory,
+  type RequestContext,
+  type Ticket,
+} from '../../core/index.js';
 import type { RateLimitOptions } from './options.gen.js';
 
 /** What an admitted request holds until its finish. */
@@ -17,8 +35,19 @@ const PER_MINUTE: Readonly<Record<'rpm' | 'tpm', string>> = { rpm: 'requests per
 
 export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
   name: 'rate-limit',
-  create(_options, services): Plugin {
+  create(options, services): Plugin {
     const plan = new LimitPlan(services.config);
+    const routeRpm = options.route_rpm;
+    // This route's check of each key (one plugin per route), made once per key object, not per request.
+    const routeChecks = new WeakMap<AuthedKey, readonly LimitCheck[]>();
+    const checksOnRoute = (key: AuthedKey, route: string, rpm: number): readonly LimitCheck[] => {
+      let checks = routeChecks.get(key);
+      if (checks === undefined) {
+        checks = [{ subject: `key:${key.id}:route:${route}`, scope: 'route', label: `key "${key.name}" on ${route}`, rpm }];
+        routeChecks.set(key, checks);
+      }
+      return checks;
+    };
     const { limiter, metrics } = services;
     const tickets = new WeakMap<RequestContext, Held>();
     const admitted = (ctx: RequestContext, group: string, admission: Admission): void => {
@@ -36,8 +65,15 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
       name: 'rate-limit',
       request(ctx) {
         const key = ctx.key;
+        if (key === null) return undefined;
+        if (routeRpm !== undefined) {
+          const admission = limiter.admit(checksOnRoute(key, ctx.route, routeRpm), 0);
+          if (admission instanceof Promise) return admission.then((a) => admitted(ctx, key.group, a));
+          admitted(ctx, key.group, admission);
+          return undefined;
+        }
         // No limit in this load's file and none of the key's own (a run-time key's, from the store): nothing to do.
-        if (key === null || (!plan.declared && key.limits === undefined)) return undefined;
+        if (!plan.declared && key.limits === undefined) return undefined;
         const checks = plan.checksFor(key, ctx.request.model);
         if (checks.length === 0) return undefined;
         const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request, ctx.format.outputCaps) : 0;

@@ -17,7 +17,8 @@ export function toClientError(model: string, tried: number, last: Failure): Gate
   if (last.kind === 'rejected') return last.error;
   const prefix = `${tried === 1 ? 'The upstream' : `All ${tried} upstreams`} for model "${model}" failed`;
   if (last.kind === 'transport') {
-    const code = last.error.reason === 'timeout' ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_UPSTREAM_UNAVAILABLE';
+    const reason = last.error.reason;
+    const code = reason === 'timeout' ? 'GW_ERR_UPSTREAM_TIMEOUT' : reason === 'redirect' ? 'GW_ERR_UPSTREAM_ERROR' : 'GW_ERR_UPSTREAM_UNAVAILABLE';
     return new GatewayError(code, `${prefix}: ${last.error.message}.`, { cause: last.error });
   }
   if (last.status === 429) {

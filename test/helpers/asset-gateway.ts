@@ -1,6 +1,7 @@
 // A gateway whose asset library is the fake Volcengine control plane (test/helpers/fake-volcengine.ts), for the asset
 // tests: keys of two accounts, a CreateAsset price, and a resolver that answers without DNS.
 
+import type { Logger } from '../../core/logging/logger.js';
 import { startFakeVolcengine, type FakeVolcengine } from './fake-volcengine.js';
 import { startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from './gateway-under-test.js';
 
@@ -13,6 +14,8 @@ export { TEST_KEY };
 export const AK = 'AKLTtestaccesskey0123456789';
 export const SK = 'dGVzdHNlY3JldGtleTAxMjM0NTY3ODk=';
 export const PROJECT = 'proj-secret-7';
+/** The channel's data-plane key (Ark's API key for video tasks). */
+export const ARK_KEY = 'ark-data-plane-key-0123456789';
 /** The CreateAsset price: 0.002 in nano-units. */
 export const ASSET_PRICE = 2_000_000n;
 
@@ -49,7 +52,7 @@ channels:
   - name: ark
     type: volcengine
     base_url: https://ark.cn-beijing.volces.com/api/v3
-    keys: ["ark-data-plane-key-0123456789"]
+    keys: ["${ARK_KEY}"]
     control:
       url: ${fakeUrl}
       region: cn-beijing
@@ -91,9 +94,9 @@ async function read(response: Response): Promise<AssetAnswer> {
   return { status: response.status, body, headers: response.headers, text };
 }
 
-export async function startAssetGateway(options: { readonly processingMs?: number; readonly extra?: string } = {}): Promise<AssetGateway> {
+export async function startAssetGateway(options: { readonly processingMs?: number; readonly extra?: string; readonly logger?: Logger } = {}): Promise<AssetGateway> {
   const fake = await startFakeVolcengine({ accessKeyId: AK, secretAccessKey: SK, processingMs: options.processingMs ?? 200 });
-  const gw = await startGatewayUnderTest(assetConfig(fake.url, options.extra), { resolveHost: testResolver });
+  const gw = await startGatewayUnderTest(assetConfig(fake.url, options.extra), options.logger === undefined ? { resolveHost: testResolver } : { resolveHost: testResolver, logger: options.logger });
   const call = async (key: string | null, action: string, body?: unknown): Promise<AssetAnswer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== null) headers['authorization'] = `Bearer ${key}`;

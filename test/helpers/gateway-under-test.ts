@@ -1,6 +1,6 @@
 // Starts the real gateway in-process on a free loopback port, with a config written to a temp dir.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointRegistry } from '../../core/endpoints/registry.js';
@@ -71,6 +71,8 @@ export interface GatewayUnderTestOptions {
   readonly resolveHost?: HostResolver;
   /** How often the video poller looks for due tasks. */
   readonly videoPollTickMs?: number;
+  /** The config file's permission bits (chmod), when the test cares who may read it. */
+  readonly configMode?: number;
 }
 
 export async function startGatewayUnderTest(yaml: string, options: GatewayUnderTestOptions = {}): Promise<GatewayUnderTest> {
@@ -78,6 +80,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
   const configPath = join(dir, 'gateway.yaml');
   // A relative store path is relative to the config file's folder: `sqlite:./gateway.db` is this temp dir's.
   await writeFile(configPath, yaml);
+  if (options.configMode !== undefined) await chmod(configPath, options.configMode);
   const gateway = await startGateway({
     configPath,
     factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),

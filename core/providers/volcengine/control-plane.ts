@@ -4,6 +4,7 @@
 
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { readAtMost } from '../bounded-body.js';
+import { isRedirect, redirectRefused } from '../upstream-redirect.js';
 import { ASSET_API_VERSION, type AssetAction, type AssetLibrary, type LibraryAnswer } from '../../assets/library.js';
 import { GatewayError } from '../../errors.js';
 import { signControlRequest } from './sign.js';
@@ -65,6 +66,7 @@ export function createVolcengineLibrary(options: VolcengineLibraryOptions): Asse
         throw classify(err, signal);
       }
       const text = await readBounded(res, signal);
+      if (isRedirect(res.statusCode)) throw new GatewayError('GW_ERR_UPSTREAM_ERROR', redirectRefused('the asset library', res.statusCode), { upstreamStatus: res.statusCode });
       return { status: res.statusCode, body: parseEnvelope(text, res.statusCode) };
     },
     async close(): Promise<void> {

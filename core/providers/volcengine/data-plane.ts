@@ -16,6 +16,7 @@ import {
   VideoUpstreamError,
 } from '../../video/upstream.js';
 import { readAtMost } from '../bounded-body.js';
+import { isRedirect, redirectRefused } from '../upstream-redirect.js';
 import { answerError, bounded, isObject, MAX_CODE_CHARS, MAX_MESSAGE_CHARS, protocolError, transportError } from './data-plane-errors.js';
 
 const TASKS_PATH = '/contents/generations/tasks';
@@ -74,6 +75,7 @@ export function createArkVideoUpstream(): VideoUpstream {
       throw transportError(err, call.signal, ARK);
     }
     const text = await readText(res, call.signal);
+    if (isRedirect(res.statusCode)) throw protocolError(redirectRefused(ARK, res.statusCode));
     if (res.statusCode < 200 || res.statusCode > 299) throw answerError(res.statusCode, text, call.key);
     return text;
   }
@@ -120,7 +122,7 @@ export function createArkVideoUpstream(): VideoUpstream {
       const body = res.body;
       if (statusCode < 200 || statusCode > 299) {
         await body.dump({ limit: DISCARD_LIMIT_BYTES }).catch(() => undefined);
-        throw protocolError(`${FILE_HOST} answered HTTP ${statusCode}`);
+        throw protocolError(isRedirect(statusCode) ? redirectRefused(FILE_HOST, statusCode) : `${FILE_HOST} answered HTTP ${statusCode}`);
       }
       const type = headerValue(headers['content-type']);
       return {

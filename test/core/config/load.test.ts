@@ -208,7 +208,8 @@ describe('routes', () => {
     assert.deepEqual(config.routes, [
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },
-      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: recorded },
+      // Free, and held to a limit of its own: 100 requests per minute per key on the route.
+      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: [recorded[0], { use: 'rate-limit', with: { route_rpm: 100 }, path: ['(default)'] }, recorded[1], recorded[2]] },
       { path: '/v1/responses', at: ['(default)'], plugins: chain },
       { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
       { path: '/v1/images/generations', at: ['(default)'], plugins: chain },

@@ -143,3 +143,17 @@ describe('readAnthropicModelPages', () => {
     assert.equal(queries.length, 10);
   });
 });
+
+describe('a redirect', () => {
+  it('is not followed: the reason says the upstream redirected, never where to', async () => {
+    const before = seen.length;
+    handler = (_req, res) => {
+      res.writeHead(302, { location: 'https://elsewhere.example/v1/models?token=SECRET', 'content-type': 'application/json' });
+      res.end('{}');
+    };
+    const reason = await reasonOf(readOpenAIModelList(get, {}));
+    assert.match(reason, /answered HTTP 302, a redirect, which the gateway does not follow/);
+    assert.ok(!reason.includes('elsewhere') && !reason.includes('SECRET'), reason);
+    assert.equal(seen.length - before, 1, 'one call, nothing followed');
+  });
+});

@@ -81,3 +81,15 @@ test('an upstream error keeps its code, wire code and status; only the message c
   assert.equal(out.message, 'overloaded for [redacted]');
   assert.deepEqual([out.code, out.wireCode, out.upstreamStatus, out.retryAfter, out.status], [err.code, 'overloaded_error', 529, 3, err.status]);
 });
+
+test('a partial echo needs a mask or 12 characters of the key: its head alone in ordinary text is left', () => {
+  const key = 'upstream-Zq8w0123456789abcdefWXYZ';
+  assert.equal(scrubErrorText('upstream-Zq error, upstream-Z', [key]), 'upstream-Zq error, upstream-Z');
+  assert.equal(scrubErrorText(`key ${key.slice(0, 12)} refused`, [key]), 'key [redacted] refused');
+  assert.equal(scrubErrorText(`key ${key.slice(0, 8)}…${key.slice(-4)} refused`, [key]), 'key [redacted] refused');
+  // A base64 run holding the key at any byte offset is replaced whole.
+  for (const before of ['', 'a', 'ab', 'user:']) {
+    const encoded = Buffer.from(`${before}${key}`).toString('base64');
+    assert.equal(scrubErrorText(`auth ${encoded} refused`, [key]), 'auth [redacted] refused', before);
+  }
+});

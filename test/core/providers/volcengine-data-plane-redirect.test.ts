@@ -1,0 +1,103 @@
+// Ark's data plane and the video file's host answering 3xx (issue 40): never followed, the call fails as the
+// upstream's `unavailable` (502) saying it redirected, without the Location; one request, nothing sent after it.
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { ResolvedChannel } from '../../../core/config/resolved.js';
+import { createArkVideoUpstream } from '../../../core/providers/volcengine/data-plane.js';
+import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../core/video/upstream.js';
+
+const MODEL = 'doubao-seedance-2-0-260128';
+const KEY = 'ark-redirect-key-0123456789';
+const LOCATION = 'https://elsewhere.example/tasks?token=SECRET-TOKEN';
+
+function channel(baseUrl: string, overrides: { timeoutMs?: number; idleTimeoutMs?: number; headers?: Record<string, string> } = {}): ResolvedChannel {
+  return {
+    name: 'ark',
+    type: 'volcengine',
+    formats: ['video'],
+    dropParams: [],
+    baseUrl,
+    keys: [],
+    models: { patterns: [MODEL], aliases: new Map() },
+    priority: 0,
+    weight: 1,
+    timeoutMs: overrides.timeoutMs ?? 5_000,
+    idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000,
+    cooldownMs: 0,
+    modelsRefreshMs: 0,
+    headers: overrides.headers ?? {},
+    mock: { chunkDelayMs: 0, reply: null },
+    assets: false,
+  };
+}
+
+function callOf(baseUrl: string, key: string, overrides: Parameters<typeof channel>[1] = {}, signal = new AbortController().signal): TaskCall {
+  return { channel: channel(baseUrl, overrides), key, signal };
+}
+
+/** The call fails with a VideoUpstreamError of this kind, status and code; nothing it carries names `key`. */
+async function assertFails(promise: Promise<unknown>, kind: 'refused' | 'unavailable', status: number, code: string, key: string): Promise<VideoUpstreamError> {
+  let caught: unknown;
+  await assert.rejects(promise, (err: unknown) => {
+    caught = err;
+    return true;
+  });
+  assert.ok(caught instanceof VideoUpstreamError, String(caught));
+  assert.deepEqual({ kind: caught.kind, status: caught.status, code: caught.code }, { kind, status, code }, caught.message);
+  const told = [caught.message, caught.stack ?? '', String(caught.cause), (caught.cause as Error | undefined)?.stack ?? ''].join('\n');
+  assert.ok(!told.includes(key), told);
+  return caught;
+}
+
+describe('a data plane that redirects', () => {
+  let server: Server;
+  let url = '';
+  let calls = 0;
+  const ark: VideoUpstream = createArkVideoUpstream();
+
+  before(async () => {
+    server = createServer((req, res) => {
+      calls++;
+      req.resume();
+      res.writeHead(302, { location: LOCATION, 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await ark.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  async function refusal(promise: Promise<unknown>): Promise<VideoUpstreamError> {
+    let caught: unknown;
+    await assert.rejects(promise, (err: unknown) => {
+      caught = err;
+      return true;
+    });
+    assert.ok(caught instanceof VideoUpstreamError, String(caught));
+    assert.deepEqual({ kind: caught.kind, status: caught.status }, { kind: 'unavailable', status: 502 });
+    assert.match(caught.message, /answered HTTP 302, a redirect, which the gateway does not follow/);
+    assert.ok(!caught.message.includes('elsewhere') && !caught.message.includes('SECRET'), caught.message);
+    return caught;
+  }
+
+  it('a task created, read or cancelled: 502 unavailable saying Ark redirected', async () => {
+    const before = calls;
+    const call = callOf(`${url}/api/v3`, KEY);
+    await refusal(ark.create(call, { model: MODEL, content: [{ type: 'text', text: 'a cat' }] }));
+    await refusal(ark.get(call, 'cgt-1'));
+    await refusal(ark.cancel(call, 'cgt-1'));
+    assert.equal(calls - before, 3, 'one request each: nothing followed');
+  });
+
+  it("the video file's download: 502 saying its host redirected", async () => {
+    const error = await refusal(ark.download(callOf(`${url}/api/v3`, KEY), `${url}/video.mp4?sig=abc`));
+    assert.match(error.message, /^the video file's host answered/);
+  });
+});
