@@ -22,6 +22,7 @@ import { createVolcengineAssetFormat } from '../formats/volcengine-asset/index.j
 import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../formats/video/index.js';
 import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
 import type { HttpMethod } from './http-method.js';
+import { percentDecode } from './intake-names.js';
 
 export type { HttpMethod };
 
@@ -43,6 +44,24 @@ export interface Endpoint {
   readonly configurable?: false;
   /** What the `mock` channel answers here (providers/mock/answers.ts); an endpoint without one the mock does not serve. */
   readonly mock?: MockAnswer;
+  /**
+   * What of the request it reads as names, checked once when the request comes in (intake-names.ts): every path
+   * parameter and query parameter always, the model always, and of the body the fields listed here.
+   */
+  readonly reads?: BodyReads;
+}
+
+/**
+ * The query parameters and body fields an endpoint reads as names or keeps as text. Body fields are dotted paths
+ * from the body's top (`Filter.Name`; `*` is every item of an array: `Filter.GroupIds.*`).
+ */
+export interface BodyReads {
+  /** The query parameters it reads (all are checked; these are the ones it looks at, for the docs and the tests). */
+  readonly query?: readonly string[];
+  /** Ids, names, filters, cursors: no control character, lone surrogate or byte that was not UTF-8. */
+  readonly names?: readonly string[];
+  /** Free text the gateway stores (a note, a video prompt): the same, but line breaks and tabs are allowed. */
+  readonly texts?: readonly string[];
 }
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
@@ -60,10 +79,20 @@ const VIDEO_READ = ['auth', 'video'] as const;
 /** The console plugin signs its callers in itself (a session cookie). */
 const CONSOLE: readonly ChainStep[] = ['console'];
 
+// What each endpoint reads as names (Endpoint.reads), besides its path parameters and model, which are always checked.
+const CHAT_READS: BodyReads = { names: ['prompt_cache_key'] };
+const MESSAGES_READS: BodyReads = { names: ['metadata.user_id'] };
+const ASSET_READS: BodyReads = { names: ['Id', 'GroupId', 'Name', 'URL', 'ProjectName', 'Filter.Name', 'Filter.GroupIds.*'], texts: ['Description'] };
+const VIDEO_CREATE_READS: BodyReads = { names: ['seconds', 'size'], texts: ['prompt'] };
+const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'expires_at', 'models.*', 'ips.*'] };
+const CREDIT_READS: BodyReads = { names: ['amount', 'idempotency_key'], texts: ['note'] };
+const BIND_READS: BodyReads = { names: ['key'] };
+const USAGE_QUERY: BodyReads = { query: ['from', 'to', 'key_id', 'model', 'route', 'request_id', 'status', 'cursor', 'limit', 'account'] };
+
 /** The endpoints the gateway serves out of the box. */
 export const ENDPOINTS: readonly Endpoint[] = [
-  { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED, mock: MOCK_CHAT },
-  { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED, mock: MOCK_MESSAGES },
+  { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED, mock: MOCK_CHAT, reads: CHAT_READS },
+  { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED, mock: MOCK_MESSAGES, reads: MESSAGES_READS },
   // Not billed, but metered: the record shows who counted what, and the request counts in the metrics.
   {
     method: 'POST',
@@ -72,8 +101,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     createFormat: createAnthropicCountTokensFormat,
     chain: COUNT_TOKENS,
     mock: MOCK_COUNT_TOKENS,
+    reads: MESSAGES_READS,
   },
-  { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES },
+  { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES, reads: CHAT_READS },
   {
     method: 'POST',
     path: '/v1/responses/compact',
@@ -81,6 +111,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     createFormat: createOpenAIResponsesCompactFormat,
     chain: METERED,
     mock: MOCK_COMPACT,
+    reads: CHAT_READS,
   },
   {
     method: 'POST',
@@ -100,58 +131,59 @@ export const ENDPOINTS: readonly Endpoint[] = [
     wire: 'volcengine-asset',
     createFormat: createVolcengineAssetFormat,
     chain: ['auth', 'rate-limit', 'quota', 'meter', 'asset-store'],
+    reads: ASSET_READS,
   },
   // Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
   // that made them only. A task's money is the video plugin's own (reserved at submission, settled when it ends), so
   // its creation has no quota step; meter records the submission.
-  { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE },
+  { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
   { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-  { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE },
-  { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+  { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
+  { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, reads: { query: ['after', 'limit', 'order'] } },
   { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
   { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
   { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
   // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
-  { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'] },
+  { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'], reads: { query: ['limit', 'after_id', 'before_id'] } },
   { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },
   // A key's own money: its balance and spend, and the legacy OpenAI billing routes chat front-ends read.
   { method: 'GET', path: '/v1/me', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
   { method: 'GET', path: '/v1/dashboard/billing/subscription', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
-  { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
+  { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'], reads: { query: ['start_date', 'end_date'] } },
   // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
   { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: KEY_READS },
+  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: KEY_READS },
   { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
   { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: { names: ['name'], texts: ['description'] } },
   { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: CREDIT_READS },
   { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: { query: ['offset', 'key', 'account'] } },
+  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: BIND_READS },
   // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
-  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name', 'admin_token'], texts: ['password'] } },
   { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['token'], texts: ['password'] } },
+  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name'] } },
+  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['from', 'to', 'bucket', 'account'] } },
+  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['account'] } },
+  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: KEY_READS },
+  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: KEY_READS },
   { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: USAGE_QUERY },
+  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: USAGE_QUERY },
+  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['cursor', 'limit', 'account'] } },
+  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['offset', 'account'] } },
+  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: BIND_READS },
+  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['offset', 'key', 'account'] } },
   { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name', 'groups.*'], texts: ['description'] } },
+  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['groups.*'] } },
+  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: CREDIT_READS },
   { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
   { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
@@ -276,7 +308,8 @@ function pathWith(segments: readonly Segment[], params: Readonly<Record<string, 
 
 /**
  * A pattern's parameters in `parts` (a path's segments), or null when it does not match. A parameter is one
- * non-empty segment, decoded, at most MAX_PARAM_CHARS long, and not `.` or `..` (no id is).
+ * non-empty segment, decoded, at most MAX_PARAM_CHARS long, and not `.` or `..` (no id is); bytes that are not UTF-8
+ * are decoded as U+FFFD, which the intake refuses.
  */
 function paramsOf(segments: readonly Segment[], parts: readonly string[]): Record<string, string> | null {
   if (segments.length !== parts.length) return null;
@@ -292,7 +325,8 @@ function paramsOf(segments: readonly Segment[], parts: readonly string[]): Recor
       try {
         value = decodeURIComponent(part);
       } catch {
-        return null;
+        // Not UTF-8 once decoded: matched all the same, so that its route refuses it in its own shape (intake-names.ts).
+        value = percentDecode(part, false);
       }
       if (value.length > MAX_PARAM_CHARS || value === '.' || value === '..') return null;
       params[segment.param] = value;

@@ -11,6 +11,7 @@ import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
 import { jsonTypeOf, type JsonType } from './field-reader.js';
 import { fillUndecoded, readSkeleton, type Skeleton } from './json-skeleton.js';
+import { RepeatedKeys } from './repeated-keys.js';
 import type { ScanMemory } from './scan-memory.js';
 
 /** The first thing wrong with a body, independent of any API's wording. */
@@ -40,20 +41,29 @@ export interface JsonBody {
 /** Returns the checked body; throws the format's GatewayError for the first problem. */
 export type JsonBodyReader = (body: BodyBytes) => JsonBody;
 
+/**
+ * Fields the gateway reads beside the schema's (the output caps, Responses' `store`, the conversation): a repeat of
+ * any of them is refused like a repeat of a field the schema names.
+ */
+const ALSO_READ: readonly string[] = ['max_tokens', 'max_completion_tokens', 'max_output_tokens', 'store', 'prompt_cache_key', 'metadata', 'stream', 'model'];
+
 /** Bodies up to this size are parsed whole at once: JSON.parse is native and, this small, cheaper than a skeleton. */
 const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
 
 export function createJsonBodyReader(schemaFile: string, word: ProblemWording, memory: ScanMemory): JsonBodyReader {
   const schema: unknown = JSON.parse(readFileSync(join(findSchemaDir(), 'api', schemaFile), 'utf8'));
   const validate = new Ajv({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const repeats = new RepeatedKeys([...Object.keys(properties), ...ALSO_READ]);
 
-  const parseWhole = (raw: Buffer): unknown => {
+  const parseText = (text: string): unknown => {
     try {
-      return JSON.parse(raw.toString('utf8'));
+      return JSON.parse(text);
     } catch (err) {
       throw word({ kind: 'json', detail: (err as Error).message });
     }
   };
+  const parseWhole = (raw: Buffer): unknown => parseText(raw.toString('utf8'));
 
   // The head becomes the whole body (its undecoded strings filled in); where filling cannot give JSON.parse's
   // result (fillUndecoded says when), or a string is bad, the whole body is parsed, which also words the error
@@ -71,19 +81,26 @@ export function createJsonBodyReader(schemaFile: string, word: ProblemWording, m
     let whole: unknown;
     let head: unknown;
     let skeleton: Skeleton | null = null;
+    let repeated: string | null;
     if (body.length <= WHOLE_PARSE_MAX_BYTES) {
-      head = whole = parseWhole(body.joined());
+      const raw = body.joined();
+      const text = raw.toString('utf8');
+      head = whole = parseText(text);
+      repeated = repeats.find(raw, text);
     } else {
       try {
         skeleton = readSkeleton(body, memory);
         head = skeleton.value;
         // Edits of this body (json-edit.ts) start from these positions instead of walking it again.
         body.topLevel = skeleton.topLevel;
+        repeated = skeleton.topLevel === null ? repeats.find(body.joined(), null) : repeats.find(body.joined(), null, skeleton.topLevel);
       } catch {
         // The real parser words the syntax error (and should it accept what the skeleton refused, its result stands).
         head = whole = parseWhole(body.joined());
+        repeated = repeats.find(body.joined(), null);
       }
     }
+    if (repeated !== null) throw word({ kind: 'invalid', path: [repeated], keyword: 'uniqueKeys', detail: 'is given more than once; send each field once' });
     if (!validate(head)) throw word(toProblem(validate.errors?.[0], head));
     const checked = head as Record<string, unknown>;
     return {

@@ -5,6 +5,7 @@ import { clientAddressOf } from '../keys/address-list.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { EndpointMatch } from '../endpoints/registry.js';
+import { urlProblem } from '../endpoints/intake-names.js';
 import { GatewayError } from '../errors.js';
 import { logFinished } from '../logging/request-log.js';
 import type { BodySource } from '../pipeline/body-source.js';
@@ -36,13 +37,21 @@ export async function servePipelineRoute(
     refuse(runtime, req, res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route is configured for ${key}.`), gateway.formats.get(key), id);
     return;
   }
+  const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(matched.path, req.headers);
+  const query = queryOf(req.url);
+  // Names in the path and query are refused before anything runs, whoever asks (nothing of them is read first).
+  const problem = urlProblem(matched.params, query);
+  if (problem !== null) {
+    closeLingering(res);
+    refuse(runtime, req, res, problem, format, id);
+    return;
+  }
   const abort = new ClientAbort();
   const onClose = (): void => {
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-  const format = chain.format.forCaller === undefined ? chain.format : chain.format.forCaller(matched.path, req.headers);
-  const ctx = new RequestState(id, key, queryOf(req.url), format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
+  const ctx = new RequestState(id, key, query, format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
   ctx.clientAddress = clientAddressOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], gateway.trustedProxies);
   const untrack = runtime.track({ abort, res });
   gateway.enter();

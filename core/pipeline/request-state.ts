@@ -7,7 +7,8 @@
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
 import type { HttpMethod } from '../endpoints/http-method.js';
-import { NO_PARAMS, type EndpointMatch } from '../endpoints/registry.js';
+import { bodyProblem } from '../endpoints/intake-names.js';
+import { NO_PARAMS, type BodyReads, type EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -41,6 +42,8 @@ export class RequestState implements RequestContext {
   private failure: GatewayError | null = null;
   private body: BodyBytes | null;
   private readonly source: BodySource | null;
+  /** The body fields its endpoint reads as names, checked once decoded (intake-names.ts). */
+  private readonly reads: BodyReads | undefined;
 
   constructor(
     readonly id: string,
@@ -60,6 +63,7 @@ export class RequestState implements RequestContext {
     this.path = matched?.path ?? route;
     this.body = body instanceof BodyBytes ? body : null;
     this.source = body instanceof BodyBytes ? null : body;
+    this.reads = matched?.endpoint.reads;
   }
 
   /** Reads the body from its source, once; nothing to wait for when it is already here. */
@@ -97,8 +101,12 @@ export class RequestState implements RequestContext {
     }
     try {
       const contentType = this.headers['content-type'];
-      this.decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined, this.params);
-      return this.decoded;
+      const decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined, this.params);
+      // Before anything reads them: no plugin, store or upstream ever sees a name the intake would refuse.
+      const problem = bodyProblem(decoded.head, decoded.model, this.reads);
+      if (problem !== null) throw problem;
+      this.decoded = decoded;
+      return decoded;
     } catch (err) {
       this.failure = toGatewayError(err);
       throw this.failure;

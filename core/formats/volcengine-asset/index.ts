@@ -12,6 +12,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../format.js';
 import { LazyRequest } from '../lazy-request.js';
 import { plainFormat } from '../plain-format.js';
+import { RepeatedKeys } from '../repeated-keys.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './envelope.js';
 import { unknownFieldMessage } from './field-spelling.js';
 
@@ -93,6 +94,7 @@ export function createVolcengineAssetFormat(): ClientFormat {
       return [action, { schema, validate: ajv.compile(schema as object) }];
     }),
   );
+  const repeats = new RepeatedKeys(null);
   function decodeRequest(raw: BodyBytes, _contentType?: string, params?: Readonly<Record<string, string>>): ParsedRequest {
     const action = params?.['action'] ?? '';
     const check = checks.get(action);
@@ -106,6 +108,9 @@ export function createVolcengineAssetFormat(): ClientFormat {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_JSON', 'The body must be a JSON object with the action\'s fields, such as {"Name":"my-group"}.');
     }
+    // JSON.parse keeps the last of a repeated field; the library might read the first.
+    const repeated = raw.length === 0 ? null : repeats.find(raw.joined(), null);
+    if (repeated !== null) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${repeated.slice(0, 64)} is given more than once; send each field once.`, { param: repeated });
     if (check.validate(body) !== true) throw refusal(check, check.validate.errors ?? []);
     const head = body as Record<string, unknown>;
     return new LazyRequest(raw, head, { whole: () => head }, '', false, null, undefined, undefined, operationOf(action));
