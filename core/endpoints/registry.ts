@@ -43,7 +43,21 @@ export interface Endpoint {
   readonly configurable?: false;
   /** What the `mock` channel answers here (providers/mock/answers.ts); an endpoint without one the mock does not serve. */
   readonly mock?: MockAnswer;
+  /**
+   * Its body family, which caps the body (http/body-intake.ts, 413 past it): none, an API route's (server.body_limit);
+   * `control`, the admin and console JSON (CONTROL_BODY_LIMIT); `open`, a route that serves callers with no
+   * credential at all (sign-in, a password link, the console's pages: OPEN_BODY_LIMIT), so that what anyone may make
+   * the gateway read stays a few KB. Every other route checks its caller in the head phase, before any body byte.
+   */
+  readonly body?: BodyFamily;
 }
+
+export type BodyFamily = 'control' | 'open';
+
+/** The admin API's and the console's JSON: a key's edit, a credit, a user's name; never a prompt. */
+export const CONTROL_BODY_LIMIT = 64 * 1024;
+/** A name and a password, or a link's token and a new password (password.ts: at most 256 characters). */
+export const OPEN_BODY_LIMIT = 4 * 1024;
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
 
@@ -118,47 +132,47 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/v1/dashboard/billing/subscription', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
   { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
   // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
-  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
+  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
   // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
-  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/config/reload', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/config/reload', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
   // The pages: index.html at /console, its script and style under /console/assets/.
-  { method: 'GET', path: '/console', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/assets/{file}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'GET', path: '/console/', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'GET', path: '/console/assets/{file}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
 ];
 
 /**

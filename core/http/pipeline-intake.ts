@@ -31,7 +31,7 @@ export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
       answer(runtime, req, res, shuttingDownError());
       return true;
     }
-    servePipelineRoute(runtime, matched, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {
+    servePipelineRoute(runtime, matched, req, res, bodies.source(req, res, expectsContinue, matched.endpoint.body)).catch((failure: unknown) => {
       // runChain answers every error itself; this is a bug, and the caller still gets an answer (logged with its
       // stack).
       answer(runtime, req, res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: failure }));

@@ -7,7 +7,7 @@
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
 import type { HttpMethod } from '../endpoints/http-method.js';
-import { NO_PARAMS, type EndpointMatch } from '../endpoints/registry.js';
+import { NO_PARAMS, type BodyFamily, type EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -36,6 +36,7 @@ export class RequestState implements RequestContext {
   readonly method: HttpMethod | 'HEAD';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
+  readonly bodyFamily: BodyFamily | undefined;
   private decoded: ParsedRequest | null = null;
   private failure: GatewayError | null = null;
   private body: BodyBytes | null;
@@ -56,6 +57,7 @@ export class RequestState implements RequestContext {
   ) {
     this.method = head ? 'HEAD' : (matched?.endpoint.method ?? 'POST');
     this.params = matched?.params ?? NO_PARAMS;
+    this.bodyFamily = matched?.endpoint.body;
     this.path = matched?.path ?? route;
     this.body = body instanceof BodyBytes ? body : null;
     this.source = body instanceof BodyBytes ? null : body;
