@@ -98,6 +98,10 @@ export interface Server {
    */
   metrics_listen?: string;
   /**
+   * host:port of a separate listener that serves the admin API (/admin/*) only; the main port then answers 404 there.
+   */
+  admin_listen?: string;
+  /**
    * Addresses or CIDRs of the proxies in front of the gateway. A request from one of them is taken to come from the nearest address in X-Forwarded-For that is not itself a trusted proxy (for key IP allow-lists and the console's sign-in limits). Without it, the TCP peer's address.
    *
    * @maxItems 100

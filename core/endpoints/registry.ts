@@ -183,6 +183,11 @@ export function routeKeyOf(endpoint: Pick<Endpoint, 'method' | 'path'>): string 
   return endpoint.method === 'POST' ? endpoint.path : `${endpoint.method} ${endpoint.path}`;
 }
 
+/** The admin API's endpoints: the ones server.admin_listen moves to a listener of their own. */
+export function isAdminEndpoint(endpoint: Pick<Endpoint, 'path'>): boolean {
+  return endpoint.path.startsWith('/admin/');
+}
+
 /** A request's endpoint: its route key, and the values of its path's `{name}` segments. */
 export interface EndpointMatch {
   readonly endpoint: Endpoint;
