@@ -1,6 +1,6 @@
-// Issue 40, finding 2: every console and admin route refuses a caller without its credential (a session, with its
-// CSRF token for a change; the admin token) before it reads the body, and the routes open to anyone (sign-in, a
-// password link, the pages) cap their bodies at a few KB. The routes come from the registry, so one added later is
+// Issue 40, finding 2: every route refuses a caller without its credential (a key; the admin token; a console
+// session, with its CSRF token for a change) before it reads the body, and the routes open to anyone (sign-in, a
+// password link, the console's pages) cap their bodies at a few KB. The routes come from the registry, so one added later is
 // covered. Each attacker announces (or streams, chunked) 32 MB, sends 48 KB of it and stalls: the answer must come
 // while it stalls, so the gateway answered having read less than 64 KB. Meanwhile a key's /v1/messages is served.
 
@@ -78,9 +78,9 @@ async function attack(label: string, method: string, path: string, chunked: bool
 
 const codeOf = (body: Record<string, unknown>): unknown => (body['error'] as Record<string, unknown> | undefined)?.['code'];
 
-test('8 stalled 32 MB bodies to every console and admin route without credentials: 401 (413 on the open ones) before 64 KB; /v1/messages is served meanwhile', async () => {
-  const routes = BUILTIN_ENDPOINTS.all.filter((e) => e.path.startsWith('/console') || e.path.startsWith('/admin/'));
-  assert.ok(routes.length >= 39, `the registry lists ${routes.length} console and admin routes`);
+test('8 stalled 32 MB bodies to every route of the registry without credentials: 401 (413 on the open ones) before 64 KB; /v1/messages is served meanwhile', async () => {
+  const routes = BUILTIN_ENDPOINTS.all;
+  assert.ok(routes.filter((e) => e.path.startsWith('/console') || e.path.startsWith('/admin/')).length >= 39, 'the console and admin routes are there');
   const attacks: { readonly route: Endpoint; readonly attack: Attack }[] = [];
   for (const route of routes) {
     for (let i = 0; i < ATTACKERS_PER_ROUTE; i++) {
@@ -109,8 +109,10 @@ test('8 stalled 32 MB bodies to every console and admin route without credential
     const answer = parseAnswer(answers[i] as string);
     const open = route.body === 'open';
     const expected = open ? 413 : 401;
-    const code = open ? 'request_too_large' : route.path.startsWith('/admin/') ? 'invalid_admin_token' : 'not_signed_in';
-    assert.deepEqual([answer.status, codeOf(answer.body)], [expected, code], `${a.label}: ${(answers[i] as string).slice(0, 300)}`);
+    // The API routes answer in their callers' shapes (OpenAI's, Anthropic's, Volcengine's): their status is the point.
+    const code = open ? 'request_too_large' : route.path.startsWith('/admin/') ? 'invalid_admin_token' : route.path.startsWith('/console') ? 'not_signed_in' : undefined;
+    const got = code === undefined ? [answer.status] : [answer.status, codeOf(answer.body)];
+    assert.deepEqual(got, code === undefined ? [expected] : [expected, code], `${a.label}: ${(answers[i] as string).slice(0, 300)}`);
     assert.ok(a.writtenAtAnswer >= 0 && a.writtenAtAnswer <= SENT + 16, `${a.label}: answered after ${a.writtenAtAnswer} bytes`);
     counts.set(String(expected), (counts.get(String(expected)) ?? 0) + 1);
     a.exchange.socket.destroy();
