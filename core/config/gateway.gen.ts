@@ -62,7 +62,7 @@ export interface Server {
   port?: number;
   host?: string;
   /**
-   * Largest accepted request body in bytes (413 above it).
+   * Largest accepted request body of an API route in bytes (413 above it); the admin and console routes have smaller caps of their own (README, Bodies by route family).
    */
   body_limit?: number;
   /**

@@ -239,6 +239,9 @@ export class EndpointRegistry {
     for (const endpoint of all) {
       const key = routeKeyOf(endpoint);
       if (byKey.has(key)) throw new Error(`two endpoints of a registry are ${key}`);
+      // Without a family a body may be as large as an API's (server.body_limit): the admin and console routes, whose
+      // chains the config cannot change, say which of theirs it is, so a new one cannot forget.
+      if (endpoint.configurable === false && endpoint.body === undefined) throw new Error(`${key}: a route of the admin API or the console declares its body family`);
       byKey.set(key, endpoint);
       if (isPattern(endpoint.path)) patterns.push({ endpoint, key, segments: segmentsOf(endpoint.path) });
       else exact.set(endpoint.path, [...(exact.get(endpoint.path) ?? []), { endpoint, key, params: NO_PARAMS, path: endpoint.path }]);
