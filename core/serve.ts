@@ -9,6 +9,7 @@ import { parseConfig, readConfigText } from './config/load.js';
 import { worldReadableSecretsWarning } from './config/secret-file-mode.js';
 import { ConfigError, type ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
+import { listenForAdmin } from './http/admin-listener.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logging/logger.js';
@@ -61,6 +62,8 @@ export interface RunningGateway {
   readonly url: string;
   /** The server.metrics_listen listener's URL, or null when /metrics is on the main port. */
   readonly metricsUrl: string | null;
+  /** The server.admin_listen listener's URL, or null when /admin/* is on the main port. */
+  readonly adminUrl: string | null;
   readonly port: number;
   /** The store it opened, as it may be logged: an absolute sqlite path, never a password. */
   readonly store: string;
@@ -171,6 +174,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const port = (app.server.address() as AddressInfo).port;
   const { metricsListen } = config.server;
   const metricsServer = metricsListen === null ? null : await listenForMetrics(runtime, metricsListen.host, metricsListen.port);
+  const { adminListen } = config.server;
+  const adminServer = adminListen === null ? null : await listenForAdmin(runtime, config.server, adminListen.host, adminListen.port);
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
 
   const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -225,9 +230,11 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     runtime.beginShutdown();
     const listenerClosed = app.close();
     const metricsClosed = metricsServer === null ? Promise.resolve() : closeServer(metricsServer);
+    const adminClosed = adminServer === null ? Promise.resolve() : closeServer(adminServer);
     await runtime.drained(runtime.current.config.server.shutdownGraceMs);
     await listenerClosed;
     await metricsClosed;
+    await adminClosed;
     await videoPoller.stop();
     await pruner.stop();
     await runtime.close();
@@ -240,6 +247,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   return {
     url: urlOf(config.server.host, port),
     metricsUrl: metricsServer === null || metricsListen === null ? null : urlOf(metricsListen.host, (metricsServer.address() as AddressInfo).port),
+    adminUrl: adminServer === null || adminListen === null ? null : urlOf(adminListen.host, (adminServer.address() as AddressInfo).port),
     port,
     store: describeStoreUrl(config.store.url),
     runtime,
@@ -279,6 +287,7 @@ function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
     c.server.headerTimeoutMs,
     c.server.maxInflightBodyBytes,
     JSON.stringify(c.server.metricsListen),
+    JSON.stringify(c.server.adminListen),
     c.store.url,
     c.store.journalPath,
     c.store.journalMaxRecords,

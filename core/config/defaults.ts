@@ -14,6 +14,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   maxInflightBodyBytes: 268_435_456,
   metricsToken: null,
   metricsListen: null,
+  adminListen: null,
   trustedProxies: [],
 };
 

@@ -62,7 +62,7 @@ export interface Server {
   port?: number;
   host?: string;
   /**
-   * Largest accepted request body in bytes (413 above it).
+   * Largest accepted request body of an API route in bytes (413 above it); the admin and console routes have smaller caps of their own (README, Bodies by route family).
    */
   body_limit?: number;
   /**
@@ -97,6 +97,10 @@ export interface Server {
    * host:port of a separate listener that serves /metrics (and /healthz) only; /metrics then leaves the main port.
    */
   metrics_listen?: string;
+  /**
+   * host:port of a separate listener that serves the admin API (/admin/*) only; the main port then answers 404 there.
+   */
+  admin_listen?: string;
   /**
    * Addresses or CIDRs of the proxies in front of the gateway. A request from one of them is taken to come from the nearest address in X-Forwarded-For that is not itself a trusted proxy (for key IP allow-lists and the console's sign-in limits). Without it, the TCP peer's address.
    *

@@ -44,6 +44,7 @@ export function resolveConfig(
       maxInflightBodyBytes: server.max_inflight_body_bytes ?? SERVER_DEFAULTS.maxInflightBodyBytes,
       metricsToken: server.metrics_token ?? SERVER_DEFAULTS.metricsToken,
       metricsListen: server.metrics_listen === undefined ? SERVER_DEFAULTS.metricsListen : hostAndPort(server.metrics_listen),
+      adminListen: server.admin_listen === undefined ? SERVER_DEFAULTS.adminListen : hostAndPort(server.admin_listen),
       trustedProxies: server.trusted_proxies ?? SERVER_DEFAULTS.trustedProxies,
     },
     // Against the config file's folder, not the working directory: the server and a `gateway keys` run from

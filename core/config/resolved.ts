@@ -34,6 +34,8 @@ export interface ResolvedServer {
   readonly metricsToken: string | null;
   /** A separate listener for /metrics, or null to serve it on the main port. */
   readonly metricsListen: { readonly host: string; readonly port: number } | null;
+  /** A separate listener for the admin API (/admin/*, then off the main port), or null to serve it on the main port. */
+  readonly adminListen: { readonly host: string; readonly port: number } | null;
   /** Proxies whose X-Forwarded-For names the client (addresses or CIDRs). */
   readonly trustedProxies: readonly string[];
 }

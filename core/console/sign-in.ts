@@ -1,8 +1,9 @@
 // Signing in to the console: a name and password checked against the store, or the operator's admin token; a
 // session made server-side (the cookie carries a random token, the store its digest) with its CSRF token; logout;
-// one-time links that set a password. Failed sign-ins are limited per name and per address through the gateway's
-// Limiter (shared by the fleet with Redis): each failure takes one of FAILURES_PER_MINUTE from both buckets, a
-// sign-in finding either empty is refused before its password is checked.
+// one-time links that set a password. Failed sign-ins are limited per address and per name through the gateway's
+// Limiter (shared by the fleet with Redis): each failure takes one from both buckets, a sign-in finding either empty
+// is refused before its password is checked. The admin API's token guesses take from the same address bucket
+// (limitAdminToken), so the token is no cheaper to guess there than here.
 
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors.js';
@@ -12,10 +13,16 @@ import type { ConsoleStore, ConsoleUser } from '../store/console-store.js';
 import { hashPassword, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, verifyPassword } from './password.js';
 
 /**
- * Wrong passwords allowed per name and per address: ten at once, then one every 6 s as the bucket refills (the
+ * Wrong passwords (or admin tokens) allowed per address: ten at once, then one every 6 s as the bucket refills (the
  * eleventh in a row is refused).
  */
 const FAILURES_PER_MINUTE = 10;
+/**
+ * Wrong passwords allowed per name, from all addresses together: ten times an address's, so that one address (held
+ * to FAILURES_PER_MINUTE, refilled ten times slower than this) can never empty it and lock the user out everywhere,
+ * as OWASP warns an account lockout lets anyone do; it still bounds a guess at one name spread over many addresses.
+ */
+export const NAME_FAILURES_PER_MINUTE = 100;
 /** Sign-in attempts per address per minute, right or wrong: each costs a scrypt. */
 const ATTEMPTS_PER_MINUTE = 30;
 /** Password and token checks at once, per process (scrypt runs on libuv's small thread pool, shared with fs and dns). */
@@ -64,7 +71,7 @@ export class ConsoleSignIn {
 
   /** Signs a user in; 401 for a wrong name or password (the same answer), 429 after too many failures. */
   async withPassword(name: string, password: string, address: string): Promise<SignedIn> {
-    const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`), ...addressBuckets(address)]);
+    const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`, NAME_FAILURES_PER_MINUTE), ...addressBuckets(address)]);
     let accepted = false;
     try {
       const user = name.length <= 64 ? await this.#options.store.findUser({ name }) : undefined;
@@ -101,6 +108,22 @@ export class ConsoleSignIn {
     } finally {
       await this.#finish(ticket, accepted);
     }
+  }
+
+  /**
+   * An admin API call's token, `right` or not, counted against its address's failure bucket, the one sign-ins use:
+   * once ten wrong ones (admin tokens or passwords) emptied it, 429 whatever the token, until it refills (one every
+   * 6 s). A right token gives its attempt back. No attempts bucket and no scrypt here: scripts call the admin API
+   * often, and comparing a token costs nothing.
+   */
+  async limitAdminToken(right: boolean, address: string): Promise<void> {
+    const admission = await this.#options.limiter.admit([failureBucket(address)], 1);
+    if (!admission.admitted) {
+      const retryAfter = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+      throw new GatewayError('GW_ERR_RATE_LIMITED', `Too many wrong admin tokens from this address; try again in ${retryAfter} s.`, { retryAfter });
+    }
+    await this.#options.limiter.finish(admission.ticket, right ? 0 : 1);
+    if (!right) throw new GatewayError('GW_ERR_ADMIN_UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer <admin_token>).');
   }
 
   /** Ends every session opened with the admin token (it changed: a leaked one must open nothing more). */
@@ -199,17 +222,24 @@ export class ConsoleSignIn {
 }
 
 /** A failure bucket: tpm, not rpm, because its tokens can be given back (a success) and a request's count cannot. */
-function bucket(subject: string): LimitCheck {
-  return { subject: `console-sign-in:${subject}`, scope: 'key', label: 'console sign-ins', tpm: FAILURES_PER_MINUTE };
+function bucket(subject: string, perMinute = FAILURES_PER_MINUTE): LimitCheck {
+  return { subject: `console-sign-in:${subject}`, scope: 'key', label: 'console sign-ins', tpm: perMinute };
 }
 
-/**
- * An address's buckets: its failures, and all its attempts (successes too, never given back: each costs a scrypt).
- * IPv6 clients are counted by /64, what one host is usually given.
- */
+/** IPv6 clients are counted by /64, what one host is usually given. */
+function addressKey(address: string): string {
+  return isIP(address) === 6 ? prefix64(address) : address;
+}
+
+/** An address's failures: wrong passwords, made-up links and wrong admin tokens (console and admin API alike). */
+function failureBucket(address: string): LimitCheck {
+  return bucket(`address:${addressKey(address)}`);
+}
+
+/** An address's buckets: its failures, and all its attempts (successes too, never given back: each costs a scrypt). */
 function addressBuckets(address: string): LimitCheck[] {
-  const key = isIP(address) === 6 ? prefix64(address) : address;
-  return [bucket(`address:${key}`), { subject: `console-sign-in-all:${key}`, scope: 'key', label: 'console sign-ins', rpm: ATTEMPTS_PER_MINUTE }];
+  const key = addressKey(address);
+  return [failureBucket(address), { subject: `console-sign-in-all:${key}`, scope: 'key', label: 'console sign-ins', rpm: ATTEMPTS_PER_MINUTE }];
 }
 
 /** The first four groups of an IPv6 address, expanded (`2001:db8:0:1::/64`). */

@@ -45,6 +45,13 @@ export interface Endpoint {
   /** What the `mock` channel answers here (providers/mock/answers.ts); an endpoint without one the mock does not serve. */
   readonly mock?: MockAnswer;
   /**
+   * Its body family, which caps the body (http/body-intake.ts, 413 past it): none, an API route's (server.body_limit);
+   * `control`, the admin and console JSON (CONTROL_BODY_LIMIT); `open`, a route that serves callers with no
+   * credential at all (sign-in, a password link, the console's pages: OPEN_BODY_LIMIT), so that what anyone may make
+   * the gateway read stays a few KB. Every other route checks its caller in the head phase, before any body byte.
+   */
+  readonly body?: BodyFamily;
+  /**
    * What of the request it reads as names, checked once when the request comes in (intake-names.ts): every path
    * parameter and query parameter always, the model always, and of the body the fields listed here.
    */
@@ -63,6 +70,13 @@ export interface BodyReads {
   /** Free text the gateway stores (a note, a video prompt): the same, but line breaks and tabs are allowed. */
   readonly texts?: readonly string[];
 }
+
+export type BodyFamily = 'control' | 'open';
+
+/** The admin API's and the console's JSON: a key's edit, a credit, a user's name; never a prompt. */
+export const CONTROL_BODY_LIMIT = 64 * 1024;
+/** A name and a password, or a link's token and a new password (password.ts: at most 256 characters). */
+export const OPEN_BODY_LIMIT = 4 * 1024;
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
 
@@ -151,47 +165,47 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/v1/dashboard/billing/subscription', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
   { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'], reads: { query: ['start_date', 'end_date'] } },
   // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
-  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: KEY_READS },
-  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: KEY_READS },
-  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: { names: ['name'], texts: ['description'] } },
-  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: CREDIT_READS },
-  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false },
-  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: { query: ['offset', 'key', 'account'] } },
-  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false, reads: BIND_READS },
+  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: KEY_READS },
+  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: KEY_READS },
+  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: { names: ['name'], texts: ['description'] } },
+  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: CREDIT_READS },
+  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
+  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: { query: ['offset', 'key', 'account'] } },
+  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: BIND_READS },
   // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
-  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name', 'admin_token'], texts: ['password'] } },
-  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['token'], texts: ['password'] } },
-  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name'] } },
-  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['from', 'to', 'bucket', 'account'] } },
-  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['account'] } },
-  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: KEY_READS },
-  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: KEY_READS },
-  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: USAGE_QUERY },
-  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: USAGE_QUERY },
-  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['cursor', 'limit', 'account'] } },
-  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['offset', 'account'] } },
-  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: BIND_READS },
-  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { query: ['offset', 'key', 'account'] } },
-  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['name', 'groups.*'], texts: ['description'] } },
-  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: { names: ['groups.*'] } },
-  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, reads: CREDIT_READS },
-  { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'POST', path: '/console/api/config/reload', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open', reads: { names: ['name', 'admin_token'], texts: ['password'] } },
+  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open', reads: { names: ['token'], texts: ['password'] } },
+  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['name'] } },
+  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['from', 'to', 'bucket', 'account'] } },
+  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['account'] } },
+  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: KEY_READS },
+  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: KEY_READS },
+  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: USAGE_QUERY },
+  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: USAGE_QUERY },
+  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['cursor', 'limit', 'account'] } },
+  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['offset', 'account'] } },
+  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: BIND_READS },
+  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['offset', 'key', 'account'] } },
+  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['name', 'groups.*'], texts: ['description'] } },
+  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['groups.*'] } },
+  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: CREDIT_READS },
+  { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
+  { method: 'POST', path: '/console/api/config/reload', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
   // The pages: index.html at /console, its script and style under /console/assets/.
-  { method: 'GET', path: '/console', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
-  { method: 'GET', path: '/console/assets/{file}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false },
+  { method: 'GET', path: '/console', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'GET', path: '/console/', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
+  { method: 'GET', path: '/console/assets/{file}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
 ];
 
 /**
@@ -200,6 +214,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
  */
 export function routeKeyOf(endpoint: Pick<Endpoint, 'method' | 'path'>): string {
   return endpoint.method === 'POST' ? endpoint.path : `${endpoint.method} ${endpoint.path}`;
+}
+
+/** The admin API's endpoints: the ones server.admin_listen moves to a listener of their own. */
+export function isAdminEndpoint(endpoint: Pick<Endpoint, 'path'>): boolean {
+  return endpoint.path.startsWith('/admin/');
 }
 
 /** A request's endpoint: its route key, and the values of its path's `{name}` segments. */
@@ -253,6 +272,9 @@ export class EndpointRegistry {
     for (const endpoint of all) {
       const key = routeKeyOf(endpoint);
       if (byKey.has(key)) throw new Error(`two endpoints of a registry are ${key}`);
+      // Without a family a body may be as large as an API's (server.body_limit): the admin and console routes, whose
+      // chains the config cannot change, say which of theirs it is, so a new one cannot forget.
+      if (endpoint.configurable === false && endpoint.body === undefined) throw new Error(`${key}: a route of the admin API or the console declares its body family`);
       byKey.set(key, endpoint);
       if (isPattern(endpoint.path)) patterns.push({ endpoint, key, segments: segmentsOf(endpoint.path) });
       else exact.set(endpoint.path, [...(exact.get(endpoint.path) ?? []), { endpoint, key, params: NO_PARAMS, path: endpoint.path }]);

@@ -11,6 +11,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { CONTROL_BODY_LIMIT, OPEN_BODY_LIMIT, type BodyFamily } from '../endpoints/registry.js';
 import { GatewayError, shuttingDownError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { BodyPool } from '../formats/body-pool.js';
@@ -20,7 +21,7 @@ import { InFlightList } from '../pipeline/in-flight-list.js';
 import { isClosing } from './lingering-close.js';
 
 export interface BodyLimits {
-  /** Largest body in bytes (413 above it). */
+  /** Largest body in bytes of an API route (413 above it); the other families' caps are smaller (registry.ts). */
   readonly bodyLimit: number;
   /** Longest time from the request's head to its body's last byte (408 after it). */
   readonly bodyTimeoutMs: number;
@@ -43,6 +44,9 @@ export class BodyIntake {
   /** Bytes received of the bodies being read now, and of those read whose requests are not answered yet. */
   private held = 0;
   private readonly sweeper: NodeJS.Timeout;
+  /** The cap of each body family but the API routes' (never above server.body_limit). */
+  private readonly controlLimit: number;
+  private readonly openLimit: number;
 
   constructor(
     private readonly limits: BodyLimits,
@@ -52,6 +56,8 @@ export class BodyIntake {
     const every = Math.max(10, Math.min(1000, Math.floor(limits.bodyTimeoutMs / 4)));
     this.sweeper = setInterval(() => this.sweep(), every);
     this.sweeper.unref();
+    this.controlLimit = Math.min(CONTROL_BODY_LIMIT, limits.bodyLimit);
+    this.openLimit = Math.min(OPEN_BODY_LIMIT, limits.bodyLimit);
   }
 
   /** Bytes being read or held right now (for tests and metrics). */
@@ -62,16 +68,18 @@ export class BodyIntake {
   /**
    * The body of `req`, to be read when asked. Until it was read whole, the answer closes the connection
    * (`res.shouldKeepAlive` false): a body left unread (401, 413, 408, 503) must not be read to keep the
-   * connection, and after a broken one the connection's framing cannot be trusted.
+   * connection, and after a broken one the connection's framing cannot be trusted. `family` is the endpoint's
+   * (registry.ts): its cap, not the API routes', bounds the read.
    */
-  source(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): BodySource {
+  source(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean, family?: BodyFamily): BodySource {
+    const limit = family === undefined ? this.limits.bodyLimit : family === 'control' ? this.controlLimit : this.openLimit;
     const keepAlive = res.shouldKeepAlive;
     res.shouldKeepAlive = false;
     let counted = 0;
     return {
       read: (abort) =>
         new Promise<BodyBytes>((resolve, reject) => {
-          this.read(req, expectsContinue ? res : null, abort, (err, body) => {
+          this.read(req, limit, expectsContinue ? res : null, abort, (err, body) => {
             if (err !== null) {
               reject(err);
               return;
@@ -109,6 +117,7 @@ export class BodyIntake {
   /** `waiting`: the response of a request that waits for our go (Expect: 100-continue) before it sends its body. */
   private read(
     req: IncomingMessage,
+    limit: number,
     waiting: ServerResponse | null,
     abort: ClientAbort,
     done: (err: GatewayError | null, body: BodyBytes) => void,
@@ -122,7 +131,7 @@ export class BodyIntake {
     // A body that says how large it is and would not fit is refused before any of it is read (and before a
     // client that waits for our go is told to send it).
     const declared = Number(req.headers['content-length']);
-    if (declared > this.limits.bodyLimit) {
+    if (declared > limit) {
       done(tooLarge(), EMPTY);
       return;
     }
@@ -157,7 +166,7 @@ export class BodyIntake {
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       this.held += chunk.length;
-      if (size > this.limits.bodyLimit) finish(tooLarge());
+      if (size > limit) finish(tooLarge());
       else if (this.held > this.limits.maxInflightBodyBytes) finish(busy());
       else parts.push(chunk);
     };

@@ -8,6 +8,7 @@
 // can look at the key.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAdminEndpoint } from '../endpoints/registry.js';
 import { GatewayError, shuttingDownError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import type { BodyIntake } from './body-intake.js';
@@ -19,19 +20,31 @@ import { refuse } from './refusal.js';
 /** A 'request' (or 'checkContinue') listener that answers pipeline routes and returns false for anything else. */
 export type Intake = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => boolean;
 
-export function pipelineIntake(runtime: Runtime, bodies: BodyIntake): Intake {
+/**
+ * Where the admin API is served (server.admin_listen): on this listener with the rest (`with-rest`), on a listener of
+ * its own, which serves nothing else (`only`), or elsewhere, this listener answering 404 there (`elsewhere`).
+ */
+export type AdminPlacement = 'with-rest' | 'only' | 'elsewhere';
+
+export function pipelineIntake(runtime: Runtime, bodies: BodyIntake, admin: AdminPlacement = 'with-rest'): Intake {
   return function intake(req, res, expectsContinue) {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const matched = runtime.deps.endpoints.match(req.method, path);
     if (matched === undefined) return false;
+    if (admin !== 'with-rest' && isAdminEndpoint(matched.endpoint) !== (admin === 'only')) {
+      if (admin === 'only') return false;
+      closeLingering(res);
+      answer(runtime, req, res, new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No route at ${req.method ?? 'GET'} ${path}.`));
+      return true;
+    }
     if (runtime.shuttingDown) {
       closeLingering(res);
       answer(runtime, req, res, shuttingDownError());
       return true;
     }
-    servePipelineRoute(runtime, matched, req, res, bodies.source(req, res, expectsContinue)).catch((failure: unknown) => {
+    servePipelineRoute(runtime, matched, req, res, bodies.source(req, res, expectsContinue, matched.endpoint.body)).catch((failure: unknown) => {
       // runChain answers every error itself; this is a bug, and the caller still gets an answer (logged with its
       // stack).
       answer(runtime, req, res, new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: failure }));

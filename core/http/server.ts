@@ -47,7 +47,8 @@ export function createHttpServer(runtime: Runtime, settings: ResolvedServer): Fa
     bodyTimeoutMs: settings.bodyTimeoutMs,
     maxInflightBodyBytes: settings.maxInflightBodyBytes,
   }, runtime.deps.bodyPool);
-  const intake = pipelineIntake(runtime, bodies);
+  // With server.admin_listen, /admin/* has a listener of its own (admin-listener.ts) and is a 404 here.
+  const intake = pipelineIntake(runtime, bodies, settings.adminListen === null ? 'with-rest' : 'elsewhere');
   const app = Fastify({
     logger: false,
     bodyLimit: FASTIFY_BODY_LIMIT,

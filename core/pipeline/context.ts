@@ -2,6 +2,7 @@
 
 import type { HoldDraw } from '../store/store.js';
 import type { HttpMethod } from '../endpoints/http-method.js';
+import type { BodyFamily } from '../endpoints/registry.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -23,6 +24,8 @@ export interface RequestContext {
   readonly method?: HttpMethod | 'HEAD';
   readonly path?: string;
   readonly params?: Readonly<Record<string, string>>;
+  /** Its endpoint's body family (endpoints/registry.ts): `open` serves callers with no credential; none, an API's. */
+  readonly bodyFamily?: BodyFamily | undefined;
   /** The request's query string with its `?` (`?beta=true`), or ''; forwarded to the upstream unchanged. */
   readonly query: string;
   readonly format: ClientFormat;

@@ -8,7 +8,7 @@
 
 import type { HttpMethod } from '../endpoints/http-method.js';
 import { bodyProblem } from '../endpoints/intake-names.js';
-import { NO_PARAMS, type BodyReads, type EndpointMatch } from '../endpoints/registry.js';
+import { NO_PARAMS, type BodyFamily, type BodyReads, type EndpointMatch } from '../endpoints/registry.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
@@ -38,6 +38,7 @@ export class RequestState implements RequestContext {
   readonly method: HttpMethod | 'HEAD';
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
+  readonly bodyFamily: BodyFamily | undefined;
   private decoded: ParsedRequest | null = null;
   private failure: GatewayError | null = null;
   private body: BodyBytes | null;
@@ -60,6 +61,7 @@ export class RequestState implements RequestContext {
   ) {
     this.method = head ? 'HEAD' : (matched?.endpoint.method ?? 'POST');
     this.params = matched?.params ?? NO_PARAMS;
+    this.bodyFamily = matched?.endpoint.body;
     this.path = matched?.path ?? route;
     this.body = body instanceof BodyBytes ? body : null;
     this.source = body instanceof BodyBytes ? null : body;

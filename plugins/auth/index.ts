@@ -51,15 +51,17 @@ function admitAddress(key: AuthedKey, address: string): void {
   }
 }
 
+/**
+ * The admin token, its wrong guesses limited per address by the console's sign-in limiter (shared by the fleet on
+ * Redis): past ten, 429 whatever the token, until the bucket refills.
+ */
 function adminAuth(services: GatewayServices): Plugin {
   const token = services.config.server.adminToken;
   return {
     name: 'auth',
     head(ctx) {
       if (token === null) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'The admin API is off: set server.admin_token to enable it.');
-      if (!carriesToken(ctx.headers, token)) {
-        throw new GatewayError('GW_ERR_ADMIN_UNAUTHORIZED', 'A valid admin token is required (Authorization: Bearer <admin_token>).');
-      }
+      return services.consoleSignIn.limitAdminToken(carriesToken(ctx.headers, token), ctx.clientAddress);
     },
   };
 }

@@ -3,7 +3,9 @@
 // cookie authenticates every call after, and every call that changes something also carries the session's CSRF
 // token in x-csrf-token. Bodies are JSON (a cross-site form cannot send that content type without the browser
 // asking first, which the gateway never allows). A user reaches their own account only; the operator's routes
-// answer a user as missing ones.
+// answer a user as missing ones. All of that is checked in the head phase, from the headers: a caller without a
+// session (or, for a change, its CSRF token) is refused before any byte of its body is read. The routes open to
+// anyone (sign-in, a password link, the pages) are the registry's `open` family, whose bodies are capped at a few KB.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
@@ -31,22 +33,54 @@ import { usageCsv, usagePage } from './usage.js';
 import { videoContent, videoTasksPage } from './videos.js';
 
 type Signed = { readonly name: string; readonly account: string | null };
+type Session = NonNullable<Awaited<ReturnType<GatewayServices['consoleSignIn']['session']>>>;
 
 export const consolePlugin: PluginFactory<ConsoleOptions> = {
   name: 'console',
   create(_options, services): Plugin {
     const files = new StaticFiles();
     const requests = new RequestSchemas();
-    return { name: 'console', relay: (ctx) => answer(ctx, services, files, requests) };
+    // The session the head phase found, for the relay (per request, gone with its context).
+    const sessions = new WeakMap<RequestContext, Session>();
+    return {
+      name: 'console',
+      head: (ctx) => admit(ctx, services, sessions),
+      relay: (ctx) => answer(ctx, services, files, requests, sessions),
+    };
   },
 };
 
-async function answer(ctx: RequestContext, services: GatewayServices, files: StaticFiles, requests: RequestSchemas): Promise<RelayResult> {
+/**
+ * The head phase: a JSON content type for a change, then, but on the open routes, the session, its CSRF token for a
+ * change, and the operator for the operator's routes. A refusal here leaves the body unread.
+ */
+function admit(ctx: RequestContext, services: GatewayServices, sessions: WeakMap<RequestContext, Session>): Promise<void> | undefined {
+  const method = ctx.method ?? 'POST';
+  if (method !== 'GET' && method !== 'HEAD') requireJson(ctx);
+  if (ctx.bodyFamily === 'open') return undefined;
+  return services.consoleSignIn.session(sessionToken(ctx)).then((session) => {
+    if (session === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGNED_OUT', 'Sign in to the console first.');
+    // Every change carries the session's CSRF token: a request another site makes the browser send cannot know it.
+    if (method !== 'GET' && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
+      throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
+    }
+    // Once the caller is known: the operator's routes answer an account's user as missing, before what was sent is read.
+    if (isOperatorRoute(ctx.path ?? ctx.route)) operatorOnly(session.user);
+    sessions.set(ctx, session);
+  });
+}
+
+async function answer(
+  ctx: RequestContext,
+  services: GatewayServices,
+  files: StaticFiles,
+  requests: RequestSchemas,
+  sessions: WeakMap<RequestContext, Session>,
+): Promise<RelayResult> {
   const signIn = services.consoleSignIn;
   const path = ctx.path ?? ctx.route;
   const method = ctx.method ?? 'POST';
   if (method === 'GET' && !path.startsWith('/console/api/')) return files.answer(ctx.params?.['file'] ?? 'index.html');
-  if (method !== 'GET') requireJson(ctx);
   if (path === '/console/api/session' && method === 'POST') {
     requests.check(ctx);
     const body = ctx.request.head;
@@ -63,16 +97,11 @@ async function answer(ctx: RequestContext, services: GatewayServices, files: Sta
     const user = await signIn.setPassword(text(body['token'], 'token'), text(body['password'], 'password'), ctx.clientAddress);
     return json(200, { user: describeUser(user) });
   }
-  const token = sessionToken(ctx);
-  const session = await signIn.session(token);
+  const session = sessions.get(ctx);
+  // Only an open route reaches this without one (the head phase refused the rest); none of those is below.
   if (session === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGNED_OUT', 'Sign in to the console first.');
-  // Every change carries the session's CSRF token: a request another site makes the browser send cannot know it.
-  if (method !== 'GET' && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
-    throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
-  }
+  const token = sessionToken(ctx);
   const user = session.user;
-  // Once the caller is known: the operator's routes answer an account's user as missing, before what was sent is read.
-  if (isOperatorRoute(path)) operatorOnly(user);
   requests.check(ctx);
   const query = new URLSearchParams(ctx.query);
   if (path === '/console/api/session' && method === 'GET') {

@@ -11,6 +11,7 @@ import { postChat } from '../helpers/chat-requests.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { MemoryLimiter } from '../../core/limits/memory-limiter.js';
 import { until } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -19,10 +20,13 @@ let upstream: FakeOpenAI;
 let gw: GatewayUnderTest;
 /** Every clear key this file created: none may appear in the store file. */
 const created: string[] = [];
+/** The limiter's clock: the admin token's wrong guesses are limited per address. */
+let clock = 1_900_000_000_000;
+const limiter = new MemoryLimiter({ now: () => clock });
 
 before(async () => {
   upstream = await new FakeOpenAI('up').start();
-  gw = await startGatewayUnderTest(configWith(channel('a', upstream.url)));
+  gw = await startGatewayUnderTest(configWith(channel('a', upstream.url)), { limiter });
 });
 
 after(async () => {
@@ -74,6 +78,8 @@ describe('admin API', () => {
         const json = (await res.json()) as Record<string, unknown>;
         assert.equal(errorCode(json), 'invalid_admin_token');
       }
+      // Wrong tokens are limited per address (ten, then one every 6 s: admin-token-guesses.test.ts): a minute passes.
+      clock += 60_000;
     }
     const list = (await (await admin('GET', '/admin/keys')).json()) as { data: { name: string }[] };
     assert.ok(!list.data.some((k) => k.name === 'sneaky'), 'nothing was created without the token');

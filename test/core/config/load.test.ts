@@ -28,6 +28,7 @@ describe('the issue example', () => {
       maxInflightBodyBytes: 268435456,
       metricsToken: null,
       metricsListen: null,
+      adminListen: null,
       trustedProxies: [],
     });
     // `sqlite:./data/gateway.db` in the file: relative to the file's folder, whatever the working directory.
@@ -99,6 +100,7 @@ describe('defaults', () => {
       maxInflightBodyBytes: 268435456,
       metricsToken: null,
       metricsListen: null,
+      adminListen: null,
       trustedProxies: [],
     });
     assert.equal(config.store.url, 'sqlite:/somewhere/data/gateway.db', 'the default path, in the config file\'s folder');
@@ -183,6 +185,7 @@ describe('defaults', () => {
       maxInflightBodyBytes: 4096,
       metricsToken: 'metrics-token-123456',
       metricsListen: { host: '::1', port: 9464 },
+      adminListen: null,
       trustedProxies: ['10.0.0.0/8', '::1'],
     });
     assert.deepEqual(config.log, { level: 'debug', access: true });
