@@ -51,6 +51,8 @@ export interface ConsoleSignInOptions {
   /** The admin token of the running config (null: signing in with it is off). */
   readonly adminToken: () => string | null;
   readonly now?: () => number;
+  /** Wrong passwords per name per minute (NAME_FAILURES_PER_MINUTE); smaller in tests, where each failure costs a scrypt. */
+  readonly nameFailuresPerMinute?: number;
 }
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -71,7 +73,7 @@ export class ConsoleSignIn {
 
   /** Signs a user in; 401 for a wrong name or password (the same answer), 429 after too many failures. */
   async withPassword(name: string, password: string, address: string): Promise<SignedIn> {
-    const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`, NAME_FAILURES_PER_MINUTE), ...addressBuckets(address)]);
+    const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`, this.#options.nameFailuresPerMinute ?? NAME_FAILURES_PER_MINUTE), ...addressBuckets(address)]);
     let accepted = false;
     try {
       const user = name.length <= 64 ? await this.#options.store.findUser({ name }) : undefined;
