@@ -14,6 +14,7 @@ import { closeLingering } from './lingering-close.js';
 import { createNodeServer } from './node-server.js';
 import { pipelineIntake } from './pipeline-intake.js';
 import { refuse } from './refusal.js';
+import { listen } from './listen.js';
 
 export async function listenForAdmin(runtime: Runtime, settings: ResolvedServer, host: string, port: number): Promise<Server> {
   // Its own reads, within the same limits: admin bodies are capped at 64 KiB (registry.ts, `control`).
@@ -28,12 +29,5 @@ export async function listenForAdmin(runtime: Runtime, settings: ResolvedServer,
     refuse(runtime, req, res, err, errorFormatFor(runtime.current, '/admin/keys', req.headers));
   });
   server.on('clientError', (err: ClientError, socket: Socket) => answerClientError(runtime, bodies, err, socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
+  return listen(server, port, host);
 }

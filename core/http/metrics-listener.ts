@@ -6,6 +6,7 @@ import { GatewayError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { serveMetrics } from './metrics-route.js';
 import { sendError, sendJson } from './send.js';
+import { listen } from './listen.js';
 
 export async function listenForMetrics(runtime: Runtime, host: string, port: number): Promise<Server> {
   const server = createServer((req, res) => {
@@ -22,12 +23,5 @@ export async function listenForMetrics(runtime: Runtime, host: string, port: num
     }
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
+  return listen(server, port, host);
 }
