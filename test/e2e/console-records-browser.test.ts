@@ -12,6 +12,7 @@ import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
 import { browserSkip, launchChromium, outputDir } from '../helpers/browser.js';
 import { consoleAccountUser, consoleSignIn, creditAccount } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { until } from '../helpers/poll.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const ADMIN = 'console-records-browser-admin-0123456789';
@@ -117,8 +118,9 @@ channels:
     await page.getByTestId('filter-status').selectOption('error');
     await page.getByTestId('apply').click();
     // Until the filtered page replaced the unfiltered one (which held the served request too).
-    await page.waitForFunction(`document.querySelectorAll('[data-testid="table-usage"] [data-testid="row"]').length === 1`);
+    // (Polled from here: a string predicate is evaluated by eval, which the console's CSP refuses.)
     const rows = page.locator('[data-testid="table-usage"] [data-testid="row"]');
+    await until('the filtered page', async () => ((await rows.count()) === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 50 });
     assert.equal(await rows.first().getAttribute('data-id'), refusedId);
     assert.match((await rows.first().locator('[data-col="status"]').textContent()) ?? '', /403 GW_ERR_MODEL_NOT_PRICED/);
     await page.screenshot({ path: join(shots, 'usage-errors.png'), fullPage: true });
