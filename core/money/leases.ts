@@ -40,10 +40,22 @@ interface LocalHold {
    * reach, the event loop blocked) stops spending money another instance may by then have taken.
    */
   validUntil: number;
+  /**
+   * Nothing more is admitted on it: its budget went below zero (every instance's holds add up to more than the budget
+   * has), and what it had free went back. Requests admitted on it still settle on it; it goes once they are written.
+   */
+  stopped: boolean;
 }
 
 interface BudgetState {
+  /** As last asked for (a key's max_spend may change with a reload). */
+  budget: Budget;
   readonly holds: LocalHold[];
+  /**
+   * Overruns being added to this budget's holds in the store. Until the store answers what the budget has left,
+   * nothing is admitted on it from memory: an overrun may have taken it below zero.
+   */
+  growing: Promise<void> | null;
   /** The acquisition under way, which others wanting this budget wait for instead of starting their own. */
   acquiring: Promise<boolean> | null;
 }
@@ -136,7 +148,7 @@ export class Leases {
         if (cost > free) {
           const past = cost - free;
           hold.held += past;
-          this.#ledger.growHold(hold.id, past).catch(this.#onError);
+          this.#grow(hold, past);
         }
         hold.held -= cost;
         hold.unwritten += cost;
@@ -145,6 +157,47 @@ export class Leases {
       hold.lastUsed = now;
     }
     return draws;
+  }
+
+  /**
+   * Adds `past` to the hold in the store. Meanwhile no hold of its budget admits from memory; where the store answers
+   * that the budget is below zero (or cannot answer), none of them admits again: the overdraft stops at the requests
+   * already in flight. (The request's record may be written before the growth: its draw then empties the hold, and the
+   * growth leaves it holding `past` too much, which errs toward 402 and is freed when the hold is given back.)
+   */
+  #grow(hold: LocalHold, past: bigint): void {
+    const state = this.#budgets.get(hold.budget);
+    if (state === undefined) return;
+    const growth = this.#ledger.growHold(hold.id, state.budget, past, this.#now()).then(
+      (available) => {
+        if (available < 0n) this.#stop(state.holds);
+      },
+      (err: unknown) => {
+        this.#stop(state.holds);
+        this.#onError(err);
+      },
+    );
+    const growing = state.growing === null ? growth : Promise.all([state.growing, growth]).then(() => undefined);
+    state.growing = growing;
+    void growing.then(() => {
+      if (state.growing === growing) state.growing = null;
+    });
+  }
+
+  /**
+   * The budget is below zero: these holds admit nothing more, and what they have free goes back at once (held, it would
+   * keep the budget below zero for every instance; given back, the store decides whether anything is left). What the
+   * requests in flight on them overrun past their reservations is grown again.
+   */
+  #stop(holds: readonly LocalHold[]): void {
+    for (const hold of holds) {
+      if (hold.stopped) continue;
+      hold.stopped = true;
+      const free = hold.held - hold.reserved;
+      if (free <= 0n) continue;
+      hold.held -= free;
+      this.#ledger.shrinkHold(hold.id, free).catch(this.#onError);
+    }
   }
 
   /** These usage records are written, with their draws: the holds they drew on may be given back once idle. */
@@ -173,10 +226,15 @@ export class Leases {
       const now = this.#now();
       // The holds this instance tracks now: one granted while the renewal runs is not among them, nor judged by it.
       const tracked = [...this.#budgets.values()].flatMap((state) => state.holds);
-      const renewed = await this.#ledger.renewHolds(this.owner, tracked.map((h) => h.id), now, now + this.#ttlMs);
+      const held = tracked.map((h) => ({ id: h.id, budget: (this.#budgets.get(h.budget) as BudgetState).budget }));
+      const { renewed, available } = await this.#ledger.renewHolds(this.owner, held, now, now + this.#ttlMs);
       this.#confirm(tracked, renewed, now);
+      // A budget another instance's overruns took below zero: what this one still holds of it admits nothing more.
+      this.#stop(tracked.filter((hold) => (available.get(hold.budget) ?? 0n) < 0n));
       for (const state of this.#budgets.values()) {
-        for (const hold of [...state.holds]) if (hold.reserved === 0n && hold.unwritten === 0n && now - hold.lastUsed >= IDLE_MS) await this.#giveBack(hold);
+        for (const hold of [...state.holds]) {
+          if (hold.reserved === 0n && hold.unwritten === 0n && (hold.stopped || now - hold.lastUsed >= IDLE_MS)) await this.#giveBack(hold);
+        }
       }
       await this.#ledger.dropExpiredHolds(now);
     } catch (err) {
@@ -207,14 +265,16 @@ export class Leases {
     if (holds !== undefined && at !== -1) holds.splice(at, 1);
   }
 
-  /** What an idle hold has left goes back (what was charged leaves with its records' draws). */
+  /**
+   * An idle hold goes back: nothing is in flight on it and every draw on it is written, so its row holds only what it
+   * has left, and is deleted.
+   */
   async #giveBack(hold: LocalHold): Promise<void> {
-    const left = hold.held;
     hold.held = 0n;
     // Forgotten first, whatever the store answers: a give-back whose answer was lost may have happened, so nothing
-    // more is admitted on the hold either way. Not renewed any more, its row (with whatever it still holds) expires.
+    // more is admitted on the hold either way. Not renewed any more, its row (if still there) expires.
     this.#forget(hold);
-    if (left > 0n) await this.#ledger.shrinkHold(hold.id, left);
+    await this.#ledger.releaseHold(hold.id);
   }
 
   /** Stops the upkeep and deletes every hold of this instance: call once its usage records are written. */
@@ -234,10 +294,10 @@ export class Leases {
 
   #takeLocal(key: string, amount: bigint): LocalHold | null {
     const state = this.#budgets.get(key);
-    if (state === undefined) return null;
+    if (state === undefined || state.growing !== null) return null;
     const now = this.#now();
     for (const hold of state.holds) {
-      if (hold.held - hold.reserved >= amount && hold.validUntil > now) {
+      if (hold.held - hold.reserved >= amount && hold.validUntil > now && !hold.stopped) {
         hold.reserved += amount;
         return hold;
       }
@@ -256,7 +316,9 @@ export class Leases {
             parts.push(hold);
             break;
           }
-          await this.#acquire(budget, key, amount);
+          const growing = this.#budgets.get(key)?.growing;
+          if (growing !== null && growing !== undefined) await growing;
+          else await this.#acquire(budget, key, amount);
         }
       }
       return { amount, parts };
@@ -271,9 +333,10 @@ export class Leases {
   async #acquire(budget: Budget, key: string, amount: bigint): Promise<void> {
     let state = this.#budgets.get(key);
     if (state === undefined) {
-      state = { holds: [], acquiring: null };
+      state = { budget, holds: [], acquiring: null, growing: null };
       this.#budgets.set(key, state);
     }
+    state.budget = budget;
     // One acquisition per budget at a time: the others wait for it and then look again.
     if (state.acquiring !== null) {
       await state.acquiring.catch(() => false);
@@ -284,7 +347,7 @@ export class Leases {
       .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
       .then((result) => {
         if (!result.granted) throw new BudgetRefused(budget, result.available);
-        const hold: LocalHold = { id: result.holdId, budget: key, held: result.amount, reserved: 0n, unwritten: 0n, lastUsed: now, validUntil: now + this.#validFor() };
+        const hold: LocalHold = { id: result.holdId, budget: key, held: result.amount, reserved: 0n, unwritten: 0n, lastUsed: now, validUntil: now + this.#validFor(), stopped: false };
         (state as BudgetState).holds.push(hold);
         this.#byId.set(hold.id, hold);
         return true;

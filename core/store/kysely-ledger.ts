@@ -11,12 +11,14 @@ import type {
   Account,
   AuditProblem,
   Budget,
+  HeldBudget,
   HoldRequest,
   HoldResult,
   LedgerEntry,
   LedgerKind,
   LedgerStore,
   NewLedgerEntry,
+  Renewal,
 } from './ledger-store.js';
 import { AccountExists, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
@@ -180,13 +182,7 @@ export class KyselyLedger implements LedgerStore {
       const limit = await this.budgetLimit(trx, request.budget);
       if (limit === undefined) return { granted: false, available: 0n };
       const budget = budgetName(request.budget);
-      const held = await trx
-        .selectFrom('holds')
-        .select((eb) => eb.fn.sum<number | string | bigint | null>('amount').as('held'))
-        .where('budget', '=', budget)
-        .where('expires_at', '>', request.now)
-        .executeTakeFirst();
-      const available = limit - decodeMoney(held?.held ?? 0);
+      const available = limit - ((await this.liveHeld(trx, [budget], request.now)).get(budget) ?? 0n);
       if (available < request.min || request.min <= 0n) return { granted: false, available };
       // Take a quarter of what is left, at most `want`, in whole steps of `min`: far from zero an instance holds
       // enough for many requests; near zero every request holds its own, and no step is left stranded.
@@ -207,24 +203,61 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
-  async growHold(holdId: string, amount: bigint): Promise<void> {
-    if (amount <= 0n) return;
-    await this.db.updateTable('holds').set({ amount: sql<bigint>`amount + ${amount}` }).where('id', '=', holdId).execute();
+  async releaseHold(holdId: string): Promise<void> {
+    await this.db.deleteFrom('holds').where('id', '=', holdId).execute();
   }
 
-  async renewHolds(owner: string, ids: readonly string[], now: number, expiresAt: number): Promise<Set<string>> {
+  growHold(holdId: string, budget: Budget, amount: bigint, now: number): Promise<bigint> {
+    // Under the budget's lock, as acquireHold: a grant and a growth are ordered, and the one after sees the other.
+    return writeTransaction(this.db, this.dialect, async (trx) => {
+      const limit = (await this.budgetLimit(trx, budget)) ?? 0n;
+      if (amount > 0n) await trx.updateTable('holds').set({ amount: sql<bigint>`amount + ${amount}` }).where('id', '=', holdId).execute();
+      const held = (await this.liveHeld(trx, [budgetName(budget)], now)).get(budgetName(budget)) ?? 0n;
+      return limit - held;
+    });
+  }
+
+  async renewHolds(owner: string, holds: readonly HeldBudget[], now: number, expiresAt: number): Promise<Renewal> {
     await this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n).execute();
-    if (ids.length === 0) return new Set();
+    if (holds.length === 0) return { renewed: new Set(), available: new Map() };
     // Only holds not yet expired: one that expired may already be counted as free by another instance.
-    const renewed = await this.db
+    const rows = await this.db
       .updateTable('holds')
       .set({ expires_at: expiresAt })
       .where('owner', '=', owner)
-      .where('id', 'in', ids)
+      .where(
+        'id',
+        'in',
+        holds.map((h) => h.id),
+      )
       .where('expires_at', '>', now)
       .returning('id')
       .execute();
-    return new Set(renewed.map((r) => r.id));
+    const budgets = new Map(holds.map((h) => [budgetName(h.budget), h.budget]));
+    // Read without a lock: a renewal only learns, once a tick, whether a budget went below zero meanwhile.
+    const held = await this.liveHeld(this.db, [...budgets.keys()], now);
+    const available = new Map<string, bigint>();
+    for (const [name, budget] of budgets) {
+      const limit = await this.budgetLimitRead(budget);
+      if (limit !== undefined) available.set(name, limit - (held.get(name) ?? 0n));
+    }
+    return { renewed: new Set(rows.map((r) => r.id)), available };
+  }
+
+  /** What the live holds of each budget named add up to (0 for one without any). */
+  private async liveHeld(db: Kysely<Database>, budgets: readonly string[], now: number): Promise<Map<string, bigint>> {
+    const held = new Map<string, bigint>(budgets.map((b) => [b, 0n]));
+    for (let at = 0; at < budgets.length; at += 500) {
+      const rows = await db
+        .selectFrom('holds')
+        .select((eb) => ['budget', eb.fn.sum<number | string | bigint | null>('amount').as('held')])
+        .where('budget', 'in', budgets.slice(at, at + 500))
+        .where('expires_at', '>', now)
+        .groupBy('budget')
+        .execute();
+      for (const row of rows) held.set(row.budget, decodeMoney(row.held ?? 0));
+    }
+    return held;
   }
 
   async releaseHolds(owner: string): Promise<void> {
@@ -384,6 +417,12 @@ export class KyselyLedger implements LedgerStore {
   }
 
   /** What a budget may hold in all, with its row locked: the balance, or max_spend less what the key has spent. */
+  /** A budget's limit as budgetLimit, read without a lock (and without making the key's spend row). */
+  private async budgetLimitRead(budget: Budget): Promise<bigint | undefined> {
+    if (budget.kind === 'account') return (await this.getAccount(budget.account))?.balance;
+    return budget.maxSpend - (await this.keySpend(budget.keyId));
+  }
+
   private async budgetLimit(trx: Kysely<Database>, budget: Budget): Promise<bigint | undefined> {
     if (budget.kind === 'account') return (await this.lockAccount(trx, budget.account))?.balance;
     // The key's spend row is made on first use, so there is always a row to lock.

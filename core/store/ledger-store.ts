@@ -72,6 +72,18 @@ export function budgetName(budget: Budget): string {
   return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`;
 }
 
+/** A hold, with the budget it is of. */
+export interface HeldBudget {
+  readonly id: string;
+  readonly budget: Budget;
+}
+
+/** What a renewal found: the holds renewed, and what each of their budgets has available (by budgetName). */
+export interface Renewal {
+  readonly renewed: ReadonlySet<string>;
+  readonly available: ReadonlyMap<string, bigint>;
+}
+
 export interface HoldRequest {
   readonly budget: Budget;
   /** Refused when less than this is available. */
@@ -116,16 +128,24 @@ export interface LedgerStore {
   /** Gives back `amount` of a hold (never below zero). */
   shrinkHold(holdId: string, amount: bigint): Promise<void>;
   /**
-   * Adds `amount` to a live hold: a request cost more than its instance held for it, and the money past the hold is
-   * counted as held at once (every instance's next admission sees it), until the request's record charges it.
+   * Deletes a hold its instance is done with (idle, every draw on it written): what it still held is free again, and
+   * so is anything a late growth added after its last draw (growHold is not ordered with the record that draws).
    */
-  growHold(holdId: string, amount: bigint): Promise<void>;
+  releaseHold(holdId: string): Promise<void>;
   /**
-   * Keeps the live holds `ids` of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids
-   * renewed: a hold missing from them is gone (expired, and dropped by another instance), and nothing may be
-   * admitted on it. A hold of `owner` not named (one its instance forgot) is left to expire.
+   * Adds `amount` to a live hold of `budget`: a request cost more than its instance held for it, and the money past
+   * the hold is counted as held at once (every instance's next admission sees it), until the request's record charges
+   * it. Returns what the budget has available after it (its balance or cap, less every live hold): below zero, what
+   * every instance still holds of it is more than it has, and none may admit on it any more.
    */
-  renewHolds(owner: string, ids: readonly string[], now: number, expiresAt: number): Promise<Set<string>>;
+  growHold(holdId: string, budget: Budget, amount: bigint, now: number): Promise<bigint>;
+  /**
+   * Keeps the live holds of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids renewed,
+   * with what each of their budgets has available now (as growHold): a hold missing from them is gone (expired, and
+   * dropped by another instance), and nothing may be admitted on it; a budget below zero admits on none of them.
+   * A hold of `owner` not named (one its instance forgot) is left to expire.
+   */
+  renewHolds(owner: string, holds: readonly HeldBudget[], now: number, expiresAt: number): Promise<Renewal>;
   /** Deletes every hold of `owner` (a clean stop, once its charges are written). */
   releaseHolds(owner: string): Promise<void>;
   /** Deletes holds expired before `now` (their instance stopped renewing them). */

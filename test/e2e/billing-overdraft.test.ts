@@ -1,9 +1,12 @@
-// Overruns are drawn at once (issue 40, finding 1): an account of $0.01, 40 parallel requests whose upstream
-// reports ten times the input the gateway estimated (bytes / 4). Each request reserves R and costs 10 R, so the
-// account is overdrawn; the overdraft stays within the README's bound (requests in flight x the largest overrun
-// one request makes, here 40 x 9 R), a request made once the balance is below zero gets 402 on every instance
-// (none is admitted on what an instance still held), and `gateway accounts audit` names the account and its
-// overdraft. On PostgreSQL with two gateway processes sharing the database; on SQLite with one.
+// Overruns are drawn at once, and stop every instance (issue 40, finding 1). An account of 100 reservations, requests
+// whose upstream reports ten times the input the gateway estimated (bytes / 4): each reserves R and costs 10 R.
+//
+// One instance (the holder) takes a hold first, while the balance is whole, and keeps it with a request in flight.
+// The other (the spender) then serves waves of 40 requests held in flight at once, until it refuses: its overruns take
+// the account below zero. Once every instance has renewed its holds, the holder admits nothing on what it still held,
+// so the overdraft stays within the README's bound (requests in flight x the largest overrun one request makes, here
+// 40 x 9 R), every instance answers 402, and `gateway accounts audit` names the account and its overdraft.
+// On PostgreSQL with two gateway processes sharing the database; on SQLite with one, holder and spender alike.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,15 +18,18 @@ import { formatMoney } from '../../core/money/decimal.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { Store } from '../../core/store/store.js';
 import { cliEnv, killIfRunning, runCli, startFleet, type FleetMember } from '../helpers/cli-process.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { FakeOpenAI, type RecordedRequest } from '../helpers/fake-openai.js';
 import { until } from '../helpers/poll.js';
+import { selectRows } from '../helpers/store-rows.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
 const KEY = 'sk-overdraft-0123456789abcdefgh';
 const PARALLEL = 40;
-const BALANCE = 10_000_000n; // $0.01 in nano-units
+const TTL_MS = 30_000;
 /** Input at 5.00 per 1M tokens: 5,000 nano-units a token; output free (max_tokens 1). */
 const NANOS_PER_INPUT_TOKEN = 5000n;
+/** The holder's request that stays in flight (its upstream never answers) until the test ends. */
+const PIN = 999;
 
 /** Every request's body has the same length, so each is estimated (and reserved) alike. */
 function body(i: number): string {
@@ -32,11 +38,13 @@ function body(i: number): string {
 const ESTIMATED_INPUT = Math.ceil(Buffer.byteLength(body(0)) / 4);
 const RESERVED = BigInt(ESTIMATED_INPUT) * NANOS_PER_INPUT_TOKEN;
 const COST = 10n * RESERVED;
+const BALANCE = 100n * RESERVED;
 
 function config(storeUrl: string, upstream: string): string {
   return `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000 }
 store: { url: "${storeUrl}" }
 pricing:
+  reservation_timeout_ms: ${TTL_MS}
   models:
     "gpt-4o": { input: 5.00, output: 0 }
 groups:
@@ -50,13 +58,17 @@ channels:
 `;
 }
 
-const post = (url: string, i: number): Promise<Response> =>
-  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body(i) });
+const post = (url: string, i: number, signal?: AbortSignal): Promise<Response> =>
+  fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body(i), signal: signal ?? null });
+
+const isPin = (req: RecordedRequest): boolean => JSON.stringify(req.body).includes(`hi ${PIN}`);
 
 for (const backend of storeBackends()) {
   const instances = backend.name === 'postgres' ? 2 : 1;
   describe(`overruns drawn at once (${backend.name}, ${instances} instance${instances === 1 ? '' : 's'})`, { skip: backend.skip }, () => {
     const upstream = new FakeOpenAI('up');
+    /** Answers held back until the test lets the wave go. */
+    const waiting: (() => void)[] = [];
     let dir: string;
     let configPath: string;
     let db: { readonly url: string; cleanup(): Promise<void> };
@@ -64,8 +76,9 @@ for (const backend of storeBackends()) {
     const gateways: FleetMember[] = [];
 
     before(async () => {
-      // The upstream reports ten times the input the gateway estimated from the body.
-      upstream.reply = () => ({ kind: 'completion', usage: { prompt: 10 * ESTIMATED_INPUT, completion: 1, cached: 0, reasoning: 0 } });
+      // The upstream reports ten times the input the gateway estimated from the body; the pin is never answered.
+      upstream.reply = (req) => (isPin(req) ? { kind: 'hang' } : { kind: 'completion', usage: { prompt: 10 * ESTIMATED_INPUT, completion: 1, cached: 0, reasoning: 0 } });
+      upstream.gate = (req) => (isPin(req) ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
       await upstream.start();
       dir = await mkdtemp(join(tmpdir(), 'gw-overdraft-'));
       db = await backend.fresh();
@@ -78,6 +91,7 @@ for (const backend of storeBackends()) {
     });
 
     after(async () => {
+      for (const release of waiting.splice(0)) release();
       for (const g of gateways) killIfRunning(g.cli.proc);
       await store?.close();
       await upstream.close();
@@ -85,47 +99,93 @@ for (const backend of storeBackends()) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it(`${PARALLEL} parallel requests costing 10x their reservation overdraw by at most ${PARALLEL} x 9 reservations; then nothing is admitted and the audit names the overdraft`, async (t) => {
-      // The case is what it claims: the account covers more than 40 reservations (so instances hold money left over
-      // after the burst), and less than 40 costs.
-      assert.ok(BALANCE > BigInt(PARALLEL) * RESERVED && BALANCE < BigInt(PARALLEL) * COST, `reservation ${RESERVED}`);
-      const statuses = await Promise.all(
-        Array.from({ length: PARALLEL }, async (_, i) => {
-          const res = await post((gateways[i % instances] as FleetMember).url, i);
-          await res.arrayBuffer();
-          return res.status;
-        }),
+    const balance = async (): Promise<bigint | undefined> => (await store.ledger.getAccount('tiny'))?.balance;
+
+    /**
+     * 40 requests at once to one instance: those it admits are held at the upstream until every one of the 40 is
+     * there or refused, so all of them are in flight together; then they are answered, and every charge is written.
+     */
+    async function wave(url: string, first: number, servedBefore: number): Promise<number[]> {
+      let refused = 0;
+      const answers = Array.from({ length: PARALLEL }, async (_, i) => {
+        const res = await post(url, first + i);
+        if (res.status !== 200) refused++;
+        await res.arrayBuffer();
+        return res.status;
+      });
+      await until('the wave admitted or refused', () => (waiting.length + refused === PARALLEL ? true : undefined), { timeoutMs: 20_000, intervalMs: 10 });
+      for (const release of waiting.splice(0)) release();
+      const statuses = await Promise.all(answers);
+      const served = servedBefore + statuses.filter((s) => s === 200).length;
+      await until('every charge written', async () => ((await balance()) === BALANCE - BigInt(served) * COST ? true : undefined), { timeoutMs: 20_000, intervalMs: 50 });
+      return statuses;
+    }
+
+    it(`waves of ${PARALLEL} requests costing 10x their reservation overdraw by at most ${PARALLEL} x 9 reservations; then no instance admits anything, whatever it held, and the audit names the overdraft`, async (t) => {
+      const holder = gateways[0] as FleetMember;
+      const spender = gateways[instances - 1] as FleetMember;
+      // The holder takes its hold while the balance is whole (a quarter of it), and keeps it: its pin stays in flight.
+      const pin = new AbortController();
+      const pinned = post(holder.url, PIN, pin.signal).then(
+        (res) => res.status,
+        () => 'aborted',
       );
-      const served = statuses.filter((s) => s === 200).length;
-      assert.equal(served + statuses.filter((s) => s === 402).length, PARALLEL, `statuses: ${statuses.join(' ')}`);
-      assert.equal(upstream.requests.length, served);
+      await until('the pin reached the upstream', () => (upstream.requests.some(isPin) ? true : undefined), { timeoutMs: 20_000, intervalMs: 10 });
 
-      // Every served request's record is written: the balance is what they cost, below zero.
-      const expected = BALANCE - BigInt(served) * COST;
-      await until('every charge written', async () => ((await store.ledger.getAccount('tiny'))?.balance === expected ? true : undefined), { timeoutMs: 20_000, intervalMs: 50 });
-      assert.ok(expected < 0n, `served ${served}: the account is overdrawn`);
-      const bound = BigInt(PARALLEL) * (COST - RESERVED);
-      assert.ok(-expected <= bound, `overdraft ${-expected} within concurrency x largest overrun = ${bound}`);
-      t.diagnostic(`served ${served} of ${PARALLEL}, reserved ${RESERVED} and charged ${COST} each: balance ${formatMoney(expected)}, bound -${formatMoney(bound)}`);
-
-      // Below zero: nothing more is admitted, on any instance, whatever an instance still held when the overruns came.
-      for (const [n, g] of gateways.entries()) {
-        for (let i = 0; i < 3; i++) {
-          const res = await post(g.url, 100 + 10 * n + i);
-          const text = await res.text();
-          assert.equal(res.status, 402, `instance ${n}, request ${i}: ${text}`);
-          assert.match(text, /insufficient_balance/);
-        }
+      // The spender serves waves until it refuses a whole one.
+      let served = 0;
+      const waves: number[][] = [];
+      for (let w = 0; w < 10 && !(waves.at(-1)?.every((s) => s === 402) ?? false); w++) {
+        const statuses = await wave(spender.url, 100 * w, served);
+        assert.ok(
+          statuses.every((s) => s === 200 || s === 402),
+          `wave ${w}: ${statuses.join(' ')}`,
+        );
+        served += statuses.filter((s) => s === 200).length;
+        waves.push(statuses);
       }
-      assert.equal(upstream.requests.length, served, 'no request after the overdraft reached the upstream');
+      assert.ok(waves.at(-1)?.every((s) => s === 402), 'the spender ends refusing');
+      const after = BALANCE - BigInt(served) * COST;
+      // The case is what it claims: the spender took the account below zero, while the holder still held some of it.
+      assert.ok(after < 0n, `served ${served}: the account is overdrawn`);
+      const crossed = Date.now();
+
+      // Every instance has renewed its holds since (the holder's pin keeps its hold alive, so it is there to renew).
+      await until(
+        'every hold renewed after the overdraft',
+        async () => {
+          const holds = await selectRows<{ expires_at: number | string }>(db.url, "SELECT expires_at FROM holds WHERE budget = 'account:tiny'");
+          return holds.length > 0 && holds.every((h) => Number(h.expires_at) >= crossed + TTL_MS) ? true : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      // Now the holder admits nothing, on what it held or anything else.
+      const held = await wave(holder.url, 2000, served);
+      assert.deepEqual(held, Array(PARALLEL).fill(402), 'the holder refuses a whole wave once it has heard');
+      assert.equal(upstream.requests.length, served + 1, 'nothing more reached the upstream (the pin and the served)');
+
+      const bound = BigInt(PARALLEL) * (COST - RESERVED);
+      assert.ok(-after <= bound, `overdraft ${-after} within concurrency x largest overrun = ${bound}`);
+      t.diagnostic(`served ${served} in waves of ${PARALLEL} (${waves.map((w) => w.filter((s) => s === 200).length).join(', ')}), reserved ${RESERVED} and charged ${COST} each: balance ${formatMoney(after)}, bound -${formatMoney(bound)}`);
+
+      // Below zero: every instance answers 402 with the balance's own code.
+      for (const [n, g] of gateways.entries()) {
+        const res = await post(g.url, 3000 + n);
+        const text = await res.text();
+        assert.equal(res.status, 402, `instance ${n}: ${text}`);
+        assert.match(text, /insufficient_balance/);
+      }
+      pin.abort();
+      await pinned;
 
       // The audit names the account and its overdraft, and finds the books otherwise right.
+      assert.equal(await balance(), after, 'the pin, never answered, cost nothing');
       const report = await auditBooks(store);
-      assert.deepEqual(report.overdrawn, [{ account: 'tiny', by: -expected }]);
+      assert.deepEqual(report.overdrawn, [{ account: 'tiny', by: -after }]);
       assert.deepEqual(report.problems, []);
       const cli = await runCli(['accounts', 'audit', '--config', configPath], cliEnv());
       assert.equal(cli.code, 1, 'an overdrawn account fails the audit');
-      assert.ok(cli.stderr.includes(`account "tiny" is below zero by ${formatMoney(-expected)}`), cli.stderr);
+      assert.ok(cli.stderr.includes(`account "tiny" is below zero by ${formatMoney(-after)}`), cli.stderr);
       assert.match(cli.stdout, /OVERDRAWN: .* 0 problems, 1 accounts below zero/);
     });
   });

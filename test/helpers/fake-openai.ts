@@ -91,6 +91,8 @@ export class FakeOpenAI extends LoopbackHttpServer {
   maxOpen = 0;
   private readonly closeWaiters: (() => void)[] = [];
   reply: (req: RecordedRequest) => FakeReply = defaultReply;
+  /** Awaited before each answer: a test holds answers back, to have requests in flight at once. */
+  gate: ((req: RecordedRequest) => Promise<void>) | null = null;
 
   constructor(readonly name = 'fake') {
     super();
@@ -115,6 +117,7 @@ export class FakeOpenAI extends LoopbackHttpServer {
         for (const waiter of this.closeWaiters.splice(0)) waiter();
       }
     });
+    if (this.gate !== null) await this.gate(recorded);
     const reply = this.reply(recorded);
     const model = typeof body['model'] === 'string' ? body['model'] : 'unknown';
     if (reply.kind === 'hang') return;

@@ -58,10 +58,10 @@ describe('Leases', () => {
 
   it('draws an overrun in full at once: the hold grows in the store by what it did not have free, and nothing more is admitted', async () => {
     await funded(4000n);
-    const grown: Promise<void>[] = [];
+    const grown: Promise<bigint>[] = [];
     const ledger = Object.create(temp.get().ledger) as LedgerStore;
-    ledger.growHold = (holdId, amount) => {
-      const done = temp.get().ledger.growHold(holdId, amount);
+    ledger.growHold = (holdId, budget, amount, at) => {
+      const done = temp.get().ledger.growHold(holdId, budget, amount, at);
       grown.push(done);
       return done;
     };
@@ -98,6 +98,37 @@ describe('Leases', () => {
     const next = leases.reserve([acme], 1n);
     assert.ok(next instanceof Promise, 'the hold has nothing free: the store is asked');
     await next;
+  });
+
+  it('an overrun that takes the budget below zero stops every hold of it: at once where it happened, at the next renewal elsewhere', async () => {
+    await funded(40_000n);
+    const a = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const b = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    // A holds a quarter of 40,000 (10,000); B a quarter of the 30,000 left, in whole requests (7,000).
+    a.settle(await a.reserve([acme], 1000n), 0n);
+    const rb = await b.reserve([acme], 1000n);
+    // B's request costs 50,000: 7,000 from its hold, 43,000 grown in the store; the holds (10,000 + 50,000) pass the
+    // balance. Until the store answers, B admits nothing from memory; then nothing at all.
+    b.settle(rb, 50_000n);
+    const during = b.reserve([acme], 1n);
+    assert.ok(during instanceof Promise, 'not admitted from memory while the growth is under way');
+    await assert.rejects(Promise.resolve(during), BudgetRefused);
+    // A has not heard yet: its hold still admits from memory, for one renewal at most.
+    const ra = a.reserve([acme], 1000n);
+    assert.ok(!(ra instanceof Promise), 'admitted on what A holds, before its renewal');
+    await a.tick();
+    const next = a.reserve([acme], 1000n);
+    assert.ok(next instanceof Promise, 'after its renewal, A admits nothing from memory');
+    await assert.rejects(Promise.resolve(next), BudgetRefused, 'and the store refuses');
+    // The request A admitted before it heard still settles; its hold, stopped, goes back as soon as it is idle.
+    const draws = a.settle(ra, 1000n);
+    assert.deepEqual(draws.map((d) => d.amount), [1000n]);
+    const record = makeUsage({ requestId: 'r-a', cost: 1000n, account: 'acme', priceVersion: 'v1', draws });
+    await temp.get().insertUsage([record]);
+    a.written([record]);
+    await a.tick();
+    const left = await temp.get().ledger.renewHolds('nobody', [{ id: 'none', budget: acme }], clock, clock + TTL);
+    assert.equal(left.available.get('account:acme'), 39_000n - 50_000n, 'only B\'s hold (its 50,000 not yet written) is held now');
   });
 
   it('keeps and renews a hold whose charges are not written yet, so their money is not free twice; gives it back once they are', async () => {

@@ -132,15 +132,35 @@ for (const backend of storeBackends()) {
       const mine = await ledger().acquireHold({ budget: acme, min: 1000n, want: 1000n, owner: 'a', now: NOW, expiresAt: NOW + 1000 });
       assert.equal(mine.granted, true);
       const id = mine.granted ? mine.holdId : '';
-      assert.deepEqual(await ledger().renewHolds('a', [id], NOW, NOW + 60_000), new Set([id]));
-      assert.deepEqual(await ledger().renewHolds('a', [id], NOW + 61_000, NOW + 90_000), new Set(), 'an expired hold is not renewed');
-      assert.deepEqual(await ledger().renewHolds('a', [], NOW, NOW + 60_000), new Set(), 'a hold not named is left to expire');
-      await ledger().renewHolds('a', [id], NOW, NOW + 60_000);
+      const renewal = await ledger().renewHolds('a', [{ id, budget: acme }], NOW, NOW + 60_000);
+      assert.deepEqual(renewal.renewed, new Set([id]));
+      assert.deepEqual(renewal.available, new Map([['account:acme', 0n]]), 'what the budget has left besides its holds');
+      assert.deepEqual((await ledger().renewHolds('a', [{ id, budget: acme }], NOW + 61_000, NOW + 90_000)).renewed, new Set(), 'an expired hold is not renewed');
+      assert.deepEqual((await ledger().renewHolds('a', [], NOW, NOW + 60_000)).renewed, new Set(), 'a hold not named is left to expire');
+      await ledger().renewHolds('a', [{ id, budget: acme }], NOW, NOW + 60_000);
       assert.equal((await ledger().acquireHold({ budget: acme, min: 1n, want: 1n, owner: 'b', now: NOW + 5000, expiresAt: NOW + 6000 })).granted, false);
       await ledger().releaseHolds('a');
       assert.equal((await ledger().acquireHold({ budget: acme, min: 1000n, want: 1000n, owner: 'b', now: NOW + 5000, expiresAt: NOW + 6000 })).granted, true);
       assert.equal(await ledger().dropExpiredHolds(NOW + 7000), 1);
-      if (mine.granted) await ledger().shrinkHold(mine.holdId, 5n); // gone: nothing happens
+      if (mine.granted) await ledger().releaseHold(mine.holdId); // gone: nothing happens
+    });
+
+    it('grows a hold under the budget\'s lock and answers what the budget has left, below zero once holds pass it', async () => {
+      await ledger().ensureAccounts([{ name: 'acme', description: null }], NOW);
+      await credit('0.000001'); // 1000 nano-units
+      const a = await ledger().acquireHold({ budget: acme, min: 100n, want: 100n, owner: 'a', now: NOW, expiresAt: NOW + 60_000 });
+      const b = await ledger().acquireHold({ budget: acme, min: 500n, want: 500n, owner: 'b', now: NOW, expiresAt: NOW + 60_000 });
+      assert.ok(a.granted && b.granted);
+      assert.equal(await ledger().growHold(a.holdId, acme, 300n, NOW), 100n, '1000 - (400 + 500)');
+      assert.equal(await ledger().growHold(a.holdId, acme, 250n, NOW), -150n, 'the holds pass the balance');
+      const renewal = await ledger().renewHolds('b', [{ id: b.holdId, budget: acme }], NOW, NOW + 60_000);
+      assert.equal(renewal.available.get('account:acme'), -150n, 'another owner\'s renewal learns it');
+      const key: Budget = { kind: 'key', keyId: 'k-grow', maxSpend: 1000n };
+      const k = await ledger().acquireHold({ budget: key, min: 200n, want: 200n, owner: 'a', now: NOW, expiresAt: NOW + 60_000 });
+      assert.ok(k.granted);
+      assert.equal(await ledger().growHold(k.holdId, key, 900n, NOW), -100n, 'a key\'s max_spend, less its holds');
+      await ledger().releaseHold(a.holdId);
+      assert.equal((await ledger().renewHolds('b', [{ id: b.holdId, budget: acme }], NOW, NOW + 60_000)).available.get('account:acme'), 500n, 'a released hold is free again');
     });
 
     it('holds what is left of a key\'s max_spend, less what it spent', async () => {

@@ -87,7 +87,7 @@ async function hold(store: Store, owner: string): Promise<string> {
 
 /** Whether `owner`'s hold `holdId` is still there: renewHolds renews only the live holds it finds. */
 async function held(store: Store, owner: string, holdId: string): Promise<boolean> {
-  return (await store.ledger.renewHolds(owner, [holdId], T0, T0 + 86_400_000)).has(holdId);
+  return (await store.ledger.renewHolds(owner, [{ id: holdId, budget: acme }], T0, T0 + 86_400_000)).renewed.has(holdId);
 }
 
 for (const backend of storeBackends()) describe(`video task store (${backend.name})`, { skip: backend.skip }, () => {
