@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
-import { browserSkip, launchChromium, outputDir } from '../helpers/browser.js';
+import { browserSkip, consolePagesBuilt, launchChromium, outputDir } from '../helpers/browser.js';
 import { consoleAccountUser, consoleSignIn } from '../helpers/console-session.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -73,7 +72,7 @@ describe('the console\'s Assets page in Chromium', { skip: browserSkip() }, () =
   }
 
   before(async () => {
-    await buildConsole(DEFAULT_OUT_DIR);
+    await consolePagesBuilt();
     gw = await startGatewayUnderTest(
       `server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
 store: { url: "sqlite:./gateway.db" }

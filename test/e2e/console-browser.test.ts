@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
-import { browserSkip, launchChromium, outputDir } from '../helpers/browser.js';
+import { browserSkip, consolePagesBuilt, launchChromium, outputDir } from '../helpers/browser.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
@@ -63,7 +62,7 @@ describe('the console in Chromium', { skip: browserSkip() }, () => {
   }
 
   before(async () => {
-    await buildConsole(DEFAULT_OUT_DIR);
+    await consolePagesBuilt();
     await upstream.start();
     await flaky.start();
     flaky.reply = () => ({ kind: 'status', status: 503 });

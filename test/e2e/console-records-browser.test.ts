@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
-import { browserSkip, launchChromium, outputDir } from '../helpers/browser.js';
+import { browserSkip, consolePagesBuilt, launchChromium, outputDir } from '../helpers/browser.js';
 import { consoleAccountUser, consoleSignIn, creditAccount } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { until } from '../helpers/poll.js';
@@ -34,7 +33,7 @@ describe('an account\'s records and declared keys in the console, in Chromium', 
   }
 
   before(async () => {
-    await buildConsole(DEFAULT_OUT_DIR);
+    await consolePagesBuilt();
     await upstream.start();
     gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
 store: { url: "sqlite:./gateway.db" }

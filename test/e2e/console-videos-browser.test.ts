@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
-import { browserSkip, launchChromium, outputDir } from '../helpers/browser.js';
+import { browserSkip, consolePagesBuilt, launchChromium, outputDir } from '../helpers/browser.js';
 import { consoleAccountUser, consoleSignIn } from '../helpers/console-session.js';
 import { until } from '../helpers/poll.js';
 import { ADMIN, ALICE, ALICE_TWO, BOB, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
@@ -58,7 +57,7 @@ describe('the console\'s Videos page in Chromium', { skip: browserSkip() }, () =
   const cell = async (page: Page, name: string, col: string): Promise<string> => ((await row(page, name).locator(`[data-col="${col}"]`).textContent()) ?? '').trim();
 
   before(async () => {
-    await buildConsole(DEFAULT_OUT_DIR);
+    await consolePagesBuilt();
     planes = await startVideoPlanes();
     v = await startVideoGateway(planes);
     await consoleAccountUser(v.gw.url, await consoleSignIn(v.gw.url, { admin_token: ADMIN }), 'acme', 'ada', 'ada has a long password');

@@ -1,22 +1,25 @@
 // `npm start`, the README's run command, under a parent that signals it: SIGTERM to npm's pid (what a process
 // manager does) and SIGINT to its process group (Ctrl-C in a terminal) stop the gateway itself, within the grace
-// period, with its usage written; no gateway is left behind serving the port.
+// period, with its usage written; no gateway is left behind serving the port. It runs in a copy of the repository
+// without dist/ (as a fresh clone has none), so its build writes nowhere the other test files read from.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { postChat } from '../helpers/chat-requests.js';
 import { cliEnv, collectOutput, freePort, waitForLog, type CliExit, type CliProcess } from '../helpers/cli-process.js';
 import { readUsageFile } from '../helpers/gateway-under-test.js';
 import { until, withDeadline } from '../helpers/poll.js';
 import { commandLine, descendantPids, isAlive } from '../helpers/process-tree.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const REPO = new URL('../../', import.meta.url).pathname;
+/** The copy of the repository npm start runs in. */
+let ROOT = '';
 const GRACE_MS = 5000;
 const KEY = 'sk-npm-start-0123456789abcdef';
 /** `npm start` builds first (prestart: tsc), slowly on a busy machine. */
@@ -25,6 +28,16 @@ const STARTUP = { timeoutMs: 180_000, intervalMs: 50 };
 /** Every process these tests started, so a failing test leaves none running. */
 const started: number[] = [];
 const dirs: string[] = [];
+
+before(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-npm-start-repo-'));
+  dirs.push(dir);
+  ROOT = join(dir, 'repo');
+  // The sources as a clone has them (no dist/, no .git); node_modules as npm ci left it.
+  const skipped = new Set(['node_modules', 'dist', '.git'].map((name) => join(REPO, name)));
+  await cp(REPO, ROOT, { recursive: true, filter: (source) => !skipped.has(source.replace(/\/$/, '')) });
+  await symlink(join(REPO, 'node_modules'), join(ROOT, 'node_modules'), 'dir');
+});
 
 after(async () => {
   for (const pid of started.reverse()) {
@@ -69,7 +82,9 @@ keys:
   );
   const port = await freePort();
   const env = { ...cliEnv({ PORT: String(port), LOG_LEVEL: 'info' }), GATEWAY_CONFIG: configPath };
-  const npm = collectOutput(spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  // The first start builds the copy (prestart); a later one starts what it built, as `npm start` after a build does.
+  const args = existsSync(join(ROOT, 'dist', 'bin', 'gateway.js')) ? ['start', '--ignore-scripts'] : ['start'];
+  const npm = collectOutput(spawn('npm', args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
   const npmPid = npm.proc.pid;
   assert.ok(npmPid !== undefined, 'npm started');
   started.push(npmPid);

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { buildConsole, DEFAULT_OUT_DIR } from '../../scripts/build-console.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -38,4 +39,12 @@ export function outputDir(name: string): string {
   const dir = join(process.cwd(), 'test-output', name);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * The console's pages in dist/console, as the gateway serves them: built by `npm test` before any file runs (built
+ * again here, while other files read them, a page could be served half written); built here by a file run alone.
+ */
+export async function consolePagesBuilt(): Promise<void> {
+  if (process.env['GATEWAY_TEST_BUILT'] !== '1') await buildConsole(DEFAULT_OUT_DIR);
 }

@@ -1,4 +1,6 @@
-// The real `gateway` CLI as a child process (bin/gateway.ts through tsx), and the loopback port it is told to use.
+// The real `gateway` CLI as a child process, and the loopback port it is told to use. Under `npm test` (which builds
+// first and sets GATEWAY_TEST_BUILT) it is the built dist/bin/gateway.js, as `npm start` runs it; a test file run on
+// its own runs bin/gateway.ts through tsx, so that it tests the sources as they are.
 
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -8,6 +10,7 @@ import { until, type PollOptions } from './poll.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const GATEWAY_TS = join(ROOT, 'bin', 'gateway.ts');
+const GATEWAY_JS = join(ROOT, 'dist', 'bin', 'gateway.js');
 /** tsx by file URL, and this repository's tsconfig: a bare `--import tsx` is looked up from the working directory. */
 const TSX = import.meta.resolve('tsx');
 const TSCONFIG = join(ROOT, 'tsconfig.json');
@@ -50,7 +53,7 @@ export interface SpawnOptions {
 /** Starts `gateway <args>` (from the repository root unless `cwd` says otherwise) and collects its output. */
 export function spawnCli(args: readonly string[], env = cliEnv(), options: SpawnOptions = {}): CliProcess {
   return collectOutput(
-    spawn(process.execPath, ['--import', TSX, GATEWAY_TS, ...args], {
+    spawn(process.execPath, process.env['GATEWAY_TEST_BUILT'] === '1' ? ['--enable-source-maps', GATEWAY_JS, ...args] : ['--import', TSX, GATEWAY_TS, ...args], {
       cwd: options.cwd ?? ROOT,
       env: { TSX_TSCONFIG_PATH: TSCONFIG, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,74 @@
+// `npm test` and `npm run test:quick`: build once, then run the test files in parallel under node's test runner.
+//
+// The build is one tsc over the whole repository (it type-checks the tests too, and emits dist/, which the CLI
+// tests spawn instead of going through tsx each time), the console's type check and its bundle, side by side.
+// Then node --test runs the files, several at once: most of a file's time is spent waiting on the processes,
+// sockets and databases it talks to, so more files than cores keeps the cores busy. Every file has its own port,
+// temp folder, PostgreSQL schema and Redis prefix; a file that runs past FILE_TIMEOUT_MS fails with its name.
+//
+//   npm test                      everything CI runs
+//   npm run test:quick            unit tests and the fast end-to-end files, fewer fuzz cases: the loop between edits
+//   npm test -- test/e2e/x.test.ts   the build, then just these files
+//
+// TEST_CONCURRENCY overrides the number of files run at once.
+
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { QUICK_EXCLUDED, SLOW_FIRST } from './test-plan.js';
+
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
+/** A file still running after this fails (a hung hook included), and the run goes on. */
+const FILE_TIMEOUT_MS = 240_000;
+
+function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: 'inherit' });
+    child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
+  });
+}
+
+function testFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** The slow files first, so that the last files to start are short ones and the cores stay busy to the end. */
+function ordered(files: readonly string[]): string[] {
+  const rank = (f: string): number => {
+    const at = SLOW_FIRST.indexOf(f);
+    return at === -1 ? SLOW_FIRST.length : at;
+  };
+  return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const named = argv.filter((a) => !a.startsWith('--'));
+
+  const started = Date.now();
+  const npx = join(ROOT, 'node_modules', '.bin');
+  const built = await Promise.all([
+    run(join(npx, 'tsc'), ['-p', 'tsconfig.json']),
+    run(join(npx, 'tsc'), ['-p', 'console/tsconfig.json', '--noEmit']),
+    run(process.execPath, ['--import', 'tsx', 'scripts/build-console.ts']),
+  ]);
+  if (built.some((code) => code !== 0)) return 1;
+  console.log(`# built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  let files = named.length > 0 ? named : testFiles('test');
+  if (quick && named.length === 0) files = files.filter((f) => !QUICK_EXCLUDED.includes(f));
+  const concurrency = Number(process.env['TEST_CONCURRENCY'] ?? Math.max(2, availableParallelism() * 2));
+  const env: NodeJS.ProcessEnv = { ...process.env, GATEWAY_TEST_BUILT: '1', ...(quick ? { GATEWAY_TEST_QUICK: '1' } : {}) };
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./dist/scripts/test-times-reporter.js', '--test-reporter-destination=stdout'];
+  const code = await run(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...reporters, ...ordered(files)], env);
+  console.log(`# ${files.length} files, ${concurrency} at once, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+  return code;
+}
+
+process.exitCode = await main();
