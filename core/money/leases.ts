@@ -125,7 +125,7 @@ export class Leases {
   reserve(budgets: readonly Budget[], amount: bigint): Reservation | Promise<Reservation> {
     const parts: LocalHold[] = [];
     for (let i = 0; i < budgets.length; i++) {
-      const hold = this.#takeLocal(budgetName(budgets[i] as Budget), amount);
+      const hold = this.#takeLocal(budgets[i] as Budget, amount);
       if (hold === null) return this.#reserveSlow(budgets, amount, parts, i);
       parts.push(hold);
     }
@@ -155,6 +155,9 @@ export class Leases {
         draws.push({ holdId: hold.id, amount: cost });
       }
       hold.lastUsed = now;
+      // A stopped hold admits nothing: what the request set aside and did not spend goes back now, not when the last
+      // request on the hold (a long stream) has ended.
+      if (hold.stopped) void this.#giveBackFree(hold);
     }
     return draws;
   }
@@ -168,13 +171,13 @@ export class Leases {
   #grow(hold: LocalHold, past: bigint): void {
     const state = this.#budgets.get(hold.budget);
     if (state === undefined) return;
+    // Done once the stopped holds' free money is back in the store too: the requests waiting on it then ask the
+    // store, which must count that money as free.
     const growth = this.#ledger.growHold(hold.id, state.budget, past, this.#now()).then(
-      (available) => {
-        if (available < 0n) this.#stop(state.holds);
-      },
+      (available) => (available < 0n ? this.#stop(state.holds) : undefined),
       (err: unknown) => {
-        this.#stop(state.holds);
         this.#onError(err);
+        return this.#stop(state.holds);
       },
     );
     const growing = state.growing === null ? growth : Promise.all([state.growing, growth]).then(() => undefined);
@@ -189,15 +192,22 @@ export class Leases {
    * keep the budget below zero for every instance; given back, the store decides whether anything is left). What the
    * requests in flight on them overrun past their reservations is grown again.
    */
-  #stop(holds: readonly LocalHold[]): void {
+  async #stop(holds: readonly LocalHold[]): Promise<void> {
+    const returns: Promise<void>[] = [];
     for (const hold of holds) {
       if (hold.stopped) continue;
       hold.stopped = true;
-      const free = hold.held - hold.reserved;
-      if (free <= 0n) continue;
-      hold.held -= free;
-      this.#ledger.shrinkHold(hold.id, free).catch(this.#onError);
+      returns.push(this.#giveBackFree(hold));
     }
+    await Promise.all(returns);
+  }
+
+  /** What a hold has neither reserved nor spent goes back to the store. */
+  async #giveBackFree(hold: LocalHold): Promise<void> {
+    const free = hold.held - hold.reserved;
+    if (free <= 0n) return;
+    hold.held -= free;
+    await this.#ledger.shrinkHold(hold.id, free).catch(this.#onError);
   }
 
   /** These usage records are written, with their draws: the holds they drew on may be given back once idle. */
@@ -227,10 +237,15 @@ export class Leases {
       // The holds this instance tracks now: one granted while the renewal runs is not among them, nor judged by it.
       const tracked = [...this.#budgets.values()].flatMap((state) => state.holds);
       const held = tracked.map((h) => ({ id: h.id, budget: (this.#budgets.get(h.budget) as BudgetState).budget }));
-      const { renewed, available } = await this.#ledger.renewHolds(this.owner, held, now, now + this.#ttlMs);
+      const { renewed, available } = await this.#ledger.renewHolds(this.owner, held, now, now + this.#ttlMs).catch((err: unknown) => {
+        // Unsure whether its holds are still there, or whether their budgets went below zero elsewhere, this instance
+        // admits nothing from memory until a renewal answers; every admission asks the store meanwhile.
+        for (const hold of tracked) hold.validUntil = 0;
+        throw err;
+      });
       this.#confirm(tracked, renewed, now);
       // A budget another instance's overruns took below zero: what this one still holds of it admits nothing more.
-      this.#stop(tracked.filter((hold) => (available.get(hold.budget) ?? 0n) < 0n));
+      await this.#stop(tracked.filter((hold) => (available.get(hold.budget) ?? 0n) < 0n));
       for (const state of this.#budgets.values()) {
         for (const hold of [...state.holds]) {
           if (hold.reserved === 0n && hold.unwritten === 0n && (hold.stopped || now - hold.lastUsed >= IDLE_MS)) await this.#giveBack(hold);
@@ -292,9 +307,11 @@ export class Leases {
     return Math.floor((this.#ttlMs * 2) / 3);
   }
 
-  #takeLocal(key: string, amount: bigint): LocalHold | null {
-    const state = this.#budgets.get(key);
+  #takeLocal(budget: Budget, amount: bigint): LocalHold | null {
+    const state = this.#budgets.get(budgetName(budget));
     if (state === undefined || state.growing !== null) return null;
+    // As the request names it: a reload may have changed a key's max_spend, which growths and renewals check against.
+    state.budget = budget;
     const now = this.#now();
     for (const hold of state.holds) {
       if (hold.held - hold.reserved >= amount && hold.validUntil > now && !hold.stopped) {
@@ -311,7 +328,7 @@ export class Leases {
         const budget = budgets[i] as Budget;
         const key = budgetName(budget);
         for (;;) {
-          const hold = this.#takeLocal(key, amount);
+          const hold = this.#takeLocal(budget, amount);
           if (hold !== null) {
             parts.push(hold);
             break;

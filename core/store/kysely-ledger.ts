@@ -218,7 +218,16 @@ export class KyselyLedger implements LedgerStore {
   }
 
   async renewHolds(owner: string, holds: readonly HeldBudget[], now: number, expiresAt: number): Promise<Renewal> {
-    await this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n).execute();
+    // Empty holds of the owner's that it no longer names go; a named one stays, even empty: requests may still be in
+    // flight on it (a record's draw can empty it before the growth its overrun makes lands).
+    let empty = this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n);
+    if (holds.length > 0)
+      empty = empty.where(
+        'id',
+        'not in',
+        holds.map((h) => h.id),
+      );
+    await empty.execute();
     if (holds.length === 0) return { renewed: new Set(), available: new Map() };
     // Only holds not yet expired: one that expired may already be counted as free by another instance.
     const rows = await this.db

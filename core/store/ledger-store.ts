@@ -140,7 +140,7 @@ export interface LedgerStore {
    */
   growHold(holdId: string, budget: Budget, amount: bigint, now: number): Promise<bigint>;
   /**
-   * Keeps the live holds of `owner` alive until `expiresAt` (deleting its empty ones) and returns the ids renewed,
+   * Keeps the live holds of `owner` alive until `expiresAt` (deleting its empty ones it no longer names) and returns the ids renewed,
    * with what each of their budgets has available now (as growHold): a hold missing from them is gone (expired, and
    * dropped by another instance), and nothing may be admitted on it; a budget below zero admits on none of them.
    * A hold of `owner` not named (one its instance forgot) is left to expire.

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BudgetRefused, Leases } from '../../../core/money/leases.js';
+import { BudgetRefused, Leases, type Reservation } from '../../../core/money/leases.js';
 import type { Budget, HoldRequest, LedgerStore } from '../../../core/store/ledger-store.js';
 import { makeUsage, useTempStore } from '../store/store-fixtures.js';
 
@@ -129,6 +129,82 @@ describe('Leases', () => {
     await a.tick();
     const left = await temp.get().ledger.renewHolds('nobody', [{ id: 'none', budget: acme }], clock, clock + TTL);
     assert.equal(left.available.get('account:acme'), 39_000n - 50_000n, 'only B\'s hold (its 50,000 not yet written) is held now');
+  });
+
+  it('while an overrun grows, no hold of its budget admits from memory; below zero, every one stops and its free money is back before anyone asks the store', async () => {
+    await funded(40_000n);
+    const events: string[] = [];
+    const ledger = Object.create(temp.get().ledger) as LedgerStore;
+    ledger.shrinkHold = async (id, amount) => {
+      await temp.get().ledger.shrinkHold(id, amount);
+      events.push(`shrink ${amount}`);
+    };
+    ledger.acquireHold = (request) => {
+      events.push('acquire');
+      return temp.get().ledger.acquireHold(request);
+    };
+    const leases = new Leases(ledger, { holdTtlMs: TTL, now });
+    // Two holds on this instance: H1 (a quarter of 40,000) with all of it free, H2 one request's worth.
+    const r1 = await leases.reserve([acme], 1000n);
+    const r2 = await leases.reserve([acme], 9500n);
+    assert.notEqual(r1.parts[0], r2.parts[0], 'two holds');
+    leases.settle(r1, 0n);
+    events.length = 0;
+    // H2's request costs 32,000: the holds (10,000 + 32,000) pass the balance.
+    leases.settle(r2, 32_000n);
+    const during = leases.reserve([acme], 1000n);
+    assert.ok(during instanceof Promise, 'H1 has 10,000 free, and still admits nothing from memory while the growth is under way');
+    const admitted = await during;
+    assert.notEqual(admitted.parts[0], r1.parts[0], 'H1 stopped');
+    assert.deepEqual(events, ['shrink 10000', 'acquire'], 'H1\'s money went back before the waiting request asked the store, which then had 8,000');
+  });
+
+  it('a stopped hold gives back what each request ending on it did not spend, at once', async () => {
+    await funded(40_000n);
+    const a = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    const b = new Leases(temp.get().ledger, { holdTtlMs: TTL, now });
+    // A: 10 requests of 1000 on a hold of 10,000 (all of it reserved); B's one request costs 32,000.
+    const ra = await Promise.all(Array.from({ length: 10 }, () => a.reserve([acme], 1000n)));
+    const drawsB = b.settle(await b.reserve([acme], 1000n), 32_000n);
+    await assert.rejects(Promise.resolve(b.reserve([acme], 1n)), BudgetRefused, 'B heard from its growth: below zero');
+    const recordB = makeUsage({ requestId: 'rb', cost: 32_000n, account: 'acme', priceVersion: 'v1', draws: drawsB });
+    await temp.get().insertUsage([recordB]);
+    b.written([recordB]);
+    await a.tick();
+    // Nine of A's requests end at 100 each; one (a long stream) is still in flight.
+    const records = ra.slice(0, 9).map((r, i) => makeUsage({ requestId: `ra${i}`, cost: 100n, account: 'acme', priceVersion: 'v1', draws: a.settle(r, 100n) }));
+    await temp.get().insertUsage(records);
+    a.written(records);
+    // Balance 40,000 - 32,000 - 900 = 7,100, of which 1000 is in flight: a request of 1000 is admitted.
+    const next = await a.reserve([acme], 1000n);
+    assert.equal(next.amount, 1000n);
+  });
+
+  it('keeps a hold in the store while requests are in flight on it, even when a record written before its growth emptied it', async () => {
+    await funded(40_000n);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const grown: Promise<bigint>[] = [];
+    const ledger = Object.create(temp.get().ledger) as LedgerStore;
+    ledger.growHold = (id, budget, amount, at) => {
+      const done = gate.then(() => temp.get().ledger.growHold(id, budget, amount, at));
+      grown.push(done);
+      return done;
+    };
+    const leases = new Leases(ledger, { holdTtlMs: TTL, now });
+    const all = await Promise.all(Array.from({ length: 10 }, () => leases.reserve([acme], 1000n)));
+    const draws = leases.settle(all[0] as Reservation, 30_000n);
+    const record = makeUsage({ requestId: 'r0', cost: 30_000n, account: 'acme', priceVersion: 'v1', draws });
+    await temp.get().insertUsage([record]);
+    leases.written([record]);
+    // The record's draw (30,000) emptied the hold's row (10,000) before its growth landed; the renewal keeps it.
+    const holdId = (all[1] as Reservation).parts[0]?.id ?? '';
+    const renewed = await temp.get().ledger.renewHolds(leases.owner, [{ id: holdId, budget: acme }], clock, clock + TTL);
+    assert.ok(renewed.renewed.has(holdId), 'the row is still there');
+    release();
+    await Promise.all(grown);
+    // Balance 10,000; the 9,000 still in flight are set aside (the late growth errs toward holding more).
+    assert.equal((await temp.get().ledger.acquireHold({ budget: acme, min: 1001n, want: 1001n, owner: 'other', now: clock, expiresAt: clock + TTL })).granted, false);
   });
 
   it('keeps and renews a hold whose charges are not written yet, so their money is not free twice; gives it back once they are', async () => {
