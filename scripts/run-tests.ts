@@ -22,6 +22,8 @@ import { QUICK_EXCLUDED, SLOW_FIRST } from './test-plan.js';
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 /** A file still running after this fails (a hung hook included), and the run goes on. */
 const FILE_TIMEOUT_MS = 240_000;
+/** Cases per fuzz property in test:quick (300 in npm test). */
+const QUICK_FUZZ_RUNS = 30;
 
 function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {
@@ -64,7 +66,9 @@ async function main(): Promise<number> {
   let files = named.length > 0 ? named : testFiles('test');
   if (quick && named.length === 0) files = files.filter((f) => !QUICK_EXCLUDED.includes(f));
   const concurrency = Number(process.env['TEST_CONCURRENCY'] ?? Math.max(2, availableParallelism() * 2));
-  const env: NodeJS.ProcessEnv = { ...process.env, GATEWAY_TEST_BUILT: '1', ...(quick ? { GATEWAY_TEST_QUICK: '1' } : {}) };
+  // The fuzz suites read GATEWAY_FUZZ_RUNS: fewer cases between edits, all of them in `npm test`.
+  const env: NodeJS.ProcessEnv = { ...process.env, GATEWAY_TEST_BUILT: '1' };
+  if (quick) env['GATEWAY_FUZZ_RUNS'] ??= String(QUICK_FUZZ_RUNS);
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./dist/scripts/test-times-reporter.js', '--test-reporter-destination=stdout'];
   const code = await run(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...reporters, ...ordered(files)], env);
   console.log(`# ${files.length} files, ${concurrency} at once, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
