@@ -78,7 +78,7 @@ function typeOf(root: SchemaNode, raw: SchemaNode): string {
   if (node.enum !== undefined) return node.enum.map((v) => `\`${String(v)}\``).join(' | ');
   const union = node.oneOf ?? node.anyOf;
   if (union !== undefined) return union.map((n) => typeOf(root, n)).join(', or ');
-  const type = Array.isArray(node.type) ? node.type.join(' or ') : node.type;
+  const type = typeof node.type === 'string' ? node.type : node.type?.join(' or ');
   if (type === 'array' && node.items !== undefined) return `list of ${typeOf(root, node.items)}`;
   if (type === 'object') {
     const value = mapValue(node);

@@ -5,6 +5,14 @@
  */
 export type ChannelType = "openai" | "anthropic" | "volcengine" | "mock";
 /**
+ * Which client-visible models a channel serves: globs ("gpt-*"; * any run of characters, ? one), or a map of client name to upstream name, which renames the model in the forwarded body.
+ */
+export type ModelList =
+  | [string, ...string[]]
+  | {
+      [k: string]: string | undefined;
+    };
+/**
  * A client API: the chat APIs (translated into one another), OpenAI Images, Volcengine's asset library (served by the asset-store plugin from the channels with assets: true, never relayed), and video tasks (the video plugin: Seedance on volcengine channels, and the mock).
  */
 export type ApiFormat =
@@ -13,7 +21,7 @@ export type Name = string;
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
  */
-export type Amount = (number | string) | undefined;
+export type Amount = number | string;
 
 /**
  * gateway.yaml: server, store, channels (upstreams), groups, keys, accounts, pricing and routes.
@@ -163,14 +171,7 @@ export interface Channel {
    * Upstream API keys, rotated round-robin (a conversation keeps its key, see affinity). Required for openai, anthropic and volcengine.
    */
   keys?: string[];
-  /**
-   * Which client-visible models this channel serves: globs (* any run of characters, ? one), or a map client-name: upstream-name, which renames the model in the forwarded body.
-   */
-  models:
-    | [string, ...string[]]
-    | {
-        [k: string]: string | undefined;
-      };
+  models: ModelList;
   /**
    * Higher tiers are tried first.
    */
@@ -346,24 +347,7 @@ export interface DeclaredKey {
    * Most this key may spend in all (a decimal in the currency); 402 max_spend_reached once its charges and open reservations would pass it.
    */
   max_spend?: number | string;
-  limits?: Limits1;
-}
-/**
- * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are token buckets that refill continuously, as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
- */
-export interface Limits1 {
-  /**
-   * Requests per minute.
-   */
-  rpm?: number;
-  /**
-   * Input plus output tokens per minute: a request is admitted against its estimate (its body's bytes / 4 plus its own max_tokens), corrected to its usage when it ends.
-   */
-  tpm?: number;
-  /**
-   * Requests in flight at once, streams included.
-   */
-  concurrency?: number;
+  limits?: Limits | undefined;
 }
 export interface Account {
   /**
@@ -374,30 +358,13 @@ export interface Account {
    * Free text shown with the account.
    */
   description?: string;
-  limits?: Limits2;
+  limits?: Limits | undefined;
   /**
    * The groups the account's console users may create keys in (a group sets the models, prices and limits). Without it, only the operator makes the account's keys.
    *
    * @maxItems 100
    */
   groups?: Name[];
-}
-/**
- * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are token buckets that refill continuously, as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
- */
-export interface Limits2 {
-  /**
-   * Requests per minute.
-   */
-  rpm?: number;
-  /**
-   * Input plus output tokens per minute: a request is admitted against its estimate (its body's bytes / 4 plus its own max_tokens), corrected to its usage when it ends.
-   */
-  tpm?: number;
-  /**
-   * Requests in flight at once, streams included.
-   */
-  concurrency?: number;
 }
 /**
  * Prices, and how metered keys are charged (docs/money.md).
@@ -417,7 +384,7 @@ export interface Pricing {
    * Flat price per call, by operation name (the asset library's videogen.asset.CreateAsset), times the group's multiplier: reserved before the call, charged when it succeeded.
    */
   calls?: {
-    [k: string]: Amount | undefined;
+    [k: string]: Amount;
   };
   /**
    * Output tokens reserved for a request that sets no output cap its API honours (Chat: max_completion_tokens / max_tokens; Messages: max_tokens; Responses: max_output_tokens). 0 reserves no output: such a request is sent without a cap and all its output is an overrun; keep it above 0 for metered keys.
@@ -436,40 +403,19 @@ export interface Pricing {
  * Prices per 1M tokens of each kind, per image made, and per second of video made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
  */
 export interface ModelPrice {
+  input?: Amount;
+  output?: Amount;
+  cache_read?: Amount;
+  cache_write?: Amount;
+  input_image?: Amount;
+  output_image?: Amount;
+  per_image?: Amount;
   /**
-   * Per 1M uncached input tokens.
-   */
-  input?: number | string;
-  /**
-   * Per 1M output tokens.
-   */
-  output?: number | string;
-  /**
-   * Per 1M cache-read tokens; the input price when not given.
-   */
-  cache_read?: number | string;
-  /**
-   * Per 1M cache-write tokens; the input price when not given.
-   */
-  cache_write?: number | string;
-  /**
-   * Per 1M image input tokens (the GPT image models); the input price when not given.
-   */
-  input_image?: number | string;
-  /**
-   * Per 1M image output tokens (the GPT image models); the output price when not given.
-   */
-  output_image?: number | string;
-  /**
-   * Per image made.
-   */
-  per_image?: number | string;
-  /**
-   * Video models: per second of video a succeeded task made (the duration the upstream reports), on top of its tokens at the output price.
+   * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
    */
   per_second?: number | string;
   /**
-   * Video models: what a task sets aside at submission instead of its estimated most (output price x the tokens its resolution and duration make at 24 fps); its charge when it ends is its reported usage either way.
+   * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
    */
   task_reserve?: number | string;
 }
