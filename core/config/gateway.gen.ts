@@ -1,12 +1,11 @@
 // Generated from schemas/gateway.schema.json by `npm run gen`; do not edit. Change the schema and regenerate.
 
-export type Name = string;
 /**
- * The upstream's dialect. openai: OpenAI Chat Completions, Responses and Images (Bearer key). anthropic: Anthropic Messages (x-api-key). volcengine: Volcengine Ark (its asset library through the signed control plane; Bearer key on the data plane). mock: in-process replies in all of them, and an asset library kept in the store.
+ * The upstream's dialect. openai (every OpenAI-compatible API, Bearer key): Chat Completions, Responses and Images. anthropic (x-api-key): Messages and count_tokens. volcengine: Volcengine Ark, Seedance video tasks on its data plane with the Bearer keys and its asset library through the signed control plane; no chat API. mock: in-process answers in all of them, and an asset library kept in the store.
  */
 export type ChannelType = "openai" | "anthropic" | "volcengine" | "mock";
 /**
- * Client-visible model names: globs ("gpt-*"), or a map of client name to upstream name.
+ * Which client-visible models a channel serves: globs ("gpt-*"; * any run of characters, ? one), or a map of client name to upstream name, which renames the model in the forwarded body.
  */
 export type ModelList =
   | [string, ...string[]]
@@ -18,6 +17,7 @@ export type ModelList =
  */
 export type ApiFormat =
   "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images" | "volcengine-asset" | "video";
+export type Name = string;
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
  */
@@ -31,6 +31,8 @@ export interface GatewayConfig {
   store?: Store;
   redis?: Redis;
   /**
+   * The upstreams.
+   *
    * @minItems 1
    */
   channels: [Channel, ...Channel[]];
@@ -50,7 +52,7 @@ export interface GatewayConfig {
   accounts?: Account[];
   pricing?: Pricing;
   /**
-   * Routes and their plugin chains. Omitted routes get the default chain.
+   * Routes and their plugin chains (docs/config.md, Routes and plugins). Routes not written get the default chain; the admin API's routes cannot be written.
    */
   routes?: Route[];
   affinity?: Affinity;
@@ -58,27 +60,36 @@ export interface GatewayConfig {
   usage?: Usage;
   log?: Log;
 }
+/**
+ * The HTTP server: listeners, body and time limits, tokens, shutdown.
+ */
 export interface Server {
+  /**
+   * Listen port; the PORT environment variable overrides it.
+   */
   port?: number;
+  /**
+   * Listen address: 127.0.0.1 for loopback only, 0.0.0.0 to serve other machines.
+   */
   host?: string;
   /**
-   * Largest accepted request body of an API route in bytes (413 above it); the admin and console routes have smaller caps of their own (README, Bodies by route family).
+   * Largest accepted request body of an API route in bytes (413 above it); the admin and console routes have smaller caps of their own (docs/api.md, Bodies by route family).
    */
   body_limit?: number;
   /**
-   * Bearer token for /admin/*. Without it the admin API is off.
+   * Enables /admin/* with Authorization: Bearer <token> (at least 16 characters); without it the admin API is off. Wrong tokens are limited per client address with the console's sign-ins (ten, then one every 6 s: 429 with retry-after, even for the right token), shared by the fleet through Redis.
    */
   admin_token?: string;
   /**
-   * How long SIGTERM waits for in-flight requests before aborting them.
+   * On SIGTERM or SIGINT, how long requests in flight may finish before they are aborted.
    */
   shutdown_grace_ms?: number;
   /**
-   * On SIGTERM, how long /readyz answers 503 while requests are still served, so that load balancers stop sending new ones before the drain begins.
+   * On SIGTERM or SIGINT, how long /readyz answers 503 while requests are still served, before the drain, so that load balancers stop sending new ones (behind one: longer than its health checks take to notice).
    */
   drain_delay_ms?: number;
   /**
-   * Longest time a request body may take to arrive once the gateway asks for it, right after the key was checked (408 after it).
+   * Longest time a request body may take to arrive once the gateway asks for it, right after the key was checked; then 408 and the connection is closed.
    */
   body_timeout_ms?: number;
   /**
@@ -86,52 +97,55 @@ export interface Server {
    */
   header_timeout_ms?: number;
   /**
-   * Bytes of all request bodies being read, or held by requests not yet answered; a body that would exceed it gets 503.
+   * Bytes of all request bodies being read, or held by requests not yet answered (at least body_limit); a body that would exceed it gets 503 server_busy with retry-after: 1.
    */
   max_inflight_body_bytes?: number;
   /**
-   * When set, GET /metrics requires Authorization: Bearer <metrics_token>.
+   * When set (at least 16 characters), GET /metrics requires Authorization: Bearer <metrics_token>.
    */
   metrics_token?: string;
   /**
-   * host:port of a separate listener that serves /metrics (and /healthz) only; /metrics then leaves the main port.
+   * host:port of a separate listener that serves /metrics (and /healthz) only, e.g. one only the monitoring network reaches; /metrics then leaves the main port.
    */
   metrics_listen?: string;
   /**
-   * host:port of a separate listener that serves the admin API (/admin/*) only; the main port then answers 404 there.
+   * host:port of a separate listener that serves the admin API (/admin/*) only, e.g. one only the operators' network reaches; the main port then answers 404 there (the console stays on the main port).
    */
   admin_listen?: string;
   /**
-   * Addresses or CIDRs of the proxies in front of the gateway. A request from one of them is taken to come from the nearest address in X-Forwarded-For that is not itself a trusted proxy (for key IP allow-lists and the console's sign-in limits). Without it, the TCP peer's address.
+   * Addresses or CIDRs of the proxies in front of the gateway. A request from one of them is taken to come from the nearest address in X-Forwarded-For that is not itself a trusted proxy (for key IP allow-lists and the console's sign-in limits). Without it the TCP peer is the client and the header is ignored.
    *
    * @maxItems 100
    */
   trusted_proxies?: string[];
 }
+/**
+ * Where run-time keys, usage records and money live; sqlite:./data/gateway.db when not set.
+ */
 export interface Store {
   /**
-   * sqlite:<path> (absolute, or relative to the folder of the config file; the CLI and the server resolve it alike), sqlite::memory:, or postgres://user[:password]@host[:port]/database (several instances may share one).
+   * Where run-time keys and usage records live: sqlite:<path> (the directory is created; absolute, or relative to the config file's folder, not the working directory, for serve and keys alike: the gateway logs the absolute path on start, keys create names it), sqlite::memory: for throwaway runs, or postgres://user[:password]@host[:port]/database. SQLite is for one instance; several instances share one PostgreSQL database (the schema is created and migrated at start; the URL's password never appears in logs). The environment variable GATEWAY_STORE_URL, when set, takes the place of this value.
    */
   url: string;
   /**
-   * PostgreSQL: most connections this instance opens (default 10). Ignored for SQLite.
+   * PostgreSQL: most connections this instance opens. Ignored for SQLite.
    */
   pool_max?: number;
   /**
-   * PostgreSQL: the local SQLite file where usage records (with their charges) wait while the database is down, written when it answers again (absolute, or relative to the folder of the config file). Default ./data/usage-journal-<port>.db, the port being the one the instance listens on (server.port, or PORT); each instance needs its own. Ignored for SQLite.
+   * PostgreSQL: the local SQLite file where usage records (with their charges) wait while the database is down, written when it answers again (absolute, or relative to the folder of the config file; docs/operations.md, Several instances). Default ./data/usage-journal-<port>.db, the port being the one the instance listens on (server.port, or PORT). Each instance needs its own: a second one on the same file stops at start naming it. Ignored for SQLite.
    */
   journal_path?: string;
   /**
-   * PostgreSQL: records the journal may hold (default 1000000); when full, new billable requests are answered 503 usage_backlog. Ignored for SQLite.
+   * PostgreSQL: records the journal may hold; when full, new requests on metered routes are answered 503 usage_backlog. Ignored for SQLite.
    */
   journal_max_records?: number;
 }
 /**
- * Shared state for several instances: rate-limit counters, conversation affinity, channel cool-downs.
+ * Shared state for several instances: rate limits, conversation affinity, channel cool-downs and the live instances (docs/operations.md, Several instances).
  */
 export interface Redis {
   /**
-   * redis://[user:password@]host:port[/db]
+   * redis://[user:password@]host:port[/db], or rediss:// for TLS; the password never appears in logs.
    */
   url: string;
   /**
@@ -139,19 +153,22 @@ export interface Redis {
    */
   prefix?: string;
   /**
-   * While Redis is unreachable: open admits under per-instance limits (the shared one divided by the live instances); closed answers 503.
+   * While Redis does not answer (within 100 ms): open admits under each instance's own limits (each shared limit divided by the instances last seen alive); closed answers 503 rate_limits_unavailable to limited keys.
    */
   on_failure?: "open" | "closed";
 }
 export interface Channel {
-  name: Name;
+  /**
+   * Unique; used in logs, metrics and usage records.
+   */
+  name: string;
   type: ChannelType;
   /**
-   * Origin and optional path prefix; /v1/... is appended.
+   * Origin plus optional path prefix; /v1/... is appended (a trailing /v1 is not doubled). Required for openai, anthropic and volcengine.
    */
   base_url?: string;
   /**
-   * Upstream API keys, rotated round-robin.
+   * Upstream API keys, rotated round-robin (a conversation keeps its key, see affinity). Required for openai, anthropic and volcengine.
    */
   keys?: string[];
   models: ModelList;
@@ -160,49 +177,52 @@ export interface Channel {
    */
   priority?: number;
   /**
-   * Share of traffic inside a priority tier.
+   * Share of traffic inside a priority tier (weighted random order).
    */
   weight?: number;
   /**
-   * Time allowed until the upstream's response headers arrive.
+   * Time allowed until the upstream's response headers arrive; then the next channel is tried (undici's timers tick about once a second, so values under 1000 act as about 1 s).
    */
   timeout_ms?: number;
   /**
-   * Longest silence allowed between two body chunks.
+   * Longest silence between two body chunks before the stream is broken off.
    */
   idle_timeout_ms?: number;
   /**
-   * How long a failed channel is skipped.
+   * A failed channel is tried last for this long.
    */
   cooldown_ms?: number;
   /**
-   * How often the upstream's GET /v1/models is read (at start, then every this many ms) to expand the glob patterns of `models` in the gateway's own /v1/models. Types openai and anthropic, channels with a glob pattern only; 0 turns it off.
+   * How often the upstream's GET /v1/models is read (at start, then every this many ms) to expand the glob patterns of `models` in the gateway's own /v1/models (docs/api.md, How /v1/models is built). Types openai and anthropic, channels with a glob pattern only; 0 turns it off.
    */
   models_refresh_ms?: number;
   /**
-   * Extra headers sent upstream.
+   * Extra headers sent upstream; they override the client's forwarded headers, never the upstream key.
    */
   headers?: {
     [k: string]: string | undefined;
   };
   /**
-   * The client APIs this upstream speaks natively; by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; volcengine: video; mock: all five).
+   * The client APIs this upstream speaks natively, a subset of its type's (e.g. [openai-chat] for a vendor without the Responses API, [openai-images] for an image-only one); by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; volcengine: video; mock: all five). Requests in one of them pass through byte for byte; chat requests in another chat API are translated into the first chat API listed (docs/translation.md); count_tokens, /v1/responses/compact and the image routes are only served natively.
    *
    * @minItems 1
    */
   formats?: [ApiFormat, ...ApiFormat[]];
   /**
-   * Top-level request fields removed before the upstream call, for upstreams that reject them (e.g. client_metadata).
+   * Top-level request fields removed before the upstream call, for upstreams that reject them (e.g. client_metadata), translated bodies included; every other byte goes as sent.
    */
   drop_params?: string[];
   images?: ImageOptions;
   mock?: MockOptions;
   control?: VolcengineControl;
   /**
-   * This channel holds the asset library (/v1/videogen/asset/*) for the gateway's callers: type volcengine (with `control`) or mock.
+   * This channel holds the asset library (/v1/videogen/asset/*) for the gateway's callers: type volcengine (with `control`) or mock (docs/assets-and-video.md).
    */
   assets?: boolean;
 }
+/**
+ * Limits of the image routes on this channel.
+ */
 export interface ImageOptions {
   /**
    * The most images one request may ask this channel for (`n` of /v1/images/generations and /v1/images/edits): one cap for every model, or a cap per model glob (first match wins, in file order; models no glob matches are not capped). A request above the cap is not sent to this channel; when no channel takes it, it is a 400 that names the cap.
@@ -213,29 +233,41 @@ export interface ImageOptions {
         [k: string]: number | undefined;
       };
 }
+/**
+ * mock only: how the mock channel answers.
+ */
 export interface MockOptions {
+  /**
+   * mock only: delay between stream chunks.
+   */
   chunk_delay_ms?: number;
   /**
-   * Fixed reply text instead of the default echo.
+   * mock only: a fixed reply instead of the echo.
    */
   reply?: string;
 }
 /**
- * Volcengine's OpenAPI control plane, where the asset library lives: its actions are signed with the account's AK/SK (never shown to callers).
+ * volcengine only: Volcengine's OpenAPI control plane, where the asset library lives; its actions are signed with the operator's AK/SK.
  */
 export interface VolcengineControl {
   /**
-   * e.g. https://ark.cn-beijing.volcengineapi.com
+   * The OpenAPI control plane, e.g. https://ark.cn-beijing.volcengineapi.com
    */
   url: string;
   /**
-   * e.g. cn-beijing (BytePlus: ap-southeast-1)
+   * The region the actions are signed for: cn-beijing (BytePlus: ap-southeast-1).
    */
   region: string;
+  /**
+   * The operator's access key id (use ${ENV}); it signs every action and never reaches a caller, a log or the console.
+   */
   access_key_id: string;
+  /**
+   * The operator's secret access key (use ${ENV}); it signs every action and never reaches a caller, a log or the console.
+   */
   secret_access_key: string;
   /**
-   * The project the library's groups and assets are created in.
+   * The project the library's groups and assets are created in, whatever a caller sends.
    */
   project_name?: string;
   /**
@@ -245,7 +277,7 @@ export interface VolcengineControl {
 }
 export interface Group {
   /**
-   * Model globs this group may call.
+   * Model globs this group's keys may call (403 otherwise).
    */
   models: string[];
   /**
@@ -295,21 +327,36 @@ export interface Limits {
   concurrency?: number;
 }
 export interface DeclaredKey {
-  name: Name;
+  /**
+   * The key's name: in logs, usage records, the console and the CLI.
+   */
+  name: string;
+  /**
+   * The key itself, sk- and at least 16 of A-Z, a-z, 0-9, _ and - (use ${ENV}).
+   */
   key: string;
-  group: Name;
+  /**
+   * The group whose models, prices and limits apply.
+   */
+  group: string;
   /**
    * The account that pays for this key's requests: the key is metered (refused with 402 when the balance does not cover a request). Without one the key is unmetered: never refused for money, its cost still computed and recorded.
    */
   account?: string;
   /**
-   * Most this key may spend in all (a decimal in the currency); 402 once its charges and open reservations would pass it.
+   * Most this key may spend in all (a decimal in the currency); 402 max_spend_reached once its charges and open reservations would pass it.
    */
   max_spend?: number | string;
   limits?: Limits | undefined;
 }
 export interface Account {
-  name: Name;
+  /**
+   * The account, created in the store at start.
+   */
+  name: string;
+  /**
+   * Free text shown with the account.
+   */
   description?: string;
   limits?: Limits | undefined;
   /**
@@ -319,33 +366,36 @@ export interface Account {
    */
   groups?: Name[];
 }
+/**
+ * Prices, and how metered keys are charged (docs/money.md).
+ */
 export interface Pricing {
   /**
-   * Shown next to amounts (default USD); amounts are never converted.
+   * Shown next to amounts; amounts are never converted.
    */
   currency?: string;
   /**
-   * Model name or glob -> prices; the first match wins, in file order.
+   * Model name or glob to its prices; the first match wins, in file order (docs/money.md).
    */
   models?: {
     [k: string]: ModelPrice | undefined;
   };
   /**
-   * Flat charges per call, by operation name (videogen.asset.CreateAsset).
+   * Flat price per call, by operation name (the asset library's videogen.asset.CreateAsset), times the group's multiplier: reserved before the call, charged when it succeeded.
    */
   calls?: {
     [k: string]: Amount;
   };
   /**
-   * Output tokens reserved for a request that sets no output cap (max_tokens, max_completion_tokens, max_output_tokens); default 4096.
+   * Output tokens reserved for a request that sets no output cap its API honours (Chat: max_completion_tokens / max_tokens; Messages: max_tokens; Responses: max_output_tokens). 0 reserves no output: such a request is sent without a cap and all its output is an overrun; keep it above 0 for metered keys.
    */
   default_output_reserve?: number;
   /**
-   * A metered key calling a model with no price: refused with 403 model_not_priced (default), or served free.
+   * A metered key calling a model with no price: refused with 403 model_not_priced, or served free.
    */
   unpriced?: "refuse" | "free";
   /**
-   * How long balance held by an instance that stopped renewing it (killed) stays held before it is released; default 30000.
+   * How long balance held by an instance that stopped renewing it (killed) stays held before it is released.
    */
   reservation_timeout_ms?: number;
 }
@@ -375,12 +425,20 @@ export interface Route {
    */
   path: string;
   /**
+   * The chain, in order; exactly one terminal plugin (relay, models, billing, asset-store, video or admin).
+   *
    * @minItems 1
    */
   plugins: [PluginUse, ...PluginUse[]];
 }
 export interface PluginUse {
+  /**
+   * The plugin's name (its folder under plugins/).
+   */
   use: string;
+  /**
+   * The plugin's options, checked against schemas/plugins/<name>.schema.json.
+   */
   with?: {
     [k: string]: unknown | undefined;
   };
@@ -394,7 +452,7 @@ export interface Affinity {
    */
   ttl_ms?: number;
   /**
-   * Bindings kept in memory; the least recently used go first.
+   * Bindings kept in memory; the least recently used go first (restart to change).
    */
   max_entries?: number;
 }
@@ -428,6 +486,9 @@ export interface Usage {
    */
   retention_days?: number;
 }
+/**
+ * Logs: JSON lines on stderr (docs/operations.md, Logs).
+ */
 export interface Log {
   /**
    * Lowest level written; LOG_LEVEL, else info, when not set.

@@ -2,7 +2,7 @@
 // charge against its usage record's cost (the store's SQL, LedgerStore.auditLedger); and every priced record's cost
 // computed again from its tokens at the prices of its version (what the store kept of each Pricing). Any mismatch
 // is a problem; none means nothing was lost or invented. An account below zero is no mismatch (requests in flight
-// may overrun their reservations: README, Money) but is named with its overdraft, for the operator to act on.
+// may overrun their reservations: docs/money.md) but is named with its overdraft, for the operator to act on.
 
 import type { Usage } from '../ir/usage.js';
 import type { Store, UsageRecord } from '../store/store.js';

@@ -1,4 +1,5 @@
-// The README's promises: `npm start` serves the shipped gateway.yaml, and every curl example in it works.
+// The README's promises: `npm start` serves the shipped gateway.yaml, and every curl example in it and in the docs it
+// links for more (docs/api.md, docs/assets-and-video.md) works.
 
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -16,12 +17,16 @@ let child: ChildProcess;
 let port = 0;
 let output = '';
 
-/** The sh code blocks of the README whose command is curl. */
+/** The README and the docs it sends a reader on to for more examples, in reading order (assets before the video that links one). */
+const EXAMPLE_FILES = ['README.md', 'docs/api.md', 'docs/assets-and-video.md'];
+
+/** The sh code blocks of those files whose command is curl. */
 function curlExamples(): string[] {
-  const readme = readFileSync(new URL('README.md', `file://${ROOT}`), 'utf8');
-  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
-    .map((m) => (m[1] ?? '').trim())
-    .filter((block) => block.startsWith('curl '));
+  return EXAMPLE_FILES.flatMap((file) =>
+    [...readFileSync(new URL(file, `file://${ROOT}`), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => (m[1] ?? '').trim())
+      .filter((block) => block.startsWith('curl ')),
+  );
 }
 
 before(async () => {
@@ -54,7 +59,7 @@ after(async () => {
   }
 });
 
-test('the README has the plain, streaming, Anthropic, models, image, asset library and video curl examples', () => {
+test('the README and its docs have the plain, streaming, Anthropic, models, image, asset library and video curl examples', () => {
   const examples = curlExamples();
   assert.equal(examples.length, 14, examples.join('\n---\n'));
   assert.equal(examples.filter((e) => e.includes('/v1/images/')).length, 3);
@@ -89,7 +94,7 @@ function assertPng(bytes: Buffer, size: number, command: string): void {
   assert.deepEqual([png.width, png.height], [size, size], command);
 }
 
-test('every README curl example works against `npm start` with the shipped config', async () => {
+test('every README and docs curl example works against `npm start` with the shipped config', async () => {
   // The asset examples follow one another: each uses the id the one before answered, as the README says to.
   const made = new Map<string, string>();
   for (const example of curlExamples()) {

@@ -9,7 +9,7 @@ import type { ErrorAbout, RenderedError } from '../format.js';
 import { ASSET_API_VERSION } from '../../assets/library.js';
 
 /**
- * The Volcengine code of each of the gateway's own errors (README, "Asset library": the table). Volcengine's common
+ * The Volcengine code of each of the gateway's own errors (docs/assets-and-video.md, "Asset library": the table). Volcengine's common
  * codes where one fits (MissingAuthenticationToken, AccessDenied, FlowLimitExceeded, ...); an error thrown with a
  * code of Volcengine's own (`InvalidParameter.URL`, `NotFound.group_id`, an upstream's) keeps it.
  */
