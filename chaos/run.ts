@@ -48,13 +48,19 @@ async function credit(fleet: Fleet, account: string, amount: string): Promise<vo
   if (answer.status !== 201 && answer.status !== 200) throw new Error(`crediting ${account}: ${answer.status} ${await answer.text()}`);
 }
 
+function missing(what: string): number {
+  console.error(`chaos: cannot run: ${what}`);
+  return 2;
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { profile: { type: 'string', default: 'short' }, seed: { type: 'string' } } });
   const profile = PROFILES[values.profile ?? 'short'];
   if (profile === undefined) throw new Error(`--profile must be one of ${Object.keys(PROFILES).join(', ')}`);
   const postgresUrl = process.env['GATEWAY_TEST_POSTGRES_URL'];
-  if (postgresUrl === undefined) throw new Error('GATEWAY_TEST_POSTGRES_URL must name a PostgreSQL server (.ci/run sets it)');
-  if (ownRedisSkip !== undefined) throw new Error(ownRedisSkip);
+  // What is missing, in one line, not a stack trace: the run cannot start without either.
+  if (postgresUrl === undefined) return missing('set GATEWAY_TEST_POSTGRES_URL to a PostgreSQL server it may make a schema in, e.g. postgres://postgres@127.0.0.1:5432/test (.ci/run sets it)');
+  if (ownRedisSkip !== undefined) return missing(`${ownRedisSkip} (scripts/ensure-redis-server.sh installs it)`);
   const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
   const random = seededRandom(seed);
   const began = Date.now();

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { PNG } from 'pngjs';
 import { freePort } from '../helpers/cli-process.js';
+import { until } from '../helpers/poll.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -38,17 +39,16 @@ before(async () => {
   child = spawn('npm', args, { cwd: ROOT, env: { ...process.env, PORT: String(port) }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await until(
+    'npm start serving /healthz',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+      return (await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false)) ? true : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 50 },
+  ).catch((err: unknown) => {
+    throw new Error(`npm start did not come up: ${String(err)}\n${output}`);
+  });
 });
 
 after(async () => {
@@ -74,13 +74,17 @@ const SHOWN_TASK = 'task_Q2FzdGxlMjAyNjExMjc0';
 
 /** Runs `command` until `done` says its output is what the README's reader waits for (an asset Active, a video made). */
 async function runUntil(command: string, done: (stdout: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { stdout } = await run('sh', ['-c', command], { cwd: ROOT });
-    if (done(stdout)) return stdout;
-    if (Date.now() > deadline) throw new Error(`${command}\nnever gave what was waited for: ${stdout}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let last = '';
+  return until(
+    `${command}\nto give what was waited for`,
+    async () => {
+      last = (await run('sh', ['-c', command], { cwd: ROOT })).stdout;
+      return done(last) ? last : undefined;
+    },
+    { timeoutMs: 15_000, intervalMs: 50 },
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}; last: ${last}`);
+  });
 }
 
 /** The size a README image example asks for. */
