@@ -142,6 +142,10 @@ export interface Redis {
    * While Redis is unreachable: open admits under per-instance limits (the shared one divided by the live instances); closed answers 503.
    */
   on_failure?: "open" | "closed";
+  /**
+   * The longest a request waits on Redis (its limits, its conversation's binding) before on_failure applies; raise it where Redis may be slow without being out (a host whose CPU is oversubscribed, a distant Redis).
+   */
+  timeout_ms?: number;
 }
 export interface Channel {
   name: Name;
