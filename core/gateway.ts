@@ -64,6 +64,8 @@ export interface GatewayDeps {
   readonly reload?: () => Promise<boolean>;
   /** How asset URLs' host names are resolved before a CreateAsset (tests resolve without DNS); the system's without. */
   readonly resolveHost?: HostResolver;
+  /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's without. */
+  readonly mockClock?: () => number;
   /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
   readonly configSource?: () => { readonly file: string; readonly text: string };
 }
@@ -114,7 +116,7 @@ export class Gateway {
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
       consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken }),
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
-      assets: new AssetLibraries(config.channels, libraryFor(deps.store), router.health),
+      assets: new AssetLibraries(config.channels, libraryFor(deps.store, deps.mockClock ?? Date.now), router.health),
       resolveHost: deps.resolveHost ?? systemResolver,
       videoUpstreams: createVideoUpstreams(),
     };
@@ -152,10 +154,10 @@ export class Gateway {
 }
 
 /** A channel's asset library: Volcengine's control plane, or the mock's in the store. */
-function libraryFor(store: Store): (channel: ResolvedChannel) => AssetLibrary {
+function libraryFor(store: Store, mockClock: () => number): (channel: ResolvedChannel) => AssetLibrary {
   return (channel) =>
     channel.control === undefined
-      ? createMockAssetLibrary(store.assets.mock, channel.name)
+      ? createMockAssetLibrary(store.assets.mock, channel.name, mockClock)
       : createVolcengineLibrary({ control: channel.control, timeoutMs: channel.control.timeoutMs });
 }
 

@@ -54,6 +54,8 @@ export interface StartOptions {
   readonly limiter?: Limiter;
   /** How asset URLs' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
+  /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's when absent. */
+  readonly mockClock?: () => number;
   /** How often the video poller looks for due tasks (tests look often); default the poll interval, at most 1 s. */
   readonly videoPollTickMs?: number;
 }
@@ -154,6 +156,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       reload: () => reload(),
       configSource: () => source,
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
+      ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
       ...(shared === null ? {} : { shared }),
     },
     config,

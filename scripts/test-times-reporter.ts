@@ -6,7 +6,8 @@ interface TestEvent {
   readonly data: { readonly nesting?: number; readonly file?: string; readonly details?: { readonly duration_ms?: number } };
 }
 
-const SHOWN = 15;
+/** How many files it names; TEST_TIMES=all names every one (to revise scripts/test-plan.ts). */
+const SHOWN = process.env['TEST_TIMES'] === 'all' ? Infinity : 15;
 
 export default async function* testTimes(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   const times = new Map<string, number>();

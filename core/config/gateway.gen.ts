@@ -153,9 +153,13 @@ export interface Redis {
    */
   prefix?: string;
   /**
-   * While Redis does not answer (within 100 ms): open admits under each instance's own limits (each shared limit divided by the instances last seen alive); closed answers 503 rate_limits_unavailable to limited keys.
+   * While Redis does not answer (within redis.timeout_ms): open admits under each instance's own limits (each shared limit divided by the instances last seen alive); closed answers 503 rate_limits_unavailable to limited keys.
    */
   on_failure?: "open" | "closed";
+  /**
+   * The longest a request waits on Redis (its limits, its conversation's binding) before on_failure applies; raise it where Redis may be slow without being out (a host whose CPU is oversubscribed, a distant Redis): see docs/operations.md, Several instances.
+   */
+  timeout_ms?: number;
 }
 export interface Channel {
   /**

@@ -55,7 +55,10 @@ export function resolveConfig(
       journalPath: raw.store?.journal_path === undefined ? null : resolve(configDir, raw.store.journal_path),
       journalMaxRecords: raw.store?.journal_max_records ?? STORE_DEFAULTS.journalMaxRecords,
     },
-    redis: raw.redis === undefined ? null : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open' },
+    redis:
+      raw.redis === undefined
+        ? null
+        : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open', timeoutMs: raw.redis.timeout_ms ?? 100 },
     channels: raw.channels.map(resolveChannel),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [

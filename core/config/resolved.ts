@@ -167,6 +167,8 @@ export interface ResolvedRedis {
   readonly prefix: string;
   /** While Redis is unreachable: `open` admits under per-instance limits, `closed` answers 503. */
   readonly onFailure: 'open' | 'closed';
+  /** The longest a request waits on Redis before `onFailure` applies, ms. */
+  readonly timeoutMs: number;
 }
 
 export interface ResolvedStore {

@@ -25,6 +25,12 @@ export interface SharedLimiterOptions {
   readonly gate?: RedisGate;
 }
 
+/**
+ * How long a shutdown waits for Redis to answer the last requests' ends. Longer than a request's wait: nobody waits
+ * on it but the exit, and a Redis slower than the request's bound (a loaded host) still frees the slots it is sent.
+ */
+const SETTLE_MS = 1000;
+
 /** Tickets admitted by this process's own limiter while Redis was out. */
 const LOCAL = Symbol('local');
 type LocalTicket = Ticket & { readonly [LOCAL]: true };
@@ -86,19 +92,22 @@ export class SharedLimiter implements Limiter {
       return Promise.resolve();
     }
     // Sent even while the gate is closed: RedisLimiter stops renewing the slot either way (it expires if not freed).
-    const done = within(this.#redis.finish(ticket, usedTokens), this.#options.timeoutMs).catch((err: unknown) => {
+    const sent = this.#redis.finish(ticket, usedTokens);
+    const done = within(sent, this.#options.timeoutMs).catch((err: unknown) => {
       // Its slot expires by itself; its correction is lost.
       if (err instanceof RedisTimeout) this.#options.gate?.timedOut();
       this.#options.onError(err, !this.#failing);
       this.#failing = true;
     });
-    // Kept until told, so that a shutdown frees the last requests' slots before it closes the connection.
-    this.#finishing.add(done);
-    void done.finally(() => this.#finishing.delete(done));
+    // Kept until answered, so that a shutdown frees the last requests' slots before it closes the connection: the
+    // answer itself, which may come after the request stopped waiting for it.
+    const answered = within(sent, SETTLE_MS).catch(() => undefined);
+    this.#finishing.add(answered);
+    void answered.finally(() => this.#finishing.delete(answered));
     return done;
   }
 
-  /** Resolves once every finish sent to Redis has been answered (each is bounded by the timeout). */
+  /** Resolves once every finish sent to Redis has been answered (each waited for at most SETTLE_MS). */
   async settled(): Promise<void> {
     await Promise.all([...this.#finishing]);
   }

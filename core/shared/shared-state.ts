@@ -14,8 +14,6 @@ import { RedisAffinityStore } from './redis-affinity.js';
 import { RedisCooldowns } from './redis-cooldowns.js';
 import { RedisState } from './redis-state.js';
 
-/** How long a request waits on Redis before the failure behaviour applies. */
-const REDIS_TIMEOUT_MS = 100;
 /** A killed instance's limit slots are free again after this. */
 const SLOT_TTL_MS = 10_000;
 
@@ -47,14 +45,14 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
     url: redis.url,
     prefix: redis.prefix,
     logger,
-    answerMs: REDIS_TIMEOUT_MS,
+    answerMs: redis.timeoutMs,
     onHeartbeat: async () => limiter?.renew(),
     onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
   });
   limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS });
   const shared = new SharedLimiter(limiter, new MemoryLimiter(), {
     onFailure: redis.onFailure,
-    timeoutMs: REDIS_TIMEOUT_MS,
+    timeoutMs: redis.timeoutMs,
     liveInstances: () => state.liveInstances,
     onError: (err, first) => {
       metrics.sharedStateErrors.inc(['limits']);
@@ -72,7 +70,7 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
   });
   const affinity = new RedisAffinityStore(state, options.localAffinity, {
     prefix: redis.prefix,
-    timeoutMs: REDIS_TIMEOUT_MS,
+    timeoutMs: redis.timeoutMs,
     onError: () => metrics.sharedStateErrors.inc(['affinity']),
   });
   const cooldowns = new RedisCooldowns(state, options.health, {

@@ -2,7 +2,9 @@
 // exactly 30 of 60 requests spread over both; concurrency 4 keeps the upstream at 4 streams at once while 20 slow
 // ones, spread over both and retried on 429, all finish; every slot comes back. A conversation started on one
 // continues on the same channel through the other; a channel one cooled down is tried last by the other. Each run has a Redis key prefix of
-// its own (deleted after) and a PostgreSQL schema of its own. Skipped, with the reason, without both services.
+// its own (deleted after) and a PostgreSQL schema of its own. Skipped, with the reason, without both services. Redis
+// is waited for up to 1 s (redis.timeout_ms): this machine may be loaded, and on_failure: closed would turn a slow
+// answer into a 503 (README, Several instances).
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -47,7 +49,7 @@ describe('rate limits shared by two instances (Redis, PostgreSQL)', { skip }, ()
       configPath,
       `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000, admin_token: ${ADMIN} }
 store: { url: "${db.url}" }
-redis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed }
+redis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed, timeout_ms: 1000 }
 groups:
   pro: { models: ["*"] }
 keys:

@@ -71,6 +71,8 @@ export interface GatewayUnderTestOptions {
   readonly resolveHost?: HostResolver;
   /** How often the video poller looks for due tasks. */
   readonly videoPollTickMs?: number;
+  /** The clock the mock channel's asset library reads (Processing, then Active 2 s after it was made). */
+  readonly mockClock?: () => number;
   /** The config file's permission bits (chmod), when the test cares who may read it. */
   readonly configMode?: number;
 }
@@ -94,6 +96,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.videoPollTickMs === undefined ? {} : { videoPollTickMs: options.videoPollTickMs }),
+    ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
   });
   let stopped = false;
   return {

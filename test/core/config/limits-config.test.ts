@@ -13,7 +13,7 @@ describe('limits config', () => {
   const config = parse(readFileSync(new URL('../../fixtures/config/limits-example.yaml', import.meta.url), 'utf8'), ENV);
 
   it('accepts issue 24\'s file as written', () => {
-    assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', prefix: 'gateway:', onFailure: 'open' });
+    assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', prefix: 'gateway:', onFailure: 'open', timeoutMs: 100 });
     assert.deepEqual(config.groups.get('default')?.limits, { rpm: 60, tpm: 100000, concurrency: 4 });
     assert.deepEqual(config.groups.get('fast')?.modelLimits, [{ pattern: 'demo-fast', limits: { rpm: 5 } }]);
     assert.deepEqual(config.accounts[0]?.limits, { rpm: 600 });
@@ -42,5 +42,13 @@ describe('limits config', () => {
     );
     assert.ok(issues.some((i) => i.includes('redis.url')), issues.join('\n'));
     assert.ok(issues.some((i) => i.includes('groups.g.limits')), issues.join('\n'));
+  });
+
+  it('redis.timeout_ms: a request\'s wait on Redis, 10 to 1000 ms', () => {
+    const withTimeout = (ms: number): string => yaml(`redis: { url: "redis://cache:6379", timeout_ms: ${ms} }`, 'channels:', '  - { name: m, type: mock, models: ["demo-*"] }');
+    assert.equal(parse(withTimeout(500)).redis?.timeoutMs, 500);
+    // Above the heartbeat's 1.5 s a slow answer would read as a dead connection.
+    assert.ok(issuesOf(withTimeout(5000)).some((i) => i.includes('redis.timeout_ms')));
+    assert.ok(issuesOf(withTimeout(0)).some((i) => i.includes('redis.timeout_ms')));
   });
 });

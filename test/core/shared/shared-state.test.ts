@@ -50,7 +50,7 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
   const instances: Instance[] = [];
 
   async function instance(): Promise<Instance> {
-    const config: ResolvedRedis = { url: redis.url, prefix: 'test:', onFailure: 'open' };
+    const config: ResolvedRedis = { url: redis.url, prefix: 'test:', onFailure: 'open', timeoutMs: 100 };
     const health = new ChannelHealth();
     const local = new MemoryAffinityStore(100);
     const metrics = new GatewayMetrics({ defaultMetrics: false });
