@@ -92,7 +92,8 @@ describe('admin-token guesses, two instances sharing Redis', { skip: REDIS_URL =
   const gateways: GatewayUnderTest[] = [];
 
   before(async () => {
-    const redis = `\nredis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed }\n`;
+    // A loaded machine (test files run side by side) may answer later than the 100 ms default: 503s, not 429s.
+    const redis = `\nredis: { url: "${REDIS_URL as string}", prefix: "${prefix}", on_failure: closed, timeout_ms: 1000 }\n`;
     for (let i = 0; i < 2; i++) gateways.push(await startGatewayUnderTest(`${config()}${redis}`));
   });
   after(async () => {
