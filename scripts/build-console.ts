@@ -3,12 +3,13 @@
 // index.html at /console/ and the other two under /console/assets/. Everything comes from node_modules: no CDN.
 
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { findPackageRoot } from '../core/config/schema-dir.js';
 import { isMainScript } from './generated-file.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+// Found from here whether this runs from its source or its build in dist/scripts (which the tests import).
+const ROOT = findPackageRoot(import.meta.url);
 const SOURCE = join(ROOT, 'console');
 export const DEFAULT_OUT_DIR = join(ROOT, 'dist', 'console');
 /** The only files a build writes. */

@@ -5,10 +5,15 @@
 
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { findPackageRoot } from '../core/config/schema-dir.js';
 
 const run = promisify(execFile);
-export const LIST_FILE = new URL('../docs/runtime-dependencies.json', import.meta.url);
+/** The repository, found from here whether this runs from its source or its build in dist/scripts. */
+const ROOT = findPackageRoot(import.meta.url);
+export const LIST_FILE = pathToFileURL(join(ROOT, 'docs', 'runtime-dependencies.json'));
 
 interface Tree {
   readonly version?: string;
@@ -22,7 +27,7 @@ function line(version: string): string {
 
 /** `name@major` of every package of the installed runtime tree, sorted, each once. */
 export async function installedRuntimeDependencies(): Promise<string[]> {
-  const root = new URL('..', import.meta.url).pathname;
+  const root = ROOT;
   // npm ls exits 1 on problems it also reports in the JSON (an extraneous package): the list is what counts.
   const { stdout } = await run('npm', ['ls', '--omit=dev', '--all', '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   const found = new Set<string>();

@@ -16,5 +16,5 @@ export default async function* testTimes(source: AsyncIterable<TestEvent>): Asyn
     times.set(event.data.file, (times.get(event.data.file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
-  yield `# slowest files (s): ${slowest.map(([file, ms]) => `${file.replace(`${process.cwd()}/`, '')} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`;
+  yield `# slowest files (s): ${slowest.map(([file, ms]) => `${file.replace(`${process.cwd()}/`, '').replace(/^dist\/(.*)\.js$/, '$1.ts')} ${(ms / 1000).toFixed(1)}`).join(', ')}\n`;
 }

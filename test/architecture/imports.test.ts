@@ -2,11 +2,11 @@
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = REPO_ROOT;
 const SCANNED = ['core', 'plugins', 'bin', 'scripts'];
 const MAX_LINES = 500;
 

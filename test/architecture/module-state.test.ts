@@ -14,8 +14,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = REPO_ROOT;
 const CORE = join(ROOT, 'core');
 
 /** Classes whose module-level instances hold no state a request or a server changes. */

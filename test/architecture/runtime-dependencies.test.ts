@@ -3,12 +3,14 @@
 // justified in ARCHITECTURE.md's table. A new package, or a major version change anywhere in the tree, fails here
 // until the list is written again (`npm run deps:list`) and the change is looked at.
 
+import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { committedRuntimeDependencies, installedRuntimeDependencies } from '../../scripts/runtime-dependencies.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const ROOT = new URL('../../', import.meta.url);
+const ROOT = pathToFileURL(`${REPO_ROOT}/`);
 
 test('the runtime dependency tree is the committed one', async (t) => {
   const installed = await installedRuntimeDependencies();

@@ -5,12 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = REPO_ROOT;
 const SCANNED = ['core', 'plugins', 'bin'];
 
 function listTs(dir: string): string[] {

@@ -22,6 +22,7 @@ import {
 } from '../helpers/fake-anthropic.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { readUntil, until, withDeadline } from '../helpers/poll.js';
+import { fixturePath } from '../helpers/repo-root.js';
 
 const WAIT_MS = 5_000;
 const POLL = { timeoutMs: WAIT_MS, intervalMs: 20 };
@@ -454,7 +455,7 @@ test('body: a Claude Code style body reaches the upstream byte for byte', async 
 test('body: a real Claude Code body (55 KB, read as a skeleton) reaches the upstream byte for byte, alias or not', async () => {
   // Bodies this large are not parsed whole (core/formats/json-skeleton.ts): what routing reads is decoded, the
   // bulk is not, and the client's bytes are what is sent.
-  const fixture = readFileSync(new URL('../fixtures/requests/claude-code-messages-tool-result.json', import.meta.url));
+  const fixture = readFileSync(fixturePath('requests/claude-code-messages-tool-result.json'));
   assert.ok(fixture.length > 50_000);
   const model = (JSON.parse(fixture.toString('utf8')) as { model: string }).model;
   for (const [sent, expected] of [

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = REPO_ROOT;
 
 test('the chaos run without GATEWAY_TEST_POSTGRES_URL names what to set, in one line', async () => {
   const env = { ...process.env };

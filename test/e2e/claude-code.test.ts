@@ -9,8 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { DEFAULT_ANTHROPIC_USAGE, FakeAnthropic, anthropicChannel, type FakeAnthropicReply, type RecordedAnthropicRequest } from '../helpers/fake-anthropic.js';
 import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const CLAUDE = new URL('../../node_modules/.bin/claude', import.meta.url).pathname;
+const CLAUDE = join(REPO_ROOT, 'node_modules/.bin/claude');
 const TOOL_OUTPUT = 'tool-said-hi-42';
 
 /** `claude -p <prompt>` in an empty home and working directory, with only the offline settings of clients.md. */

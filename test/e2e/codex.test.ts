@@ -31,8 +31,9 @@ import { after, before, describe, test } from 'node:test';
 import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer, recordRequest, type RecordedRequest } from '../helpers/loopback-http-server.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const CODEX = new URL('../../node_modules/.bin/codex', import.meta.url).pathname;
+const CODEX = join(REPO_ROOT, 'node_modules/.bin/codex');
 const MODEL = 'gpt-5.4';
 const UPSTREAM_KEY = 'sk-upstream-x';
 const TOOL_MARKER = 'RUN_THE_TOOL';

@@ -16,8 +16,9 @@ import { cliEnv, collectOutput, freePort, waitForLog, type CliExit, type CliProc
 import { readUsageFile } from '../helpers/gateway-under-test.js';
 import { until, withDeadline } from '../helpers/poll.js';
 import { commandLine, descendantPids, isAlive } from '../helpers/process-tree.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const REPO = new URL('../../', import.meta.url).pathname;
+const REPO = `${REPO_ROOT}/`;
 /** The copy of the repository npm start runs in. */
 let ROOT = '';
 const GRACE_MS = 5000;

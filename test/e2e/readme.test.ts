@@ -11,9 +11,10 @@ import { promisify } from 'node:util';
 import { PNG } from 'pngjs';
 import { freePort } from '../helpers/cli-process.js';
 import { until } from '../helpers/poll.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const run = promisify(execFile);
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = `${REPO_ROOT}/`;
 let child: ChildProcess;
 let port = 0;
 let output = '';

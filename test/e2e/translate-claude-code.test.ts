@@ -12,8 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { FakeOpenAI, type FakeReply, type FakeUsage, type RecordedRequest } from '../helpers/fake-openai.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const CLAUDE = new URL('../../node_modules/.bin/claude', import.meta.url).pathname;
+const CLAUDE = join(REPO_ROOT, 'node_modules/.bin/claude');
 /** The model Claude Code asks for by default (see test/fixtures/requests/claude-code-messages.json). */
 const CLIENT_MODEL = 'claude-opus-5-5';
 const UPSTREAM_MODEL = 'fake-chat-model';

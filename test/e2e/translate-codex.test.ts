@@ -17,8 +17,9 @@ import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { FakeAnthropic, type AnthropicUsage, type FakeAnthropicReply, type RecordedAnthropicRequest } from '../helpers/fake-anthropic.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
-const CODEX = new URL('../../node_modules/.bin/codex', import.meta.url).pathname;
+const CODEX = join(REPO_ROOT, 'node_modules/.bin/codex');
 const MODEL = 'gpt-5.4';
 const UPSTREAM_MODEL = 'claude-sonnet-4-5';
 const CHANNEL = 'claude';

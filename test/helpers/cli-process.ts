@@ -7,8 +7,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { until, type PollOptions } from './poll.js';
+import { REPO_ROOT } from './repo-root.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = REPO_ROOT;
 const GATEWAY_TS = join(ROOT, 'bin', 'gateway.ts');
 const GATEWAY_JS = join(ROOT, 'dist', 'bin', 'gateway.js');
 /** tsx by file URL, and this repository's tsconfig: a bare `--import tsx` is looked up from the working directory. */

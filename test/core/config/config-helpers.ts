@@ -5,10 +5,11 @@ import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError, type ResolvedConfig } from '../../../core/config/resolved.js';
 import { ConfigValidator } from '../../../core/config/validate.js';
 import type { Env } from '../../../core/config/interpolate.js';
+import { fixtureUrl } from '../../helpers/repo-root.js';
 
 export const validator = new ConfigValidator();
 
-export const ISSUE_EXAMPLE = new URL('../../fixtures/config/issue-example.yaml', import.meta.url);
+export const ISSUE_EXAMPLE = fixtureUrl('config/issue-example.yaml');
 
 export const ISSUE_ENV: Env = {
   OPENAI_API_KEY: 'sk-openai-upstream',

@@ -3,6 +3,7 @@
 // place; it never throws anything else (a TypeError would be a crash at start or, worse, at a reload). Runs:
 // GATEWAY_FUZZ_RUNS (default 300 per property).
 
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -10,9 +11,10 @@ import fc from 'fast-check';
 import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
 import { BUILTIN_ENDPOINTS } from '../../../core/endpoints/registry.js';
+import { REPO_ROOT } from '../../helpers/repo-root.js';
 
 const RUNS = Number(process.env['GATEWAY_FUZZ_RUNS'] ?? 300);
-const SHIPPED = readFileSync(new URL('../../../gateway.yaml', import.meta.url), 'utf8');
+const SHIPPED = readFileSync(join(REPO_ROOT, 'gateway.yaml'), 'utf8');
 const VIDEO = `server: { port: 0 }
 channels:
   - name: ark

@@ -6,11 +6,12 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { LimitPlan } from '../../../core/limits/limit-plan.js';
 import { issuesOf, parse, yaml } from './config-helpers.js';
+import { fixturePath } from '../../helpers/repo-root.js';
 
 const ENV = { GW_KEY_CI: 'sk-ci-0123456789abcdef' };
 
 describe('limits config', () => {
-  const config = parse(readFileSync(new URL('../../fixtures/config/limits-example.yaml', import.meta.url), 'utf8'), ENV);
+  const config = parse(readFileSync(fixturePath('config/limits-example.yaml'), 'utf8'), ENV);
 
   it('accepts issue 24\'s file as written', () => {
     assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', prefix: 'gateway:', onFailure: 'open', timeoutMs: 100 });

@@ -6,12 +6,13 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseMoney } from '../../../core/money/decimal.js';
 import { issuesOf, parse, yaml } from './config-helpers.js';
+import { fixturePath } from '../../helpers/repo-root.js';
 
 const ENV = { GW_KEY_CI: 'sk-ci-0123456789abcdef', GW_KEY_OPS: 'sk-ops-0123456789abcdef' };
 
 describe('money config', () => {
   it('accepts issue 23\'s file as written', () => {
-    const config = parse(readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8'), ENV);
+    const config = parse(readFileSync(fixturePath('config/money-example.yaml'), 'utf8'), ENV);
     assert.deepEqual(config.store, { url: 'postgres://postgres@127.0.0.1:5432/gateway', poolMax: 10, journalPath: null, journalMaxRecords: 1_000_000 });
     assert.deepEqual(config.accounts, [{ name: 'acme', description: null, groups: [] }]);
     const [ci, ops] = config.keys;
@@ -37,7 +38,7 @@ describe('money config', () => {
   });
 
   it('GATEWAY_STORE_URL points every command at a store, whatever the file says, checked as store.url is', () => {
-    const file = readFileSync(new URL('../../fixtures/config/money-example.yaml', import.meta.url), 'utf8');
+    const file = readFileSync(fixturePath('config/money-example.yaml'), 'utf8');
     const url = 'postgres://gateway:secret@db.internal:5433/gw';
     assert.equal(parse(file, { ...ENV, GATEWAY_STORE_URL: url }).store.url, url);
     const noStore = yaml('channels:', '  - { name: m, type: mock, models: ["demo-*"] }');

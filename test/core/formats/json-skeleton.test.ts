@@ -2,6 +2,8 @@
 // leaves UNDECODED; and a large body read through a format gives the same head, the same whole body and the
 // same errors as a full parse.
 
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -14,6 +16,7 @@ import { createOpenAIChatFormat } from '../../../core/formats/openai-chat/index.
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
 import { BodyPool } from '../../../core/formats/body-pool.js';
 import { ScanMemory } from '../../../core/formats/scan-memory.js';
+import { fixturePath, REPO_ROOT } from '../../helpers/repo-root.js';
 
 /** Large bodies' memory, as the server's intake has one. */
 const pool = new BodyPool();
@@ -267,7 +270,7 @@ describe('a large body through a format', () => {
   it('real Claude Code bodies: head and whole body agree with JSON.parse', () => {
     const messages = createAnthropicMessagesFormat();
     for (const name of ['claude-code-messages.json', 'claude-code-messages-tool-result.json']) {
-      const raw = readFileSync(new URL(`../../fixtures/requests/${name}`, import.meta.url));
+      const raw = readFileSync(fixturePath(`requests/${name}`));
       const full = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
       const request = messages.decodeRequest(BodyBytes.of(raw));
       assert.deepEqual(request.head, expectedSkeleton(full));
@@ -282,7 +285,7 @@ describe('the request schemas are checked against the skeleton', () => {
   // A string three or more levels down may be UNDECODED: a schema may ask its type or an enum of short
   // values there (the stand-in fails an enum as the long original would), nothing that reads its content.
   const SAFE_DEEP_KEYWORDS = new Set(['type', 'enum', 'description', 'title']);
-  const schemaDir = new URL('../../../schemas/api/', import.meta.url);
+  const schemaDir = pathToFileURL(join(REPO_ROOT, 'schemas/api/') + '/');
 
   function deepStringProblems(schema: unknown, depth: number, at: string): string[] {
     if (typeof schema !== 'object' || schema === null) return [];

@@ -16,9 +16,10 @@ import type { ChatRequest } from '../../../core/ir/request.js';
 import type { Usage } from '../../../core/ir/usage.js';
 import { frameBatches } from '../../../core/sse/frame-batches.js';
 import { checkClientStream, type ClientStreamSummary } from '../../helpers/client-stream-checks.js';
+import { fixtureUrl } from '../../helpers/repo-root.js';
 
-const STREAMS = new URL('../../fixtures/streams/', import.meta.url);
-const GOLDEN = new URL('../../fixtures/golden/', import.meta.url);
+const STREAMS = fixtureUrl('streams/');
+const GOLDEN = fixtureUrl('golden/');
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 
 const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];

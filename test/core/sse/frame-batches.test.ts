@@ -11,6 +11,7 @@ import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../../core/s
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
 import type { SseFrame } from '../../../core/sse/frame.js';
+import { fixturePath } from '../../helpers/repo-root.js';
 
 const text = (frames: readonly SseFrame[]): string => frames.map((f) => Buffer.from(f.raw).toString('utf8')).join('');
 
@@ -40,7 +41,7 @@ function upstream(chunks: readonly string[], failAfter?: Error): { body: AsyncGe
 
 describe('frameBatches', () => {
   it('passes every frame through byte for byte, one batch per read, the unterminated last frame included', async () => {
-    const input = readFileSync(new URL('../../fixtures/sse/lone-cr.sse', import.meta.url));
+    const input = readFileSync(fixturePath('sse/lone-cr.sse'));
     const chunks: string[] = [];
     // 7-byte reads split frames, CRLFs and multibyte characters anywhere; latin1 keeps the bytes as they are.
     for (let i = 0; i < input.length; i += 7) chunks.push(input.subarray(i, i + 7).toString('latin1'));

@@ -9,8 +9,9 @@ import fc from 'fast-check';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame, encodeFrames } from '../../../core/sse/frame-writer.js';
 import { readFields, type SseFrame } from '../../../core/sse/frame.js';
+import { fixtureUrl } from '../../helpers/repo-root.js';
 
-const FIXTURES = new URL('../../fixtures/sse/', import.meta.url);
+const FIXTURES = fixtureUrl('sse/');
 
 function fixture(name: string): Buffer {
   return readFileSync(new URL(name, FIXTURES));

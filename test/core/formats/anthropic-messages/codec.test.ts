@@ -13,11 +13,12 @@ import type { ChatRequest } from '../../../../core/ir/request.js';
 import type { ChatResponse } from '../../../../core/ir/response.js';
 import type { EncodedFrame, StreamEvent } from '../../../../core/ir/stream.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
+import { fixturePath } from '../../../helpers/repo-root.js';
 
 type Json = Record<string, unknown>;
 
 function fixture(name: string): Json {
-  return JSON.parse(readFileSync(new URL(`../../../fixtures/requests/${name}`, import.meta.url), 'utf8')) as Json;
+  return JSON.parse(readFileSync(fixturePath(`requests/${name}`), 'utf8')) as Json;
 }
 
 function parsed(json: Json): ParsedRequest {

@@ -14,6 +14,7 @@ import type { Usage } from '../../../../core/ir/usage.js';
 import { SseFrameParser } from '../../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../../core/sse/frame-writer.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
+import { fixturePath } from '../../../helpers/repo-root.js';
 
 const parse = createRequestDecoder();
 
@@ -461,7 +462,7 @@ describe('openai-chat decodeError', () => {
 
 describe('openai-chat stream decoder', () => {
   it('decodes a recorded tool-call stream', () => {
-    const { events, end } = decodeStream(readFileSync(new URL('../../../fixtures/sse/openai-chat-tool-call.sse', import.meta.url), 'utf8'));
+    const { events, end } = decodeStream(readFileSync(fixturePath('sse/openai-chat-tool-call.sse'), 'utf8'));
     assert.deepEqual([...events, ...end()], [
       { type: 'start', id: 'chatcmpl-9xQ2mZ', model: 'gpt-4o-2024-08-06', created: 1718000000, usage: null },
       { type: 'block_start', index: 0, block: { type: 'tool_call', id: 'call_Qx7bN3', name: 'get_weather' } },
@@ -666,7 +667,7 @@ describe('openai-chat stream encoder', () => {
   });
 
   it('carries a stream from a chat upstream to a chat client unchanged in substance', () => {
-    const { events, end } = decodeStream(readFileSync(new URL('../../../fixtures/sse/openai-chat-tool-call.sse', import.meta.url), 'utf8'));
+    const { events, end } = decodeStream(readFileSync(fixturePath('sse/openai-chat-tool-call.sse'), 'utf8'));
     const { data } = encodeStream([...events, ...end()]);
     assert.deepEqual(deltas(data), [
       { role: 'assistant', content: '' },

@@ -13,11 +13,12 @@ import type { ChatRequest, FunctionTool, Tool } from '../../../../core/ir/reques
 import type { ChatResponse } from '../../../../core/ir/response.js';
 import type { EncodedFrame, StreamEvent } from '../../../../core/ir/stream.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
+import { fixturePath } from '../../../helpers/repo-root.js';
 
 const format = createOpenAIResponsesFormat();
 
 function fixture(name: string): ParsedRequest {
-  return format.decodeRequest(BodyBytes.of(readFileSync(new URL(`../../../fixtures/requests/${name}`, import.meta.url))));
+  return format.decodeRequest(BodyBytes.of(readFileSync(fixturePath(`requests/${name}`))));
 }
 
 /** A client request given as JSON, through the format's shallow check as the gateway reads it. */
