@@ -9,6 +9,7 @@ import { postChat } from '../helpers/chat-requests.js';
 import { FakeAnthropic, defaultAnthropicReply } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI, defaultReply } from '../helpers/fake-openai.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until } from '../helpers/poll.js';
 
 const SECOND_KEY = 'sk-second-0123456789abcdefghij';
 /** Appended right after the keys list of configWith(): one more declared key in group pro. */
@@ -364,7 +365,8 @@ describe('/v1/messages: affinity and priority tiers', () => {
       for (const s of await sendMany(gw, up, 5, { userId })) assert.deepEqual(s.calls, [moved.served]);
 
       up.failing.delete('a');
-      await new Promise((r) => setTimeout(r, 2_000));
+      const health = gw.gateway.runtime.current.services.router.health;
+      await until('the primary has cooled down', () => (health.isCooling('a') ? undefined : true), { timeoutMs: 5000, intervalMs: 50 });
       const back = await send(gw, up, { userId });
       assert.equal(back.served.channel, 'a', 'the healthy primary tier wins over the binding');
       for (const s of await sendMany(gw, up, 3, { userId })) assert.deepEqual(s.calls, [back.served]);
@@ -399,9 +401,13 @@ describe('/v1/messages: affinity settings', () => {
       await send(gw, up, { userId });
       await send(gw, up, { userId });
       assert.deepEqual(await affinityCounts(gw), { miss: 1, hit: 1, break: 0 });
-      await new Promise((r) => setTimeout(r, 2_000));
+      // has() neither renews an entry nor answers a stale one (a get() would renew it: updateAgeOnGet).
+      const cache = (gw.gateway.runtime.deps.affinity as unknown as { cache: { has(k: string): boolean; keys(): Iterable<string> } }).cache;
+      const keys = [...cache.keys()];
+      assert.equal(keys.length, 1);
+      await until('the binding expires', () => (keys.some((k) => cache.has(k)) ? undefined : true), { timeoutMs: 5000, intervalMs: 50 });
       await send(gw, up, { userId });
-      assert.deepEqual(await affinityCounts(gw), { miss: 2, hit: 1, break: 0 }, 'expired after 2 s without use');
+      assert.deepEqual(await affinityCounts(gw), { miss: 2, hit: 1, break: 0 }, 'expired after ttl_ms without use');
     } finally {
       await gw.stop();
       await up.close();

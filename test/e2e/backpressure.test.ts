@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { until } from '../helpers/poll.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const FRAME_PAYLOAD = 'x'.repeat(16 * 1024);
@@ -12,6 +13,8 @@ const FRAMES = 4096; // 64 MiB in all, far more than any socket buffer
 let upstream: Server;
 let written = 0;
 let finished = false;
+/** Set while the upstream waits for its socket to drain: the gateway has stopped reading it. */
+let blocked = false;
 let gw: GatewayUnderTest;
 
 before(async () => {
@@ -24,9 +27,11 @@ before(async () => {
         const frame = `data: {"choices":[{"index":0,"delta":{"content":"${FRAME_PAYLOAD}"}}]}\n\n`;
         written += frame.length;
         if (!res.write(frame)) {
+          blocked = true;
           const done = new AbortController();
           await Promise.race([once(res, 'drain', { signal: done.signal }), once(res, 'close', { signal: done.signal })]).catch(() => undefined);
           done.abort();
+          blocked = false;
         }
       }
       res.end('data: [DONE]\n\n');
@@ -52,12 +57,14 @@ test('the upstream is paused while the client does not read, and everything arri
   const [res] = (await once(req, 'response')) as [IncomingMessage];
   assert.equal(res.statusCode, 200);
   res.pause();
-  // Let every buffer on the way fill up; then the upstream must be stuck far short of the end.
+  // Let every buffer on the way fill up: the upstream waits for drain and has written nothing since the last look
+  // (a gateway that buffers would drain it again at once). Then it must be stuck far short of the end.
   let previous = -1;
-  while (written !== previous) {
+  await until('the upstream to be stuck on a full socket', () => {
+    const stuck = blocked && written === previous;
     previous = written;
-    await new Promise((r) => setTimeout(r, 300));
-  }
+    return stuck || finished ? true : undefined;
+  }, { timeoutMs: 20_000, intervalMs: 20 });
   const total = FRAMES * (FRAME_PAYLOAD.length + 44);
   assert.equal(finished, false, 'the upstream could write the whole stream: the gateway buffered it');
   assert.ok(written < total / 2, `the upstream wrote ${written} of ${total} bytes while the client read nothing`);

@@ -12,6 +12,7 @@ import { openStore } from '../../core/store/open-store.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { cliEnv, freePort, killIfRunning, runCli, spawnCli, waitForLog, type CliProcess } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
+import { until } from '../helpers/poll.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
 const KEY = 'sk-shutdown-0123456789abcdef';
@@ -35,6 +36,8 @@ channels:
   - { name: up, type: openai, base_url: "${upstream}", keys: [sk-up], models: ["gpt-*"] }
 `;
 }
+
+const SOON = { timeoutMs: 10_000, intervalMs: 50 };
 
 const ask = (url: string, stream: boolean): Promise<Response> =>
   postChat(url, { model: 'gpt-4o', max_tokens: DEFAULT_USAGE.completion, stream, messages: [{ role: 'user', content: 'hi' }] }, { key: KEY });
@@ -74,8 +77,9 @@ for (const backend of storeBackends()) {
     it('SIGTERM with streams in flight: every one is settled and charged before the holds are given back', async () => {
       const gw = await start();
       upstream.reply = () => ({ kind: 'stream', delayMs: 100 });
+      const asked = upstream.requests.length;
       const streams = Array.from({ length: 10 }, () => ask(gw.url, true).then(async (res) => [res.status, await res.text()] as const));
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await until('all ten streams are in flight', () => (upstream.requests.length >= asked + 10 ? true : undefined), SOON);
       gw.cli.proc.kill('SIGTERM');
       const answers = await Promise.all(streams);
       for (const [status, text] of answers) {
@@ -101,15 +105,26 @@ for (const backend of storeBackends()) {
       const doomed = await start();
       upstream.reply = () => ({ kind: 'hang' });
       // Requests that hang at the upstream hold balance on the doomed instance until it dies.
+      const asked = upstream.requests.length;
       const pending = Array.from({ length: 5 }, () => ask(doomed.url, false).catch(() => null));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await until('all five requests hang at the upstream', () => (upstream.requests.length >= asked + 5 ? true : undefined), SOON);
       doomed.cli.proc.kill('SIGKILL');
       await doomed.cli.exited;
       await Promise.all(pending);
       upstream.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
       const survivor = await start();
-      // Past the reservation timeout (1.5 s), the dead instance's holds count for nothing.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Past the reservation timeout (1.5 s), the dead instance's holds count for nothing: the whole balance can be held.
+      const books = await openStore(db.url);
+      try {
+        await until('the dead instance\'s holds expire', async () => {
+          const now = Date.now();
+          const probe = await books.ledger.acquireHold({ budget: { kind: 'account', account: 'acme' }, min: COST * 90n, want: COST * 90n, owner: 'probe', now, expiresAt: now + 1000 });
+          if (probe.granted) await books.ledger.releaseHolds('probe');
+          return probe.granted ? true : undefined;
+        }, SOON);
+      } finally {
+        await books.close();
+      }
       let served = 0;
       for (let i = 0; i < 200; i++) {
         const res = await ask(survivor.url, false);

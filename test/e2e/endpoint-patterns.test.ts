@@ -16,6 +16,7 @@ import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js'
 import type { ClientFormat } from '../../core/formats/format.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { until } from '../helpers/poll.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
 const PATTERN = '/v1/echo/items/{id}';
@@ -37,11 +38,14 @@ const FILE_DIGEST = createHash('sha256').update(FILE).digest('hex');
 
 /** An upstream serving FILE at any path in 64 KiB writes that wait for drain; it counts what it wrote. */
 let written = 0;
+/** Set while the upstream waits for drain. */
+let blocked = false;
 let breakAfter: number | null = null;
 /** Without a content-length (chunked), a cut body cannot be told from a whole one but by how it ends. */
 let chunked = false;
 const files: Server = createServer((_req, res) => {
   written = 0;
+  blocked = false;
   const length: Record<string, string> = chunked ? {} : { 'content-length': String(FILE.length) };
   res.writeHead(200, Object.assign({ 'content-type': 'video/mp4', 'content-disposition': 'attachment; filename="v.mp4"' }, length));
   const next = (): void => {
@@ -53,7 +57,11 @@ const files: Server = createServer((_req, res) => {
       const chunk = FILE.subarray(written, written + 65536);
       written += chunk.length;
       if (!res.write(chunk)) {
-        res.once('drain', next);
+        blocked = true;
+        res.once('drain', () => {
+          blocked = false;
+          next();
+        });
         return;
       }
     }
@@ -157,14 +165,17 @@ function getFile(): Promise<{ res: IncomingMessage; read: () => Promise<Buffer> 
   });
 }
 
-/** Resolves once `value()` stays the same for 300 ms (the upstream stopped writing). */
-async function settled(value: () => number): Promise<number> {
-  for (let last = -1; ; ) {
-    const now = value();
-    if (now === last) return now;
-    last = now;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
+/**
+ * Resolves with `written` once the upstream waits for drain and has written nothing since the last look (the gateway
+ * stopped reading it; one that buffered would drain it again at once), or once it wrote the whole file.
+ */
+async function settled(): Promise<number> {
+  let last = -1;
+  return until('the upstream to stop writing', () => {
+    const stuck = blocked && written === last;
+    last = written;
+    return stuck || written >= FILE.length ? written : undefined;
+  }, { timeoutMs: 20_000, intervalMs: 20 });
 }
 
 test('a file is relayed as bytes: a client that does not read stops the upstream, then gets it whole', async () => {
@@ -175,7 +186,7 @@ test('a file is relayed as bytes: a client that does not read stops the upstream
   assert.equal(res.headers['content-length'], String(FILE.length));
   assert.equal(res.headers['content-disposition'], 'attachment; filename="v.mp4"');
   // Socket buffers on both sides and the sink's own hold a few MB at most; the rest waits at the upstream.
-  const stalled = await settled(() => written);
+  const stalled = await settled();
   assert.ok(stalled < FILE.length / 2, `the upstream wrote ${stalled} of ${FILE.length} bytes to a client that read nothing`);
   const body = await read();
   assert.equal(createHash('sha256').update(body).digest('hex'), FILE_DIGEST);

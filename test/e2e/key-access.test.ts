@@ -13,6 +13,7 @@ import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { FakeOpenAIImages } from '../helpers/fake-openai-images.js';
 import { FakeResponses } from '../helpers/fake-responses.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { until } from '../helpers/poll.js';
 
 const ADMIN = 'access-admin-token-0123456789';
 
@@ -189,11 +190,11 @@ pricing: { unpriced: free }
     const shown = JSON.parse(disabled.stdout) as Record<string, unknown>;
     assert.deepEqual([shown['enabled'], shown['models'], shown['ips'], shown['expires_at']], [false, ['gpt-4o'], ['127.0.0.1'], '2999-01-01T00:00:00.000Z']);
     // The CLI is another process: this gateway sees the edit when its key cache (5 s) expires.
-    const deadline = Date.now() + 10_000;
-    while ((await post('/v1/chat/completions', key, ROUTES[0]?.[1] as Record<string, unknown>)).status !== 401) {
-      if (Date.now() > deadline) assert.fail('the gateway never applied the CLI\'s edit');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await until(
+      "the gateway applies the CLI's edit",
+      async () => ((await post('/v1/chat/completions', key, ROUTES[0]?.[1] as Record<string, unknown>)).status === 401 ? true : undefined),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
     const enabled = await runCli(['keys', 'update', id, '--enable', '--models', 'group', '--ips', 'any', '--expires', 'never', '--config', gw.configPath]);
     assert.equal(enabled.code, 0, enabled.stderr);
     assert.deepEqual(

@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { createClient } from 'redis';
 import { postChat } from '../helpers/chat-requests.js';
 import { killIfRunning, startFleet, type FleetMember } from '../helpers/cli-process.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { series } from '../helpers/metric-series.js';
 import { OwnRedis, ownRedisSkip } from '../helpers/own-redis.js';
+import { until } from '../helpers/poll.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
 const postgres = storeBackends().find((b) => b.name === 'postgres');
@@ -40,6 +42,28 @@ const messages = (g: FleetMember, key: string): Promise<Response> =>
     headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4o', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
   });
+
+/** An instance's heartbeat entry lives this long past its beat (INSTANCE_TTL_MS in core/shared/redis-state.ts). */
+const INSTANCE_TTL_MS = 6000;
+
+/**
+ * Resolves once both instances under `prefix` beat after both were listed: each one's heartbeat then counted two live
+ * instances. An entry's score is its beat's time (on Redis's clock) plus INSTANCE_TTL_MS.
+ */
+async function heartbeatsSeen(url: string, prefix: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    const key = `${prefix}instances`;
+    const SOON = { timeoutMs: 15_000, intervalMs: 50 };
+    await until(`two instances listed under ${prefix}`, async () => ((await client.zCard(key)) === 2 ? true : undefined), SOON);
+    const [seconds, micros] = await client.time();
+    const both = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    await until(`both instances beat again under ${prefix}`, async () => ((await client.zCount(key, both + INSTANCE_TTL_MS, '+inf')) === 2 ? true : undefined), SOON);
+  } finally {
+    await client.quit();
+  }
+}
 
 describe('Redis stopped and restarted under two instances', { skip }, () => {
   const redis = new OwnRedis();
@@ -77,7 +101,7 @@ channels:
     open.push(...(await fleet('open')));
     closed.push(...(await fleet('closed')));
     // Each instance has seen the other's heartbeat (every 2 s): the live count that `open` divides by is 2.
-    await sleep(2500);
+    for (const prefix of ['open:', 'closed:']) await heartbeatsSeen(redis.url, prefix);
   });
 
   after(async () => {
@@ -133,7 +157,7 @@ channels:
         if (status === 200) break;
         assert.equal(status, 503);
         if (Date.now() > deadline) assert.fail('the closed fleet never recovered');
-        await sleep(200);
+        await sleep(50);
       }
     }
     // open: the limit is the fleet's again. rpm 6 sent all to A: 6 admitted (per instance it would be 3).
@@ -145,7 +169,7 @@ channels:
       await (await chat(a, RPM_KEY)).arrayBuffer();
       await (await chat(b, RPM_KEY)).arrayBuffer();
       if (Date.now() > deadline) assert.fail('the open fleet never went back to Redis');
-      await sleep(200);
+      await sleep(50);
     }
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await timed(() => chat(a, FRESH_KEY))).status);

@@ -83,16 +83,22 @@ describe('/readyz', () => {
           await ping();
         },
       });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // Probes answer from the answer cached at start until it is a second old; then one asks the store again.
+      const SOON = { timeoutMs: 5000, intervalMs: 50 };
+      await until('a probe asks the store', async () => ((await readyz(gw.url)).status === 200 && pings === 1 ? true : undefined), SOON);
       const answers = await Promise.all(Array.from({ length: 50 }, () => readyz(gw.url)));
       assert.ok(answers.every((a) => a.status === 200));
       assert.equal(pings, 1, 'one store round trip for 50 probes');
       failing = true;
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      assert.deepEqual(await readyz(gw.url), { status: 503, body: { status: 'unavailable', store: 'down', redis: 'none' } });
+      const down = await until('a probe sees the store down', async () => {
+        const answer = await readyz(gw.url);
+        return answer.status === 503 ? answer : undefined;
+      }, SOON);
+      assert.deepEqual(down, { status: 503, body: { status: 'unavailable', store: 'down', redis: 'none' } });
+      assert.equal(pings, 2, 'the probes of the second before it were answered from the cache');
       failing = false;
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      assert.equal((await readyz(gw.url)).status, 200);
+      await until('a probe sees the store back', async () => ((await readyz(gw.url)).status === 200 ? true : undefined), SOON);
+      assert.equal(pings, 3);
     } finally {
       await gw.stop();
     }

@@ -13,7 +13,7 @@ import { cliEnv, freePort, killIfRunning, spawnCli, waitForLog } from '../helper
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, readUsageFile } from '../helpers/gateway-under-test.js';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
-import { until } from '../helpers/poll.js';
+import { until, withDeadline } from '../helpers/poll.js';
 
 const N = 12;
 const PIECES = ['one ', 'two ', 'three ', 'four ', 'five ', 'six ', 'seven ', 'eight ', 'nine ', 'ten'];
@@ -192,10 +192,7 @@ keys:
     }
   });
 
-  const exit = await Promise.race([
-    exited,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the gateway did not exit:\n${output.stderr}`)), 30_000).unref()),
-  ]);
+  const exit = await withDeadline(exited, 30_000, 'the gateway exits').catch((err: unknown) => assert.fail(`${String(err)}\n${output.stderr}`));
   assert.deepEqual(exit, { code: 0, signal: null }, output.stderr);
 
   const records = await readUsageFile(dbPath);

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { LoopbackHttpServer } from '../helpers/loopback-http-server.js';
 import { TEST_KEY, channel, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { withDeadline } from '../helpers/poll.js';
 
 const chunk = (content: string): string =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -59,9 +60,7 @@ function gate(): { wait: () => Promise<void>; open: () => void } {
   const opened = new Promise<void>((resolve) => {
     open = resolve;
   });
-  const timeout = (): Promise<void> =>
-    new Promise((_, reject) => setTimeout(() => reject(new Error('the client never saw the previous frames: buffered in the gateway?')), 5000).unref());
-  return { wait: () => Promise.race([opened, timeout()]), open };
+  return { wait: () => withDeadline(opened, 5000, 'the client saw the previous frames (buffered in the gateway?)'), open };
 }
 
 test('frames reach the client without waiting for the next ones, whether they arrive alone or together', async () => {

@@ -83,7 +83,7 @@ describe('asset:// links in video tasks', () => {
     assert.equal(gets(), before + 1, 'read once from its library');
     assert.equal(upstreamCalls(), calls);
     // The library says Active after its processing time: the next task's refresh sees it.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await until('the library says Active', () => (planes.control.assets.get(id)?.Status === 'Active' ? true : undefined), { timeoutMs: 5000, intervalMs: 20 });
     assert.equal((await task(ALICE, id)).status, 200);
   });
 

@@ -61,17 +61,20 @@ for (const backend of storeBackends()) {
     });
 
     test('a task that ended upstream while no gateway ran, past its deadline, is settled as it ended', async () => {
+      // The shortest deadline the config takes (1 s); the second gateway starts once it has passed.
       const first = await startVideoGateway(planes, { store: db.url, credit: '', taskTimeoutMs: 1000 });
       let id = '';
+      let pastDeadline = 0;
       try {
         const created = await first.request(ALICE, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'made while away' });
         assert.equal(created.status, 200, created.text);
         id = created.body['id'] as string;
+        pastDeadline = Date.now() + 1000; // the task's deadline was set before this
       } finally {
         await first.stop();
       }
       planes.ark.finish([...planes.ark.tasks.keys()].pop() as string, { totalTokens: 108_900 });
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await until('the task is past its deadline', () => (Date.now() > pastDeadline ? true : undefined), WAIT);
       const second = await startVideoGateway(planes, { store: db.url, credit: '', taskTimeoutMs: 1000 });
       try {
         const row = await until('settled', async () => {

@@ -6,6 +6,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { RawSink } from '../../../core/http/raw-sink.js';
+import { until } from '../../helpers/poll.js';
 
 test('a batch written into a full buffer waits on one drain, and every frame reaches the client', async () => {
   const frames = 3000;
@@ -29,14 +30,14 @@ test('a batch written into a full buffer waits on one drain, and every frame rea
     const port = (server.address() as AddressInfo).port;
     const received = await new Promise<number>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET' }, (res) => {
-        // Not read for a while: the server's buffer fills and its writes report backpressure.
+        // Not read until the server has written every frame: its buffer fills and its writes report backpressure.
         res.pause();
-        setTimeout(() => {
+        until('the server wrote every frame', () => checked ?? undefined, { timeoutMs: 5000, intervalMs: 10 }).then(() => {
           let bytes = 0;
           res.on('data', (chunk: Buffer) => (bytes += chunk.length));
           res.on('end', () => resolve(bytes));
           res.resume();
-        }, 300);
+        }, reject);
       });
       req.on('error', reject);
       req.end();

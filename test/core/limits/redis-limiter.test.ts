@@ -5,11 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import type { Admission, LimitCheck, Ticket } from '../../../core/limits/limiter.js';
 import { RedisLimiter } from '../../../core/limits/redis-limiter.js';
+import { until } from '../../helpers/poll.js';
 
 const REDIS_URL = process.env['GATEWAY_TEST_REDIS_URL'];
 const skip = REDIS_URL === undefined ? 'GATEWAY_TEST_REDIS_URL is not set (no Redis server to test against; .ci/run sets it)' : undefined;
@@ -53,8 +53,12 @@ describe('RedisLimiter', { skip }, () => {
     ticketOf(await fast.admit([c], 0));
     ticketOf(await fast.admit([c], 0));
     assert.equal((await fast.admit([c], 0)).admitted, false);
-    await sleep(600);
-    ticketOf(await fast.admit([c], 0));
+    // A refused admission takes nothing: asking again until the bucket refills is fair.
+    const refilled = await until('the bucket refills', async () => {
+      const answer = await fast.admit([c], 0);
+      return answer.admitted ? answer : undefined;
+    }, { timeoutMs: 3000, intervalMs: 20 });
+    ticketOf(refilled);
   });
 
   it('shares slots: concurrency 3 across two instances, freed when a request ends', async () => {
@@ -76,11 +80,15 @@ describe('RedisLimiter', { skip }, () => {
     const c = check({ concurrency: 2 });
     ticketOf(await dead.admit([c], 0)); // never finished, never renewed: its process was killed
     ticketOf(await live.admit([c], 0));
-    for (let i = 0; i < 6; i++) {
-      await sleep(120);
+    // Slots are scored by their expiry on Redis's clock: wait, renewing the live one, until both first expiries passed.
+    const firstExpiries = (await client.zRangeWithScores(`${prefix}rs:{${c.subject}}`, 0, -1)).map((slot) => slot.score);
+    assert.equal(firstExpiries.length, 2);
+    await until('both slots outlived their first expiry', async () => {
       await live.renew();
-    }
-    // 720 ms on: the dead instance's slot expired, the live one's did not.
+      const [seconds, micros] = await client.time();
+      return Number(seconds) * 1000 + Number(micros) / 1000 > Math.max(...firstExpiries) ? true : undefined;
+    }, { timeoutMs: 5000, intervalMs: 40 });
+    // The dead instance's slot expired, the live one's did not.
     ticketOf(await other.admit([c], 0));
     assert.equal((await other.admit([c], 0)).admitted, false, 'the live slot and the new one fill it');
   });

@@ -14,8 +14,10 @@ import { SharedLimiter } from '../../../core/limits/shared-limiter.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { RedisState } from '../../../core/shared/redis-state.js';
 import { OwnRedis, ownRedisSkip } from '../../helpers/own-redis.js';
+import { until, withDeadline } from '../../helpers/poll.js';
 
 const skip = ownRedisSkip;
+const SOON = { timeoutMs: 5000, intervalMs: 20 };
 
 describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
   const redis = new OwnRedis();
@@ -48,7 +50,7 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
 
   /** Admits with a deadline far above the 100 ms timeout: a hang fails here. */
   async function admitSoon(l: SharedLimiter, check: LimitCheck): Promise<Awaited<ReturnType<SharedLimiter['admit']>>> {
-    return Promise.race([l.admit([check], 0), sleep(3000).then(() => assert.fail('an admission waited on Redis past its timeout'))]);
+    return withDeadline(l.admit([check], 0), 3000, 'an admission answers (it waited on Redis past its timeout)');
   }
 
   it('open: served under this instance\'s share while Redis is down, shared again once it is back', async () => {
@@ -71,10 +73,16 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
   });
 
   it('an admission Redis answers after the timeout gives its slot back at once (nobody holds that ticket)', async () => {
+    // A Redis that answers the admission only once the limiter has stopped waiting for it.
+    let gaveUp = (): void => undefined;
+    const givenUp = new Promise<void>((resolve) => (gaveUp = resolve));
+    let answeredLate = false;
     const slow: RedisScripting = {
       evalSha: async (sha, options) => {
-        await sleep(250);
-        return state.scripting.evalSha(sha, options);
+        await givenUp;
+        const answer = await state.scripting.evalSha(sha, options);
+        answeredLate = true;
+        return answer;
       },
       eval: (script, options) => state.scripting.eval(script, options),
       scriptLoad: (script) => state.scripting.scriptLoad(script),
@@ -88,8 +96,9 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     const check: LimitCheck = { subject: 'key:late', scope: 'key', label: 'key "late"', concurrency: 1 };
     const served = await late.admit([check], 0);
     assert.ok(served.admitted, 'served under the local limit meanwhile');
-    await sleep(600);
-    assert.equal(await state.client.zCard('test:rs:{key:late}'), 0, 'the late slot was removed, not left to block the key');
+    gaveUp();
+    await until('Redis answers the admission late', () => (answeredLate ? true : undefined), SOON);
+    await until('the late slot is removed, not left to block the key', async () => ((await state.client.zCard('test:rs:{key:late}')) === 0 ? true : undefined), SOON);
     await late.finish(served.ticket, null);
   });
 
@@ -99,7 +108,7 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     assert.equal((await admitSoon(closed, check)).admitted, true);
     await stopRedis();
     await assert.rejects(
-      Promise.race([closed.admit([check], 0), sleep(3000).then(() => 'hung')]),
+      withDeadline(closed.admit([check], 0), 3000, 'the admission is refused (it hung)'),
       (err: unknown) => err instanceof GatewayError && err.status === 503 && err.code === 'GW_ERR_LIMITS_UNAVAILABLE' && err.retryAfter === 1,
     );
     await startRedis();
@@ -130,8 +139,9 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     // Answering again: a probe (or the heartbeat) opens the gate, and admissions go to Redis again.
     const deadline = Date.now() + 5000;
     while (!(await state.client.ping().then(() => true, () => false)) && Date.now() < deadline) await sleep(50);
-    await sleep(300);
-    await admitSoon(open, check);
-    assert.equal(state.gate.open(), true);
+    await until('an admission finds the gate open again', async () => {
+      await admitSoon(open, check);
+      return state.gate.open() ? true : undefined;
+    }, SOON);
   });
 });

@@ -18,6 +18,7 @@ import { MemoryAffinityStore } from '../../../core/routing/memory-affinity.js';
 import { startSharedState, type SharedState } from '../../../core/shared/shared-state.js';
 import { series } from '../../helpers/metric-series.js';
 import { OwnRedis, ownRedisSkip } from '../../helpers/own-redis.js';
+import { until } from '../../helpers/poll.js';
 
 interface Instance {
   readonly shared: SharedState;
@@ -27,7 +28,7 @@ interface Instance {
 }
 
 /** The channels every instance's config has. */
-const CHANNELS = new Set(['east', 'west', 'north', 'south', 'far', 'missed', 'thaw']);
+const CHANNELS = new Set(['east', 'west', 'north', 'south', 'far', 'missed', 'thaw', 'marker']);
 
 /** Polls until `check` holds (Redis's pub/sub delivers within milliseconds; the bound is generous). */
 async function eventually(check: () => boolean, what: string): Promise<void> {
@@ -76,6 +77,13 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     }
   }
 
+  /** Resolves once `count` connections subscribe to the cool-downs' channel (one per instance). */
+  async function subscribed(count: number): Promise<void> {
+    await raw((c) =>
+      until(`${count} subscribers`, async () => ((await c.pubSubNumSub('test:cooldowns'))['test:cooldowns'] === count ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 }),
+    );
+  }
+
   before(async () => {
     await redis.start();
   });
@@ -110,8 +118,11 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     b.health.markFailure('west', 60_000);
     await eventually(() => a.health.isCooling('west'), 'A sees west cooling');
     a.health.markFailure('west', 0);
-    await sleep(200);
+    // A's news reach B in the order A told them: once B has A's next one, it would have had a recovery of west.
+    a.health.markFailure('marker', 60_000);
+    await eventually(() => b.health.isCooling('marker'), 'B sees the marker cooling');
     assert.equal(b.health.isCooling('west'), true);
+    a.health.markSuccess('marker');
     // A name no config has (a spoofed or stale message) takes no memory.
     await raw((c) => c.publish('test:cooldowns', JSON.stringify({ channel: 'nowhere', ms: 60_000 })));
     await raw((c) => c.publish('test:cooldowns', JSON.stringify({ channel: 'far', ms: 60_000 })));
@@ -158,7 +169,7 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     await a.shared.affinity.set('conv-up', { channel: 'east', keyIndex: 0 }, 60_000);
     assert.deepEqual(await b.shared.affinity.get('conv-up'), { channel: 'east', keyIndex: 0 });
     // Every subscriber is back (each on its own schedule): a cool-down told now reaches A.
-    await sleep(500);
+    await subscribed(instances.length);
     b.health.markFailure('far', 60_000);
     await eventually(() => a.health.isCooling('far'), 'A sees B\'s cool-down after the outage');
   });
@@ -173,8 +184,11 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
       const next = await Promise.all(Array.from({ length: 20 }, () => took(() => b.shared.affinity.get('conv-frozen'))));
       assert.ok(next.every((ms) => ms < 50), `waits: ${next.map((ms) => Math.round(ms)).join(' ')}`);
       assert.equal(await b.shared.affinity.get('conv-frozen'), null, 'B\'s own table has none');
-      await sleep(300);
-      const probe = await took(() => b.shared.affinity.get('conv-frozen'));
+      // Calls take no time until the next probe is let through, and waits its timeout.
+      const probe = await until('a probe is let through', async () => {
+        const ms = await took(() => b.shared.affinity.get('conv-frozen'));
+        return ms >= 90 ? ms : undefined;
+      }, { timeoutMs: 3000, intervalMs: 20 });
       const afterProbe = await took(() => b.shared.affinity.get('conv-frozen'));
       assert.ok(probe >= 90 && afterProbe < 50, `a probe waited ${probe} ms, the call after it ${afterProbe} ms`);
       // A shutdown while Redis is frozen ends (its goodbye to Redis is bounded).
@@ -182,9 +196,10 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
       const closing = await took(() => c.shared.close());
       assert.ok(closing < 3000, `closing took ${closing} ms`);
       // The heartbeat (unanswered for 1.5 s) finds the connection dead and makes a new one.
-      await sleep(2500);
-      const errors = series(await b.metrics.registry.metrics(), 'gateway_shared_state_errors_total');
-      assert.ok((errors['{use="heartbeat"}'] ?? 0) >= 1, JSON.stringify(errors));
+      await until('B\'s heartbeat fails', async () => {
+        const errors = series(await b.metrics.registry.metrics(), 'gateway_shared_state_errors_total');
+        return (errors['{use="heartbeat"}'] ?? 0) >= 1 ? true : undefined;
+      }, { timeoutMs: 10_000, intervalMs: 50 });
     } finally {
       redis.resume();
     }
@@ -196,7 +211,7 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     }
     assert.deepEqual(binding, { channel: 'north', keyIndex: 0 });
     // The subscriptions were made anew too: cool-downs travel again.
-    await sleep(500);
+    await subscribed(instances.length);
     a.health.markFailure('thaw', 60_000);
     await eventually(() => b.health.isCooling('thaw'), 'B sees A\'s cool-down after the freeze');
   });

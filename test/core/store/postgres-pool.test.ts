@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { postgresPool } from '../../../core/store/postgres-store.js';
+import { until, withDeadline } from '../../helpers/poll.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 
@@ -37,11 +37,22 @@ describe('the PostgreSQL pool when the connection is cut', { skip: postgres?.ski
       const running = await pool.connect();
       const held = await pool.connect();
       const slow = running.query('SELECT pg_sleep(5)');
-      await sleep(100);
+      // Not events.once: it would reject on the 'error' this test wants the pool's own listener to take.
+      const heldEnded = new Promise((resolve) => held.once('end', resolve));
+      // Cut once the server runs the query (seen on a connection of the test's own, not through the proxy).
+      const direct = postgresPool(db.url, 1);
+      try {
+        await until('the server runs the slow query', async () => {
+          const seen = await direct.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(5)' AND state = 'active'");
+          return seen.rowCount === 1 ? true : undefined;
+        }, { timeoutMs: 5000, intervalMs: 20 });
+      } finally {
+        await direct.end();
+      }
       proxy.cut();
       await assert.rejects(slow, 'the query on the cut connection fails');
       // The held connection's socket dies too, with no query on it: its error must be heard.
-      await sleep(200);
+      await withDeadline(heldEnded, 5000, 'the held connection ends');
       running.release();
       held.release();
       proxy.restore();
