@@ -1,7 +1,8 @@
 // Opens a PostgreSQL database as a Store: node-postgres's pool under Kysely. Several gateway instances may share one
 // database: everything they must agree on (keys, usage, accounts, ledger, holds) lives there.
 
-import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import { Kysely, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
 import pg from 'pg';
 import { KyselyStore } from './kysely-store.js';
 import { isConnectionFailure, StoreUnreachableError } from './store-unreachable.js';
@@ -56,5 +57,5 @@ function markedPool(pool: pg.Pool): PostgresPool {
 
 /** Opens a pool of at most `poolMax` connections (none until the first query); openStore() migrates. */
 export function createPostgresStore(url: string, poolMax: number): Store {
-  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool: markedPool(postgresPool(url, poolMax)) }) }), 'postgres');
+  return new KyselyStore(new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool: markedPool(postgresPool(url, poolMax)) }) }), 'postgres');
 }

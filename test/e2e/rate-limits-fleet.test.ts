@@ -15,6 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { postChat } from '../helpers/chat-requests.js';
+import { consoleSignIn } from '../helpers/console-session.js';
+import { until } from '../helpers/poll.js';
 import { killIfRunning, startFleet, type FleetMember } from '../helpers/cli-process.js';
 import { defaultReply, FakeOpenAI } from '../helpers/fake-openai.js';
 import { storeBackends } from '../helpers/test-stores.js';
@@ -188,14 +190,17 @@ channels:
     assert.equal(onA.status, 200);
     await onA.arrayBuffer();
     assert.deepEqual([primary.requests.length, backup.requests.length], [1, 1], 'A tried the primary, then the backup');
-    // B learns of it through Redis's pub/sub, published by the script that writes the hash: once the hash has it,
-    // the message is on its way (a moment more for B to read it).
-    const client = createClient({ url: REDIS_URL ?? 'redis://127.0.0.1:6379' });
-    await client.connect();
-    const deadline = Date.now() + 5000;
-    while ((await client.hGet(`${prefix}cooldowns`, 'primary')) === null && Date.now() < deadline) await sleep(20);
-    client.destroy();
-    await sleep(200);
+    // B learns of it through Redis's pub/sub: its console shows the primary cooling once it has.
+    const operator = await consoleSignIn(b.url, { admin_token: ADMIN });
+    await until(
+      'B sees the primary cooling',
+      async () => {
+        const res = await fetch(`${b.url}/console/api/channels`, { headers: { cookie: operator.cookie } });
+        const { data } = (await res.json()) as { data: { name: string; cooling: boolean }[] };
+        return data.some((c) => c.name === 'primary' && c.cooling) ? true : undefined;
+      },
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
     for (let i = 0; i < 5; i++) {
       const onB = await postChat(b.url, { model: 'cool-model', messages: [{ role: 'user', content: `on B ${i}` }] }, { key: RPM_KEY.replace('rpm', 'aff') });
       assert.equal(onB.status, 200);

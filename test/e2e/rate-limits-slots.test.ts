@@ -178,7 +178,7 @@ channels:
         break;
       }
       assert.equal(res.status, 429);
-      await sleep(250);
+      await sleep(50);
     }
     assert.ok(admittedAfterMs >= 0, 'the dead instance\'s slots never expired');
     assert.ok(admittedAfterMs <= 13_000, `freed only after ${admittedAfterMs} ms`);
