@@ -25,6 +25,7 @@ import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import type { ChannelHealth } from './routing/health.js';
 import { Router } from './routing/router.js';
+import type { PasswordCost } from './console/password.js';
 import { ConsoleSignIn } from './console/sign-in.js';
 import { AddressList } from './keys/address-list.js';
 import type { Store } from './store/store.js';
@@ -66,6 +67,8 @@ export interface GatewayDeps {
   readonly resolveHost?: HostResolver;
   /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's without. */
   readonly mockClock?: () => number;
+  /** scrypt's cost for console passwords (tests that sign in by the hundred set a small one); PASSWORD_COST without. */
+  readonly passwordCost?: PasswordCost;
   /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
   readonly configSource?: () => { readonly file: string; readonly text: string };
 }
@@ -114,7 +117,7 @@ export class Gateway {
       leases: deps.leases ?? new Leases(deps.store.ledger, { holdTtlMs: config.pricing.reservationTimeoutMs }),
       limiter,
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
-      consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken }),
+      consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken, ...(deps.passwordCost === undefined ? {} : { passwordCost: deps.passwordCost }) }),
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
       assets: new AssetLibraries(config.channels, libraryFor(deps.store, deps.mockClock ?? Date.now), router.health),
       resolveHost: deps.resolveHost ?? systemResolver,

@@ -1,5 +1,6 @@
 // Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
 
+import type { PasswordCost } from './console/password.js';
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -56,6 +57,8 @@ export interface StartOptions {
   readonly resolveHost?: HostResolver;
   /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's when absent. */
   readonly mockClock?: () => number;
+  /** scrypt's cost for console passwords (a test's small one); PASSWORD_COST when absent. */
+  readonly passwordCost?: PasswordCost;
   /** How often the video poller looks for due tasks (tests look often); default the poll interval, at most 1 s. */
   readonly videoPollTickMs?: number;
 }
@@ -157,6 +160,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       configSource: () => source,
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
       ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
+      ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
       ...(shared === null ? {} : { shared }),
     },
     config,

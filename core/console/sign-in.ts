@@ -10,7 +10,7 @@ import { GatewayError } from '../errors.js';
 import type { LimitCheck, Limiter, Ticket } from '../limits/limiter.js';
 import { isIP } from 'node:net';
 import type { ConsoleStore, ConsoleUser } from '../store/console-store.js';
-import { hashPassword, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, verifyPassword } from './password.js';
+import { hashPassword, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, verifyPassword, type PasswordCost } from './password.js';
 
 /**
  * Wrong passwords (or admin tokens) allowed per address: ten at once, then one every 6 s as the bucket refills (the
@@ -53,6 +53,12 @@ export interface ConsoleSignInOptions {
   readonly now?: () => number;
   /** Wrong passwords per name per minute (NAME_FAILURES_PER_MINUTE); smaller in tests, where each failure costs a scrypt. */
   readonly nameFailuresPerMinute?: number;
+  /**
+   * scrypt's cost for the passwords set from now on (and the decoy); PASSWORD_COST without. Tests that sign in by the
+   * hundred set a small one: the limits and answers they check do not depend on it, and a check is as slow as the
+   * cost its hash was made with.
+   */
+  readonly passwordCost?: PasswordCost;
 }
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -157,7 +163,7 @@ export class ConsoleSignIn {
   async #checkPassword(password: string, stored: string | null): Promise<boolean> {
     if (password.length > MAX_PASSWORD_CHARS) return false;
     if (stored !== null) return verifyPassword(password, stored);
-    await verifyPassword(password, await (this.#decoy ??= hashPassword(randomUUID())));
+    await verifyPassword(password, await (this.#decoy ??= hashPassword(randomUUID(), this.#options.passwordCost)));
     return false;
   }
 
@@ -196,7 +202,7 @@ export class ConsoleSignIn {
       const tokenHash = digest(linkToken);
       if (linkToken.length > 100 || (await this.#options.store.findLink(tokenHash, this.#now())) === undefined) throw invalid;
       // Hashed before the link is used up: a failure here leaves the link usable.
-      const hash = await hashPassword(password);
+      const hash = await hashPassword(password, this.#options.passwordCost);
       const now = this.#now();
       const userId = await this.#options.store.useLink(tokenHash, now);
       const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });

@@ -1,5 +1,7 @@
 // Starts the real gateway in-process on a free loopback port, with a config written to a temp dir.
 
+import { TEST_PASSWORD_COST } from './password-cost.js';
+import type { PasswordCost } from '../../core/console/password.js';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +60,8 @@ ${extra}`;
 }
 
 export interface GatewayUnderTestOptions {
+  /** scrypt's cost for console passwords; TEST_PASSWORD_COST without. */
+  readonly passwordCost?: PasswordCost;
   readonly watch?: boolean;
   /** Where the gateway logs; silent when absent. */
   readonly logger?: Logger;
@@ -97,6 +101,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.videoPollTickMs === undefined ? {} : { videoPollTickMs: options.videoPollTickMs }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
+    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
   let stopped = false;
   return {

@@ -4,6 +4,7 @@
 // password is checked, and a minute later it is admitted again; a wrong name and a wrong password get the same answer; the
 // admin token signs the operator in; a link works once; a new password ends the user's other sessions.
 
+import { TEST_PASSWORD_COST } from '../../helpers/password-cost.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConsoleSignIn, NAME_FAILURES_PER_MINUTE, SESSION_TTL_MS } from '../../../core/console/sign-in.js';
@@ -20,7 +21,7 @@ describe('console sign-in', () => {
 
   /** `nameFailures` below NAME_FAILURES_PER_MINUTE keeps a name's lockout quick to reach: each failure costs a scrypt. */
   function signIn(nameFailures?: number): ConsoleSignIn {
-    const options = { store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => 'the-admin-token-0123456789', now };
+    const options = { store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => 'the-admin-token-0123456789', now, passwordCost: TEST_PASSWORD_COST };
     return new ConsoleSignIn(nameFailures === undefined ? options : Object.assign(options, { nameFailuresPerMinute: nameFailures }));
   }
 
@@ -85,7 +86,7 @@ describe('console sign-in', () => {
     assert.equal(operator.user.account, null);
     assert.equal((await auth.withAdminToken('the-admin-token-0123456789', '127.0.0.1')).user.id, operator.user.id, 'one operator user');
     await assert.rejects(auth.withAdminToken('the-admin-token-012345678X', '127.0.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
-    const off = new ConsoleSignIn({ store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => null, now });
+    const off = new ConsoleSignIn({ store: temp.get().console, limiter: new MemoryLimiter({ now }), adminToken: () => null, now, passwordCost: TEST_PASSWORD_COST });
     await assert.rejects(off.withAdminToken('', '127.0.0.1'), refusedWith(401, 'GW_ERR_CONSOLE_SIGN_IN'));
   });
 
