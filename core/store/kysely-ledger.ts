@@ -212,21 +212,17 @@ export class KyselyLedger implements LedgerStore {
     return writeTransaction(this.db, this.dialect, async (trx) => {
       const limit = (await this.budgetLimit(trx, budget)) ?? 0n;
       if (amount > 0n) await trx.updateTable('holds').set({ amount: sql<bigint>`amount + ${amount}` }).where('id', '=', holdId).execute();
-      const held = (await this.liveHeld(trx, [budgetName(budget)], now)).get(budgetName(budget)) ?? 0n;
-      return limit - held;
+      const name = budgetName(budget);
+      return limit - ((await this.liveHeld(trx, [name], now)).get(name) ?? 0n);
     });
   }
 
   async renewHolds(owner: string, holds: readonly HeldBudget[], now: number, expiresAt: number): Promise<Renewal> {
     // Empty holds of the owner's that it no longer names go; a named one stays, even empty: requests may still be in
     // flight on it (a record's draw can empty it before the growth its overrun makes lands).
+    const ids = holds.map((h) => h.id);
     let empty = this.db.deleteFrom('holds').where('owner', '=', owner).where('amount', '<=', 0n);
-    if (holds.length > 0)
-      empty = empty.where(
-        'id',
-        'not in',
-        holds.map((h) => h.id),
-      );
+    if (ids.length > 0) empty = empty.where('id', 'not in', ids);
     await empty.execute();
     if (holds.length === 0) return { renewed: new Set(), available: new Map() };
     // Only holds not yet expired: one that expired may already be counted as free by another instance.
@@ -234,22 +230,16 @@ export class KyselyLedger implements LedgerStore {
       .updateTable('holds')
       .set({ expires_at: expiresAt })
       .where('owner', '=', owner)
-      .where(
-        'id',
-        'in',
-        holds.map((h) => h.id),
-      )
+      .where('id', 'in', ids)
       .where('expires_at', '>', now)
       .returning('id')
       .execute();
     const budgets = new Map(holds.map((h) => [budgetName(h.budget), h.budget]));
     // Read without a lock: a renewal only learns, once a tick, whether a budget went below zero meanwhile.
     const held = await this.liveHeld(this.db, [...budgets.keys()], now);
+    const limits = await this.budgetLimitsRead([...budgets.values()]);
     const available = new Map<string, bigint>();
-    for (const [name, budget] of budgets) {
-      const limit = await this.budgetLimitRead(budget);
-      if (limit !== undefined) available.set(name, limit - (held.get(name) ?? 0n));
-    }
+    for (const [name, limit] of limits) available.set(name, limit - (held.get(name) ?? 0n));
     return { renewed: new Set(rows.map((r) => r.id)), available };
   }
 
@@ -425,13 +415,24 @@ export class KyselyLedger implements LedgerStore {
     return row === undefined ? undefined : decodeAccount(row);
   }
 
-  /** What a budget may hold in all, with its row locked: the balance, or max_spend less what the key has spent. */
-  /** A budget's limit as budgetLimit, read without a lock (and without making the key's spend row). */
-  private async budgetLimitRead(budget: Budget): Promise<bigint | undefined> {
-    if (budget.kind === 'account') return (await this.getAccount(budget.account))?.balance;
-    return budget.maxSpend - (await this.keySpend(budget.keyId));
+  /**
+   * Budgets' limits as budgetLimit has them, by budgetName, read without a lock (and without making a key's spend
+   * row): two queries (accounts' balances, keys' spends) whatever the number of budgets. An unknown account is absent.
+   */
+  private async budgetLimitsRead(budgets: readonly Budget[]): Promise<Map<string, bigint>> {
+    const limits = new Map<string, bigint>();
+    const accounts = budgets.flatMap((b) => (b.kind === 'account' ? [b.account] : []));
+    for (let at = 0; at < accounts.length; at += 500) {
+      const rows = await this.db.selectFrom('accounts').select(['name', 'balance']).where('name', 'in', accounts.slice(at, at + 500)).execute();
+      for (const row of rows) limits.set(budgetName({ kind: 'account', account: row.name }), decodeMoney(row.balance));
+    }
+    const keys = budgets.flatMap((b) => (b.kind === 'key' ? [b] : []));
+    const spent = await this.keySpends(keys.map((k) => k.keyId));
+    for (const key of keys) limits.set(budgetName(key), key.maxSpend - (spent.get(key.keyId) ?? 0n));
+    return limits;
   }
 
+  /** What a budget may hold in all, with its row locked: the balance, or max_spend less what the key has spent. */
   private async budgetLimit(trx: Kysely<Database>, budget: Budget): Promise<bigint | undefined> {
     if (budget.kind === 'account') return (await this.lockAccount(trx, budget.account))?.balance;
     // The key's spend row is made on first use, so there is always a row to lock.

@@ -159,6 +159,8 @@ for (const backend of storeBackends()) {
       const k = await ledger().acquireHold({ budget: key, min: 200n, want: 200n, owner: 'a', now: NOW, expiresAt: NOW + 60_000 });
       assert.ok(k.granted);
       assert.equal(await ledger().growHold(k.holdId, key, 900n, NOW), -100n, 'a key\'s max_spend, less its holds');
+      const both = await ledger().renewHolds('a', [{ id: a.holdId, budget: acme }, { id: k.holdId, budget: key }], NOW, NOW + 60_000);
+      assert.deepEqual(both.available, new Map([['account:acme', -150n], ['key:k-grow', -100n]]), 'a renewal reads both kinds of budget');
       await ledger().releaseHold(a.holdId);
       assert.equal((await ledger().renewHolds('b', [{ id: b.holdId, budget: acme }], NOW, NOW + 60_000)).available.get('account:acme'), 500n, 'a released hold is free again');
     });
