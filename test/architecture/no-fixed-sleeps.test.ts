@@ -22,10 +22,6 @@ const ROOT = REPO_ROOT;
 const SELF = 'test/architecture/no-fixed-sleeps.test.ts';
 const LIMIT_MS = 50;
 
-/** Not checked yet (issue 41 left it): its slow-head plugin holds a request's head phase 300 ms so that its client
- * can leave, or pipeline more bytes, first; five tests rely on it, each for a different moment. Replacing it means a
- * head gate each test opens at its own moment. */
-const NOT_YET: ReadonlySet<string> = new Set(['test/e2e/intake-edges.test.ts']);
 
 function listTs(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -150,12 +146,11 @@ describe('no fixed sleeps in tests', () => {
     assert.deepEqual(findFixedSleeps('\n\nawait sleep(2_000);'), [{ line: 3, ms: 2000, call: 'sleep(… 2_000)' }]);
   });
 
-  it('no test file sleeps longer than 50 ms (but those of NOT_YET)', () => {
+  it('no test file sleeps longer than 50 ms', () => {
     const problems: string[] = [];
     for (const path of listTs(join(ROOT, 'test'))) {
       const file = relative(ROOT, path).split(sep).join('/');
       if (file === SELF) continue;
-      if (NOT_YET.has(file)) continue;
       for (const s of findFixedSleeps(readFileSync(path, 'utf8'))) problems.push(`${file}:${s.line}: ${s.call}, a fixed ${s.ms} ms: poll for the condition instead`);
     }
     assert.deepEqual(problems, []);

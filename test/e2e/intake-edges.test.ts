@@ -6,25 +6,43 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { RequestContext } from '../../core/pipeline/context.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until, withDeadline } from '../helpers/poll.js';
 import { openRaw, parseAnswer, writeBody } from '../helpers/raw-http.js';
 
-/** Holds every request in its head phase for a moment: time for its client to leave before the body is asked for. */
-const HEAD_PAUSE_MS = 300;
-const slowHead: PluginFactory = {
-  name: 'slow-head',
-  create: () => ({
+/** A request held in its head phase by the gate, and what lets it go on. */
+interface Held {
+  readonly ctx: RequestContext;
+  open(): void;
+}
+
+/**
+ * Holds each request sent with `x-slow-head: 1` in its head phase until the test opens it: each test picks its own
+ * moment (its client gone, more bytes pipelined behind it, the client's buffers full) before the body is asked for.
+ */
+class HeadGate {
+  readonly #held: Held[] = [];
+  readonly plugin: PluginFactory = {
     name: 'slow-head',
-    head: (ctx) => (ctx.headers['x-slow-head'] === '1' ? new Promise((resolve) => setTimeout(resolve, HEAD_PAUSE_MS)) : undefined),
-  }),
-};
+    create: () => ({
+      name: 'slow-head',
+      head: (ctx) => (ctx.headers['x-slow-head'] === '1' ? new Promise<void>((open) => this.#held.push({ ctx, open })) : undefined),
+    }),
+  };
+
+  /** The next request the gate holds, once it is there. */
+  next(): Promise<Held> {
+    return until('a request held at the head gate', () => this.#held.shift(), { timeoutMs: 5_000, intervalMs: 5 });
+  }
+}
 
 const HELD_BODY = 60_000;
 const CAP = 100_000;
 
+const gate = new HeadGate();
 let fake: FakeOpenAI;
 let gw: GatewayUnderTest;
 
@@ -45,7 +63,7 @@ before(async () => {
     plugins: [{ use: slow-head }, { use: auth }, { use: meter }, { use: relay }]
 `,
     ).replace('  body_limit: 65536\n', `  body_limit: 65536\n  max_inflight_body_bytes: ${CAP}\n`),
-    { extraPlugins: [slowHead] },
+    { extraPlugins: [gate.plugin] },
   );
 });
 
@@ -77,10 +95,12 @@ function post(body: string): Promise<Response> {
 test('a body asked for after its client left ends the request at once, not after the body timeout', async () => {
   const runtime = gw.gateway.runtime;
   const exchange = await openRaw(gw.url, `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': 1000, 'x-slow-head': 1 })}{"model":`);
-  await until('the request is in flight', () => (runtime.inFlightCount === 1 ? true : undefined), { timeoutMs: 2_000, intervalMs: 5 });
-  // Gone while the head phase still runs: its body is asked for only afterwards.
+  const held = await gate.next();
+  // Gone while the head phase still runs, and seen gone: its body is asked for only afterwards.
   exchange.socket.destroy();
-  await until('the request has ended', () => (runtime.inFlightCount === 0 ? true : undefined), { timeoutMs: HEAD_PAUSE_MS + 2_000, intervalMs: 10 });
+  await until('the gateway sees the client gone', () => (held.ctx.abort.aborted ? true : undefined), { timeoutMs: 2_000, intervalMs: 5 });
+  held.open();
+  await until('the request has ended', () => (runtime.inFlightCount === 0 ? true : undefined), { timeoutMs: 2_000, intervalMs: 10 });
   assert.equal(fake.requests.length, 0);
 });
 
@@ -109,8 +129,10 @@ test('a request pipelined behind a 401 (from the headers, or after an await) is 
       gw.url,
       `${head({ 'Content-Length': refusedBody.length, 'x-slow-head': slow })}${refusedBody}${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length })}${good}`,
     );
+    // Both requests came in one write, parsed at once: the second waits its turn while the first is held.
+    if (slow === 1) (await gate.next()).open();
     // The connection closes after the 401 (the lingering close's moment, ~2 s, as the client does not close).
-    const text = await withDeadline(exchange.closed, HEAD_PAUSE_MS + 5_000, 'the connection closes');
+    const text = await withDeadline(exchange.closed, 5_000, 'the connection closes');
     assert.equal(parseAnswer(text).status, 401, `slow head ${slow}`);
     assert.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, text);
     assert.equal(gw.gateway.runtime.inFlightCount, 0);
@@ -128,6 +150,9 @@ test('behind a refusal after an await, a waiting request\'s large body is draine
   // The waiting request's body fills its buffer while the first is refused; the client sends until the answer's
   // FIN, then ends its side (a net socket does), which a draining gateway reads at once.
   void writeBody(exchange.socket, 20_000_000);
+  const held = await gate.next();
+  await until('the client is held back by full buffers', () => (exchange.socket.writableNeedDrain ? true : undefined), { timeoutMs: 5_000, intervalMs: 5 });
+  held.open();
   await withDeadline(exchange.waitFor('HTTP/1.1 401'), 5_000, 'the 401');
   const answeredAt = Date.now();
   const text = await withDeadline(exchange.closed, 5_000, 'the connection closes');
@@ -142,7 +167,9 @@ test('bytes Node cannot parse right after a whole request: that request is answe
     const before = fake.requests.length;
     const good = chatBody(200, false);
     const exchange = await openRaw(gw.url, `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length, 'x-slow-head': slow })}${good}GARBAGE \x01\r\n\r\n`);
-    const text = await withDeadline(exchange.closed, HEAD_PAUSE_MS + 5_000, 'the connection closes');
+    // One write, parsed at once: the garbage is seen while the request is held.
+    if (slow === 1) (await gate.next()).open();
+    const text = await withDeadline(exchange.closed, 5_000, 'the connection closes');
     const answer = parseAnswer(text);
     assert.equal(answer.status, 200, `slow head ${slow}: ${text}`);
     assert.match(answer.headers, /^connection: close$/im, `slow head ${slow}: the answer says the connection closes`);
@@ -156,6 +183,8 @@ test('pipelined requests are answered in turn; a connection with more than 32 wa
   const first = `${head({ Authorization: `Bearer ${TEST_KEY}`, 'Content-Length': good.length, 'x-slow-head': 1 })}${good}`;
   const health = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
   const served = await openRaw(gw.url, `${first}${health.repeat(20)}`);
+  // The 20 health checks, parsed with the chat request, wait behind it while it is held.
+  (await gate.next()).open();
   const all = await until(
     'the 21 answers',
     () => {
@@ -169,7 +198,9 @@ test('pipelined requests are answered in turn; a connection with more than 32 wa
   served.socket.destroy();
 
   const flooded = await openRaw(gw.url, `${first}${health.repeat(40)}`);
+  const held = await gate.next();
   const text = await withDeadline(flooded.closed, 5_000, 'the connection is cut');
+  held.open();
   assert.equal(text, '', 'nothing is answered on a cut connection');
 });
 
