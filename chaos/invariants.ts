@@ -1,9 +1,10 @@
 // What must hold after a chaos run, each a row of figures with its bound and whether it held: every answer of a
 // metered route has exactly one usage record that agrees with it (but for the stated kill -9 window), the books
-// audit clean, nothing left held, every video task settled and recorded once, no failure that no fault explains,
-// and each instance process's memory back within its bound.
+// audit clean (an overdraft within its stated bound), nothing left held, every video task settled and recorded
+// once, no failure that no fault explains, and each instance process's memory back within its bound.
 
 import pg from 'pg';
+import { formatMoney } from '../core/money/decimal.js';
 import type { FaultWindow } from './faults.js';
 import type { Answer, VideoTaskSeen } from './load.js';
 
@@ -47,6 +48,8 @@ export interface Evidence {
   readonly windows: readonly FaultWindow[];
   readonly storeUrl: string;
   readonly audit: { readonly code: number | null; readonly output: string };
+  /** The load's workers: at most this many requests of one account are in flight at once. */
+  readonly workers: number;
   readonly exits: readonly string[];
   readonly rss: readonly RssFigure[];
   /** Concurrency slots still open in Redis, and the instances' in-flight gauges, once the load had stopped. */
@@ -180,7 +183,25 @@ export async function checkInvariants(evidence: Evidence): Promise<Findings> {
     // The ledger's charges are one entry per account and batch of records (core/store/kysely-ledger.ts), so charged
     // once is the audit's: every balance against its ledger, the charges against the records' costs, every cost
     // against its tokens at its prices.
-    row('`gateway accounts audit` exit code (ledger mismatches)', String(evidence.audit.code), '0', evidence.audit.code === 0);
+    // Exact books are the audit's problems; an account below zero is no problem of the books but an overdraft,
+    // which docs/money.md bounds by C x O: C requests of the account in flight (at most the load's workers), O the
+    // largest overrun of one (at most the largest cost of one of its records).
+    const problems = /(\d+) problems, (\d+) accounts below zero/.exec(evidence.audit.output);
+    const mismatches = problems === null ? Number.NaN : Number(problems[1]);
+    const expectedCode = problems !== null && Number(problems[2]) > 0 ? 1 : 0;
+    row('`gateway accounts audit`: ledger mismatches (exit code)', `${mismatches} (${evidence.audit.code})`, `0 (${expectedCode})`, mismatches === 0 && evidence.audit.code === expectedCode);
+    const below = (
+      await db.query<{ name: string; balance: string; largest: string | null }>(
+        'SELECT a.name, a.balance, (SELECT max(cost) FROM usage_records r WHERE r.account = a.name) AS largest FROM accounts a WHERE a.balance < 0',
+      )
+    ).rows;
+    const overdrawn = below.map((a) => ({ name: a.name, by: -BigInt(a.balance), bound: BigInt(evidence.workers) * BigInt(a.largest ?? 0) }));
+    row(
+      'accounts below zero: overdraft <= C x O (C = the load\'s workers, O = the account\'s largest record cost)',
+      overdrawn.length === 0 ? 'none' : overdrawn.map((a) => `${a.name} by ${formatMoney(a.by)}`).join(', '),
+      overdrawn.length === 0 ? '' : overdrawn.map((a) => `<= ${formatMoney(a.bound)}`).join(', '),
+      overdrawn.every((a) => a.by <= a.bound),
+    );
     const holds = await count(db, 'SELECT count(*) AS n FROM holds');
     row('reservations (holds) left after the stop', holds, '0', holds === 0);
 

@@ -144,6 +144,7 @@ async function main(): Promise<number> {
       windows,
       storeUrl: running.directStoreUrl,
       audit: { code: audit.code, output: audit.stdout + audit.stderr },
+      workers: profile.workers,
       exits,
       rss: figures,
       openSlots: slots,
