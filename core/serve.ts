@@ -10,6 +10,7 @@ import { parseConfig, readConfigText } from './config/load.js';
 import { worldReadableSecretsWarning } from './config/secret-file-mode.js';
 import { ConfigError, type ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
+import { ConfigValidator } from './config/validate.js';
 import { listenForAdmin } from './http/admin-listener.js';
 import { listenForMetrics } from './http/metrics-listener.js';
 import { createHttpServer } from './http/server.js';
@@ -27,7 +28,7 @@ import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
 import { ChannelLoad } from './routing/channel-load.js';
 import { DisabledAccounts } from './keys/disabled-accounts.js';
-import { startSharedState } from './shared/shared-state.js';
+import type { SharedState } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
 import { Runtime } from './runtime.js';
 import { VideoPoller } from './video/poller.js';
@@ -84,7 +85,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const env = options.env ?? process.env;
   const initial = await readConfigText(options.configPath);
   const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
-  const config = parseConfig(initial.text, { file: initial.file, env, endpoints });
+  // Compiled once (the schema's compile is most of a parse's cost), for the start and every reload.
+  const validator = new ConfigValidator(undefined, endpoints);
+  const config = parseConfig(initial.text, { file: initial.file, env, endpoints, validator });
   const exposed = await worldReadableSecretsWarning(initial.file, initial.text);
   if (exposed !== null) logger.warn({ file: initial.file }, exposed);
   // A PostgreSQL store may be down: usage records then wait in a local journal (a SQLite store is local already).
@@ -118,7 +121,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
   const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
   const knownChannel = (name: string): boolean => channelNames.current.has(name);
-  const shared = config.redis === null ? null : startSharedState(config.redis, { logger, metrics, health, localAffinity, knownChannel });
+  // Loaded only when configured: the Redis client is a quarter of what loading the gateway costs (docs/performance.md).
+  const shared: SharedState | null =
+    config.redis === null ? null : (await import('./shared/shared-state.js')).startSharedState(config.redis, { logger, metrics, health, localAffinity, knownChannel });
   if (shared !== null) {
     // A Redis that answers at start is used from the first request; one that does not is not waited for long.
     const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
@@ -196,7 +201,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const { file, text } = await readConfigText(options.configPath);
       const digest = digestOf(text);
       if (onlyIfChanged && digest === lastDigest) return true;
-      const next = parseConfig(text, { file, env, endpoints });
+      const next = parseConfig(text, { file, env, endpoints, validator });
       await recordMoneyConfig(store, next);
       const adminToken = runtime.current.config.server.adminToken;
       runtime.reload(next);

@@ -1,5 +1,4 @@
 // Turns the configured store URL into a migrated, ready Store (the schemes themselves: store-url.ts).
-import { createPostgresStore } from './postgres-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 import { isPostgresUrl, parseSqliteUrl, storeUrlScheme, SUPPORTED_STORE_URLS } from './store-url.js';
@@ -11,7 +10,7 @@ export interface OpenStoreOptions {
 
 /** Opens the store named by `url` and applies pending migrations before handing it out. */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const store = createStore(url, options);
+  const store = await createStore(url, options);
   try {
     await store.migrate();
   } catch (err) {
@@ -21,8 +20,9 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   return store;
 }
 
-function createStore(url: string, options: OpenStoreOptions): Store {
-  if (isPostgresUrl(url)) return createPostgresStore(url, options.poolMax ?? 10);
+async function createStore(url: string, options: OpenStoreOptions): Promise<Store> {
+  // Loaded only for a PostgreSQL URL: the embedded default never pays for loading its driver (docs/performance.md).
+  if (isPostgresUrl(url)) return (await import('./postgres-store.js')).createPostgresStore(url, options.poolMax ?? 10);
   const filename = parseSqliteUrl(url);
   // Only the scheme is echoed: a database URL may carry a password.
   if (filename === undefined) throw new Error(`unsupported store URL scheme ${storeUrlScheme(url)}; supported: ${SUPPORTED_STORE_URLS}`);

@@ -12,6 +12,7 @@ import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
 import { BUILTIN_ENDPOINTS } from '../../../core/endpoints/registry.js';
 import { REPO_ROOT } from '../../helpers/repo-root.js';
+import { validator } from './config-helpers.js';
 
 const RUNS = Number(process.env['GATEWAY_FUZZ_RUNS'] ?? 300);
 const SHIPPED = readFileSync(join(REPO_ROOT, 'gateway.yaml'), 'utf8');
@@ -34,7 +35,7 @@ pricing:
 /** Whether `text` parsed into a config (false: a ConfigError). */
 function parse(text: string): boolean {
   try {
-    parseConfig(text, { file: null, env: {}, endpoints: BUILTIN_ENDPOINTS });
+    parseConfig(text, { file: null, env: {}, endpoints: BUILTIN_ENDPOINTS, validator });
     return true;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw new Error(`not a ConfigError for:\n${text.slice(0, 2000)}`, { cause: err });
