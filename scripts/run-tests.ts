@@ -17,7 +17,7 @@ import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { QUICK_E2E, QUICK_FOLDERS, QUICK_SKIPPED, SLOW_FIRST } from './test-plan.js';
+import { BUILD_STEPS, QUICK_E2E, QUICK_FOLDERS, QUICK_SKIPPED, SLOW_FIRST } from './test-plan.js';
 
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 /** A file still running after this fails (a hung hook included), and the run goes on. */
@@ -57,11 +57,9 @@ async function main(): Promise<number> {
   // test:quick leaves the type check to the editor (or `npm run typecheck`) and runs the sources through tsx.
   if (!quick) {
     const npx = join(ROOT, 'node_modules', '.bin');
-    const built = await Promise.all([
-      run(join(npx, 'tsc'), ['-p', 'tsconfig.json']),
-      run(join(npx, 'tsc'), ['-p', 'console/tsconfig.json', '--noEmit']),
-      run(process.execPath, ['--import', 'tsx', 'scripts/build-console.ts']),
-    ]);
+    const built = await Promise.all(
+      BUILD_STEPS.map(([tool = '', ...args]) => (tool === 'tsx' ? run(process.execPath, ['--import', 'tsx', ...args]) : run(join(npx, tool), args))),
+    );
     if (built.some((code) => code !== 0)) return 1;
     console.log(`# built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }

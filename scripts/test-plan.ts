@@ -1,4 +1,16 @@
-// Which test files `npm test` starts first, and which `npm run test:quick` runs (scripts/run-tests.ts).
+// What `npm test` builds before its tests, which test files it starts first, and which `npm run test:quick` runs
+// (scripts/run-tests.ts).
+
+/**
+ * The build, its steps side by side: tsc over the whole repository (type-checking the tests too; dist/ holds the
+ * gateway `npm start` runs, tsconfig.build.json's subset of the same compile, and the tests), the console's type check,
+ * and its bundle (what `npm run build:console` makes). test/architecture/build-script.test.ts holds them to `npm run build`.
+ */
+export const BUILD_STEPS: readonly (readonly string[])[] = [
+  ['tsc', '-p', 'tsconfig.json'],
+  ['tsc', '-p', 'console/tsconfig.json', '--noEmit'],
+  ['tsx', 'scripts/build-console.ts'],
+];
 
 /**
  * Started first, slowest first, so that the files still running at the end are short ones and the cores stay busy

@@ -35,7 +35,7 @@ before(async () => {
   port = await freePort();
   // `npm start` is the README's run command (after `npm ci`); detached so the whole group can be stopped. Under
   // `npm test`, which has built dist/ already, without its prestart build (a build here would rewrite dist/ under
-  // the other test files' feet; test/e2e/npm-start.test.ts runs the build in a copy of the repository).
+  // the other test files' feet; test/architecture/build-script.test.ts checks that prestart is that build).
   const args = process.env['GATEWAY_TEST_BUILT'] === '1' ? ['start', '--silent', '--ignore-scripts'] : ['start', '--silent'];
   child = spawn('npm', args, { cwd: ROOT, env: { ...process.env, PORT: String(port) }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
