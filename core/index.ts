@@ -55,6 +55,7 @@ export { keyPrefix } from './keys/key-material.js';
 export { createConsoleUser } from './console/users.js';
 export { redactConfig } from './config/redact-config.js';
 export { findPackageRoot } from './config/schema-dir.js';
+export { schemaCompiler } from './config/schema-compiler.js';
 export { readTaskRequest, type TaskRequest, type TaskShape } from './video/task-request.js';
 export { submitTask } from './video/submit.js';
 export { freshTask, ownTask, taskNotFound } from './video/read.js';

@@ -5,8 +5,9 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { findSchemaDir } from '../config/schema-dir.js';
+import { schemaCompiler } from '../config/schema-compiler.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
 import { jsonTypeOf, type JsonType } from './field-reader.js';
@@ -52,7 +53,7 @@ const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
 
 export function createJsonBodyReader(schemaFile: string, word: ProblemWording, memory: ScanMemory): JsonBodyReader {
   const schema: unknown = JSON.parse(readFileSync(join(findSchemaDir(), 'api', schemaFile), 'utf8'));
-  const validate = new Ajv({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
+  const validate = schemaCompiler({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
   const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
   const repeats = new RepeatedKeys([...Object.keys(properties), ...ALSO_READ]);
 

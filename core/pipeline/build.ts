@@ -2,9 +2,10 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { ConfigError, type ResolvedConfig, type ResolvedRoute } from '../config/resolved.js';
 import { findSchemaDir } from '../config/schema-dir.js';
+import { schemaCompiler } from '../config/schema-compiler.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { Chain } from './chain.js';
 import { PHASES, type GatewayServices, type Plugin, type PluginFactory } from './plugin.js';
@@ -19,7 +20,7 @@ export function buildChains(
 ): Map<string, Chain> {
   const issues: string[] = [];
   const validators = new Map<string, ValidateFunction>();
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const ajv = schemaCompiler({ allErrors: true, strict: false, useDefaults: true });
   const chains = new Map<string, Chain>();
   for (const route of config.routes) {
     const chain = buildChain(route);

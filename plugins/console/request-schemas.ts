@@ -10,8 +10,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { GatewayError, findPackageRoot, type RequestContext } from '../../core/index.js';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { GatewayError, findPackageRoot, schemaCompiler, type RequestContext } from '../../core/index.js';
 
 /**
  * A console API route's schema name: its method and its path below /console/api/, a `{name}` segment by its name and
@@ -63,7 +63,7 @@ export class RequestSchemas {
     const schema = JSON.parse(readFileSync(join(this.dir, `${consoleSchemaName(method, path)}.request.schema.json`), 'utf8')) as Schema;
     // As strict as the config's validator (a typo in a schema fails its route's first request, and the test before);
     // every error, to pick the one that explains the others (the inputs are small).
-    this.#ajv ??= new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    this.#ajv ??= schemaCompiler({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
     const check: RouteCheck = { schema, validate: this.#ajv.compile(schema), query: method === 'GET' };
     this.#checks.set(routeKey, check);
     return check;

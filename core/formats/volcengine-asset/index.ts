@@ -4,9 +4,10 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ASSET_ACTIONS, type AssetAction } from '../../assets/library.js';
 import { findSchemaDir } from '../../config/schema-dir.js';
+import { schemaCompiler } from '../../config/schema-compiler.js';
 import { GatewayError } from '../../errors.js';
 import type { BodyBytes } from '../body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../format.js';
@@ -87,7 +88,7 @@ function readBody(raw: BodyBytes): unknown {
 }
 
 export function createVolcengineAssetFormat(): ClientFormat {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+  const ajv = schemaCompiler({ allErrors: true, strict: false });
   const checks = new Map<string, ActionCheck>(
     ASSET_ACTIONS.map((action) => {
       const schema = JSON.parse(readFileSync(join(findSchemaDir(), 'api', `videogen-asset-${action}.request.schema.json`), 'utf8')) as JsonSchema;
