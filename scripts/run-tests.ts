@@ -8,6 +8,7 @@
 //
 //   npm test                      everything CI runs
 //   npm run test:quick            unit tests and the fast end-to-end files, fewer fuzz cases: the loop between edits
+//                                 (its build is tsc's alone, incremental: seconds after an edit)
 //   npm test -- test/e2e/x.test.ts   the build, then just these files
 //
 // TEST_CONCURRENCY overrides the number of files run at once.
@@ -54,15 +55,15 @@ async function main(): Promise<number> {
   const named = argv.filter((a) => !a.startsWith('--'));
 
   const started = Date.now();
-  // test:quick leaves the type check to the editor (or `npm run typecheck`) and runs the sources through tsx.
-  if (!quick) {
-    const npx = join(ROOT, 'node_modules', '.bin');
-    const built = await Promise.all(
-      BUILD_STEPS.map(([tool = '', ...args]) => (tool === 'tsx' ? run(process.execPath, ['--import', 'tsx', ...args]) : run(join(npx, tool), args))),
-    );
-    if (built.some((code) => code !== 0)) return 1;
-    console.log(`# built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
+  // test:quick builds the gateway and the tests only (it runs no browser test): after an edit, tsc checks and emits
+  // what the edit touched (--incremental keeps what it knows in dist/), in seconds.
+  const npx = join(ROOT, 'node_modules', '.bin');
+  const steps = quick ? BUILD_STEPS.filter((step) => step[0] === 'tsc' && !step.includes('--noEmit')) : BUILD_STEPS;
+  const built = await Promise.all(
+    steps.map(([tool = '', ...args]) => (tool === 'tsx' ? run(process.execPath, ['--import', 'tsx', ...args]) : run(join(npx, tool), args))),
+  );
+  if (built.some((code) => code !== 0)) return 1;
+  console.log(`# built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   let files = named.length > 0 ? named : testFiles('test');
   if (quick && named.length === 0) {
@@ -70,15 +71,13 @@ async function main(): Promise<number> {
   }
   const concurrency = Number(process.env['TEST_CONCURRENCY'] ?? Math.max(2, availableParallelism() * 2));
   // The fuzz suites read GATEWAY_FUZZ_RUNS: fewer cases between edits, all of them in `npm test`.
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(quick ? {} : { GATEWAY_TEST_BUILT: '1' }) };
+  const env: NodeJS.ProcessEnv = { ...process.env, GATEWAY_TEST_BUILT: '1' };
   if (quick) env['GATEWAY_FUZZ_RUNS'] ??= String(QUICK_FUZZ_RUNS);
-  // The slowest files' times come from the build (a reporter loads before tsx): not in test:quick.
-  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', ...(quick ? [] : ['--test-reporter=./dist/scripts/test-times-reporter.js', '--test-reporter-destination=stdout'])];
-  // npm test runs each file's build (dist/test/...js): loading the gateway through tsx costs a file about a second
-  // of CPU more, which, 200 files over, is a quarter of the run. test:quick runs the sources as they are.
-  const runner = quick ? ['--import', 'tsx'] : ['--enable-source-maps'];
-  const paths = ordered(files).map((f) => (quick ? f : join('dist', f.replace(/\.ts$/, '.js'))));
-  const code = await run(process.execPath, [...runner, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...reporters, ...paths], env);
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./dist/scripts/test-times-reporter.js', '--test-reporter-destination=stdout'];
+  // Each file runs from its build (dist/test/...js): loading the gateway through tsx costs a file about a second of
+  // CPU more, which, 200 files over, is a quarter of the run.
+  const paths = ordered(files).map((f) => join('dist', f.replace(/\.ts$/, '.js')));
+  const code = await run(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_TIMEOUT_MS}`, ...reporters, ...paths], env);
   console.log(`# ${files.length} files, ${concurrency} at once, ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
   return code;
 }

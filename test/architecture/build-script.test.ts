@@ -35,6 +35,6 @@ test("npm run build's compile is the tests' build's, on a subset of its folders;
   assert.notEqual(whole.compilerOptions?.['noEmit'], true, "the tests' build emits dist/ as npm run build does");
   for (const folder of ['core', 'plugins', 'bin']) assert.ok(build.include?.includes(folder), `npm run build compiles ${folder}/`);
   for (const folder of build.include ?? []) assert.ok(whole.include?.includes(folder), `the tests' build compiles ${folder}/ too`);
-  assert.deepEqual(BUILD_STEPS.find((step) => step[0] === 'tsc' && !step.includes('--noEmit')), ['tsc', '-p', 'tsconfig.json']);
+  assert.deepEqual(BUILD_STEPS.find((step) => step[0] === 'tsc' && !step.includes('--noEmit'))?.slice(0, 3), ['tsc', '-p', 'tsconfig.json']);
   assert.ok(BUILD_STEPS.some((step) => step.join(' ') === 'tsx scripts/build-console.ts'));
 });
