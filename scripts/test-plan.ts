@@ -1,6 +1,9 @@
 // What `npm test` builds before its tests, which test files it starts first, and which `npm run test:quick` runs
 // (scripts/run-tests.ts).
 
+/** Where the tests' incremental tsc keeps what it knows (in dist/: removing dist/ removes it too). */
+export const TS_BUILD_INFO = 'dist/.tsbuildinfo';
+
 /**
  * The build, its steps side by side: tsc over the whole repository (type-checking the tests too; dist/ holds the
  * gateway `npm start` runs, tsconfig.build.json's subset of the same compile, and the tests), the console's type check,
@@ -8,7 +11,7 @@
  */
 export const BUILD_STEPS: readonly (readonly string[])[] = [
   // Incremental: a rebuild after an edit checks and emits what the edit touched (dist/ keeps what tsc knows).
-  ['tsc', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'],
+  ['tsc', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', TS_BUILD_INFO],
   ['tsc', '-p', 'console/tsconfig.json', '--noEmit'],
   ['tsx', 'scripts/build-console.ts'],
 ];

@@ -2,14 +2,13 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SchemaObject, ValidateFunction } from 'ajv';
+import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { BUILTIN_ENDPOINTS, routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import { describeSchemaErrors } from './schema-messages.js';
 import { findSchemaDir } from './schema-dir.js';
-import { schemaCompiler } from './schema-compiler.js';
 
 /**
  * A route's path must name an endpoint. The schema file does not list them (the endpoint registry is their one
@@ -33,8 +32,9 @@ export class ConfigValidator {
     const schema: unknown = JSON.parse(readFileSync(join(schemaDir, 'gateway.schema.json'), 'utf8'));
     if (typeof schema !== 'object' || schema === null) throw new Error('gateway.schema.json is not an object');
     withRoutePaths(schema as SchemaObject, endpoints);
-    // strict catches schema typos at load; strictRequired would reject the Channel if/then's `required`.
-    const ajv = schemaCompiler({ allErrors: true, verbose: true, strict: true, strictRequired: false });
+    // strict catches schema typos at load; strictRequired would reject the Channel if/then's `required`. The
+    // meta-schema check stays (not schemaCompiler): the schema is changed here (withRoutePaths), and is compiled once.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
     addFormats.default(ajv, ['uri']);
     this.#validate = ajv.compile<GatewayConfig>(schema as SchemaObject);
   }

@@ -5,6 +5,7 @@
 // whole request make its answer the connection's last.
 
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
@@ -25,17 +26,30 @@ interface Held {
  */
 class HeadGate {
   readonly #held: Held[] = [];
+  /** Every request ever held: a test that fails before it opens its own leaves none held for the stop to wait on. */
+  readonly #all: Held[] = [];
   readonly plugin: PluginFactory = {
     name: 'slow-head',
     create: () => ({
       name: 'slow-head',
-      head: (ctx) => (ctx.headers['x-slow-head'] === '1' ? new Promise<void>((open) => this.#held.push({ ctx, open })) : undefined),
+      head: (ctx) =>
+        ctx.headers['x-slow-head'] === '1'
+          ? new Promise<void>((open) => {
+              const held = { ctx, open };
+              this.#held.push(held);
+              this.#all.push(held);
+            })
+          : undefined,
     }),
   };
 
   /** The next request the gate holds, once it is there. */
   next(): Promise<Held> {
     return until('a request held at the head gate', () => this.#held.shift(), { timeoutMs: 5_000, intervalMs: 5 });
+  }
+
+  openAll(): void {
+    for (const held of this.#all) held.open();
   }
 }
 
@@ -68,9 +82,26 @@ before(async () => {
 });
 
 after(async () => {
+  gate.openAll();
   await gw.stop();
   await fake.close();
 });
+
+/** Resolves once `socket` has flushed nothing to the kernel over five polls 20 ms apart: its peer has stopped reading. */
+async function stalled(socket: Socket): Promise<void> {
+  let last = -1;
+  let still = 0;
+  await until(
+    'the client is held back by full buffers',
+    () => {
+      const flushed = socket.bytesWritten - socket.writableLength;
+      still = flushed === last && flushed > 0 ? still + 1 : 0;
+      last = flushed;
+      return still >= 5 ? true : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 20 },
+  );
+}
 
 function head(headers: Record<string, string | number>): string {
   const lines = ['POST /v1/chat/completions HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json'];
@@ -151,7 +182,8 @@ test('behind a refusal after an await, a waiting request\'s large body is draine
   // FIN, then ends its side (a net socket does), which a draining gateway reads at once.
   void writeBody(exchange.socket, 20_000_000);
   const held = await gate.next();
-  await until('the client is held back by full buffers', () => (exchange.socket.writableNeedDrain ? true : undefined), { timeoutMs: 5_000, intervalMs: 5 });
+  // The gateway has stopped reading (the waiting body's buffer is full) once the client can flush nothing more.
+  await stalled(exchange.socket);
   held.open();
   await withDeadline(exchange.waitFor('HTTP/1.1 401'), 5_000, 'the 401');
   const answeredAt = Date.now();
