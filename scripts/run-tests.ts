@@ -57,8 +57,6 @@ async function main(): Promise<number> {
   const named = argv.filter((a) => !a.startsWith('--'));
 
   const started = Date.now();
-  // test:quick builds the gateway and the tests only (it runs no browser test): after an edit, tsc checks and emits
-  // what the edit touched (--incremental keeps what it knows in dist/), in seconds.
   let files = named.length > 0 ? named : testFiles('test');
   if (quick && named.length === 0) {
     files = [...QUICK_FOLDERS.flatMap(testFiles).filter((f) => !QUICK_SKIPPED.includes(f)), ...QUICK_E2E];
@@ -66,6 +64,8 @@ async function main(): Promise<number> {
   const paths = ordered(files).map((f) => join('dist', f.replace(/\.ts$/, '.js')));
 
   const npx = join(ROOT, 'node_modules', '.bin');
+  // test:quick builds the gateway and the tests only (it runs no browser test): after an edit, tsc checks and emits
+  // what the edit touched (--incremental keeps what it knows in dist/), in seconds.
   const steps = quick && named.length === 0 ? BUILD_STEPS.filter((step) => step[0] === 'tsc' && !step.includes('--noEmit')) : BUILD_STEPS;
   const build = async (): Promise<boolean> => {
     const codes = await Promise.all(
