@@ -19,6 +19,7 @@ import { openStore } from '../core/store/open-store.js';
 import type { UsageRecord } from '../core/store/store.js';
 import pg from 'pg';
 import { builtinPlugins } from '../plugins/index.js';
+import { FEATURES } from '../features/index.js';
 
 const RECORDS = Number(process.env['BENCH_CONSOLE_RECORDS'] ?? 1_000_000);
 const DAYS = 30;
@@ -142,7 +143,7 @@ channels:
   - { name: anthropic, type: mock, models: ["claude-*"] }
 `,
   );
-  const gw = await startGateway({ configPath, factories: builtinPlugins(), logger: createSilentLogger(), watch: false });
+  const gw = await startGateway({ configPath, features: FEATURES, factories: builtinPlugins(), logger: createSilentLogger(), watch: false });
   try {
     const operator = await signIn(gw.url, { admin_token: ADMIN });
     const made = await fetch(`${gw.url}/console/api/accounts/acme/users`, {

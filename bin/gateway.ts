@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../core/config/load.js';
+import { BUILTIN_ENDPOINTS, FEATURES } from '../features/index.js';
 import { ConfigError } from '../core/config/resolved.js';
 import { createKey, describeKey, updateKey } from '../core/keys/key-admin.js';
 import { KEY_FLAG_OPTIONS, keyFields } from './key-flags.js';
@@ -69,12 +70,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'serve') return serve(configPath);
   if (command === 'config' && sub === 'check') {
-    const config = await loadConfigFile(configPath);
+    const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     console.log(`${configPath}: ok (${config.channels.length} channels, ${config.groups.size} groups, ${config.keys.length} keys)`);
     return 0;
   }
   if (command === 'keys') {
-    const config = await loadConfigFile(configPath);
+    const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
@@ -104,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'admin' && sub === 'create-user' && arg !== undefined) {
-    const config = await loadConfigFile(configPath);
+    const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       const signIn = new ConsoleSignIn({ store: store.console, limiter: new MemoryLimiter(), adminToken: () => null });
@@ -117,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'accounts') {
-    const config = await loadConfigFile(configPath);
+    const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       // The file's accounts exist as soon as any command runs, as when the server starts.
@@ -128,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (command === 'assets') {
-    const config = await loadConfigFile(configPath);
+    const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
     try {
       if (sub === 'rebind' && arg !== undefined && arg2 !== undefined) {
@@ -197,6 +198,7 @@ async function serve(configPath: string): Promise<number> {
   const [{ startGateway }, { builtinPlugins }] = await Promise.all([import('../core/serve.js'), import('../plugins/index.js')]);
   const gateway = await startGateway({
     configPath,
+    features: FEATURES,
     factories: builtinPlugins(),
     logger,
     ...(portEnv === undefined || portEnv === '' ? {} : { port: Number(portEnv) }),

@@ -123,7 +123,7 @@ export class Gateway {
       resolveHost: deps.resolveHost ?? systemResolver,
       videoUpstreams: createVideoUpstreams(),
     };
-    this.chains = buildChains(config, deps.factories, this.formats, this.services);
+    this.chains = buildChains(config, deps.factories, this.formats, this.services, deps.endpoints);
   }
 
   /** Counts a request in; a retired Gateway closes its upstream pools only when the count drops to zero. */

@@ -18,7 +18,9 @@ import type { Logger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
-import { BUILTIN_ENDPOINTS, type EndpointRegistry } from './endpoints/registry.js';
+import type { EndpointRegistry } from './endpoints/registry.js';
+import { pluginsOf, registryOf } from './feature/compose.js';
+import type { Feature } from './feature/feature.js';
 import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
@@ -42,6 +44,9 @@ import { UsageWriter } from './store/usage-writer.js';
 
 export interface StartOptions {
   readonly configPath: string;
+  /** The features served beside the model routes (features/index.ts). */
+  readonly features: readonly Feature[];
+  /** The plugins chains may name (plugins/index.ts), beside the features' own. */
   readonly factories: ReadonlyMap<string, PluginFactory>;
   readonly logger: Logger;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -50,7 +55,7 @@ export interface StartOptions {
   /** Reload when the file changes (SIGHUP is wired by the caller through `reload`). */
   readonly watch?: boolean;
   readonly usageFlushMs?: number;
-  /** The endpoints served (the built-in ones when absent): a test's or an embedding program's own. */
+  /** The routes served (the model routes and the features' when absent): a test's or an embedding program's own. */
   readonly endpoints?: EndpointRegistry;
   /** Rate-limit state (a test's, with a clock it moves); this process's own when absent. */
   readonly limiter?: Limiter;
@@ -84,9 +89,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const { logger } = options;
   const env = options.env ?? process.env;
   const initial = await readConfigText(options.configPath);
-  const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
+  const endpoints = options.endpoints ?? registryOf(options.features);
   // Compiled once (the schema's compile is most of a parse's cost), for the start and every reload.
-  const validator = new ConfigValidator(undefined, endpoints);
+  const validator = new ConfigValidator(endpoints);
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints, validator });
   const exposed = await worldReadableSecretsWarning(initial.file, initial.text);
   if (exposed !== null) logger.warn({ file: initial.file }, exposed);
@@ -150,7 +155,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       health,
       metrics,
       logger,
-      factories: options.factories,
+      factories: pluginsOf(options.factories, options.features),
       bodyPool: new BodyPool(),
       endpoints,
       mockImages: new MockImageFiles(),

@@ -1,18 +1,15 @@
 // The built-in plugins by `use:` name.
 
 import type { PluginFactory } from '../core/index.js';
-import { adminPlugin } from './admin/index.js';
 import { authPlugin } from './auth/index.js';
-import { billingPlugin } from './billing/index.js';
 import { assetStorePlugin } from './asset-store/index.js';
 import { consolePlugin } from './console/index.js';
 import { meterPlugin } from './meter/index.js';
-import { modelsPlugin } from './models/index.js';
 import { quotaPlugin } from './quota/index.js';
 import { rateLimitPlugin } from './rate-limit/index.js';
 import { relayPlugin } from './relay/index.js';
 import { videoPlugin } from './video/index.js';
 
 export function builtinPlugins(): ReadonlyMap<string, PluginFactory> {
-  return new Map([authPlugin, rateLimitPlugin, quotaPlugin, meterPlugin, relayPlugin, modelsPlugin, adminPlugin, billingPlugin, consolePlugin, assetStorePlugin, videoPlugin].map((factory) => [factory.name, factory]));
+  return new Map([authPlugin, rateLimitPlugin, quotaPlugin, meterPlugin, relayPlugin, consolePlugin, assetStorePlugin, videoPlugin].map((factory) => [factory.name, factory]));
 }

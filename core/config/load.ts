@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
+import type { EndpointRegistry } from '../endpoints/registry.js';
 import { checkSemantics } from './check-semantics.js';
 import { interpolateEnv, type Env } from './interpolate.js';
 import { dropShadowed, formatIssues } from './issues.js';
@@ -18,8 +18,8 @@ export interface ParseConfigOptions {
   readonly env: Env;
   /** Reuse a compiled schema across loads; a fresh one is compiled when absent. */
   readonly validator?: ConfigValidator;
-  /** The endpoints routes may name and get default routes for (the built-in ones when absent). */
-  readonly endpoints?: EndpointRegistry;
+  /** The routes the config may name and gets default routes for (features/index.ts: BUILTIN_ENDPOINTS). */
+  readonly endpoints: EndpointRegistry;
 }
 
 /** Parses, interpolates `${VAR}`, validates and resolves gateway.yaml text. Throws ConfigError. */
@@ -42,8 +42,8 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
   if (data === null || data === undefined) {
     throw new ConfigError([`${lines.label}: the config is empty; it needs at least "channels"`]);
   }
-  const endpoints = options.endpoints ?? BUILTIN_ENDPOINTS;
-  const result = (options.validator ?? new ConfigValidator(undefined, endpoints)).validate(withStoreFromEnv(data, options.env));
+  const { endpoints } = options;
+  const result = (options.validator ?? new ConfigValidator(endpoints)).validate(withStoreFromEnv(data, options.env));
   const issues = result.ok
     ? [...envIssues, ...checkSemantics(result.config)]
     : [...envIssues, ...dropShadowed(result.issues, envIssues)];
@@ -81,9 +81,9 @@ export async function readConfigText(path: string): Promise<{ file: string; text
 }
 
 /** Reads and parses a config file; `file` in the result is its absolute path. */
-export async function loadConfigFile(path: string, env: Env = process.env): Promise<ResolvedConfig> {
+export async function loadConfigFile(path: string, endpoints: EndpointRegistry, env: Env = process.env): Promise<ResolvedConfig> {
   const { file, text } = await readConfigText(path);
-  return parseConfig(text, { file, env });
+  return parseConfig(text, { file, env, endpoints });
 }
 
 function firstLine(message: string): string {

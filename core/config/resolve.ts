@@ -1,7 +1,7 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split, store path absolute.
 
 import { dirname, resolve } from 'node:path';
-import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../endpoints/registry.js';
+import type { EndpointRegistry } from '../endpoints/registry.js';
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
@@ -25,7 +25,7 @@ export function resolveConfig(
   raw: GatewayConfig,
   file: string | null,
   locate: (path: ConfigPath) => string,
-  endpoints: EndpointRegistry = BUILTIN_ENDPOINTS,
+  endpoints: EndpointRegistry,
 ): ResolvedConfig {
   const server = raw.server ?? {};
   const written = (raw.routes ?? []).map(resolveRoute);

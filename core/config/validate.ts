@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { BUILTIN_ENDPOINTS, routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
+import { routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import { describeSchemaErrors } from './schema-messages.js';
@@ -28,7 +28,7 @@ export type ValidationResult =
 export class ConfigValidator {
   readonly #validate: ValidateFunction<GatewayConfig>;
 
-  constructor(schemaDir: string = findSchemaDir(), endpoints: EndpointRegistry = BUILTIN_ENDPOINTS) {
+  constructor(endpoints: EndpointRegistry, schemaDir: string = findSchemaDir()) {
     const schema: unknown = JSON.parse(readFileSync(join(schemaDir, 'gateway.schema.json'), 'utf8'));
     if (typeof schema !== 'object' || schema === null) throw new Error('gateway.schema.json is not an object');
     withRoutePaths(schema as SchemaObject, endpoints);

@@ -1,26 +1,21 @@
-// The one table of the API endpoints the plugin chains serve: method, path, the client API its callers speak
-// (how its request is read, its answers' and errors' shape) and the chain it gets when gateway.yaml writes none.
-// Everything that needs to know the endpoints derives from this table: the intake (http/pipeline-intake.ts), the
-// Gateway's formats, the config's route names and default routes, the 404 hints and the mock's refusals.
+// Routes: method, path, the client API their callers speak (how a request is read, its answers' and errors' shape),
+// the chain they get when gateway.yaml writes none and, for a feature's route, its handler. The registry matches a
+// request to its route once; everything that needs to know the routes derives from it: the intake
+// (http/pipeline-intake.ts), the Gateway's formats and chains, the config's route names and default routes, the 404
+// hints and the mock's answers.
 //
-// An entry's path may be a pattern (`/v1/videos/{id}`: each `{name}` one segment, handed to the chain as
-// `ctx.params`) and its method any of GET, POST, DELETE; routes name an endpoint by its key (routeKeyOf).
+// A path may be a pattern (`/v1/videos/{id}`: each `{name}` one segment, handed to the chain as `ctx.params`) and its
+// method any of GET, POST, PATCH, DELETE; routes name an endpoint by its key (routeKeyOf).
 //
-// Adding an endpoint starts with one entry here. A registry is an object, handed to what derives from it (the
-// config's parsing, the runtime): a test or an embedding program may start a gateway with entries of its own.
+// The routes come from core (the model routes, endpoints/model-routes.ts) and from the features (features/index.ts),
+// composed by features/compose.ts. A registry is an object handed to what derives from it (the config's parsing, the
+// runtime): a test or an embedding program may start a gateway with routes of its own.
 
 import type { ApiFormat } from '../config/resolved.js';
-import { createAdminFormat } from '../formats/admin/index.js';
-import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { ScanMemory } from '../formats/scan-memory.js';
-import { createModelListFormat } from '../formats/model-list/index.js';
-import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
-import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../formats/openai-images/index.js';
-import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
-import { createVolcengineAssetFormat } from '../formats/volcengine-asset/index.js';
-import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../formats/video/index.js';
-import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_IMAGES, MOCK_MESSAGES, MOCK_RESPONSES, type MockAnswer } from '../providers/mock/answers.js';
+import type { RouteHandler } from '../pipeline/plugin.js';
+import type { MockAnswer } from '../providers/mock/answers.js';
 import type { HttpMethod } from './http-method.js';
 import { percentDecode } from './intake-names.js';
 
@@ -56,6 +51,11 @@ export interface Endpoint {
    * parameter and query parameter always, the model always, and of the body the fields listed here.
    */
   readonly reads?: BodyReads;
+  /**
+   * A feature's answer on this route: the chain's terminal, after its middleware (`chain`, which then names no
+   * relay plugin). The model routes have none: the relay plugin answers them.
+   */
+  readonly handler?: RouteHandler;
 }
 
 /**
@@ -79,134 +79,6 @@ export const CONTROL_BODY_LIMIT = 64 * 1024;
 export const OPEN_BODY_LIMIT = 4 * 1024;
 
 export type ChainStep = string | { readonly use: string; readonly with: Readonly<Record<string, unknown>> };
-
-const METERED = ['auth', 'rate-limit', 'quota', 'meter', 'relay'] as const;
-/**
- * Free calls (count_tokens): recorded, never charged nor refused for money, nor held to the key's other limits
- * (Anthropic limits token counting apart from messages, and Claude Code counts often), but to a limit of their own:
- * 100 requests per minute per key on the route, Anthropic's figure for its lowest tier.
- */
-const COUNT_TOKENS: readonly ChainStep[] = ['auth', { use: 'rate-limit', with: { route_rpm: 100 } }, 'meter', 'relay'];
-const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }, 'admin'];
-const VIDEO_CREATE = ['auth', 'rate-limit', 'meter', 'video'] as const;
-const VIDEO_READ = ['auth', 'video'] as const;
-/** The console plugin signs its callers in itself (a session cookie). */
-const CONSOLE: readonly ChainStep[] = ['console'];
-
-// What each endpoint reads as names (Endpoint.reads), besides its path parameters and model, which are always checked.
-const CHAT_READS: BodyReads = { names: ['prompt_cache_key'] };
-const MESSAGES_READS: BodyReads = { names: ['metadata.user_id'] };
-const ASSET_READS: BodyReads = { names: ['Id', 'GroupId', 'Name', 'URL', 'ProjectName', 'Filter.Name', 'Filter.GroupIds.*'], texts: ['Description'] };
-const VIDEO_CREATE_READS: BodyReads = { names: ['seconds', 'size'], texts: ['prompt'] };
-const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'expires_at', 'models.*', 'ips.*'] };
-const CREDIT_READS: BodyReads = { names: ['amount', 'idempotency_key'], texts: ['note'] };
-const BIND_READS: BodyReads = { names: ['key'] };
-const USAGE_QUERY: BodyReads = { query: ['from', 'to', 'key_id', 'model', 'route', 'request_id', 'status', 'cursor', 'limit', 'account'] };
-
-/** The endpoints the gateway serves out of the box. */
-export const ENDPOINTS: readonly Endpoint[] = [
-  { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED, mock: MOCK_CHAT, reads: CHAT_READS },
-  { method: 'POST', path: '/v1/messages', wire: 'anthropic-messages', createFormat: createAnthropicMessagesFormat, chain: METERED, mock: MOCK_MESSAGES, reads: MESSAGES_READS },
-  // Not billed, but metered: the record shows who counted what, and the request counts in the metrics.
-  {
-    method: 'POST',
-    path: '/v1/messages/count_tokens',
-    wire: 'anthropic-messages',
-    createFormat: createAnthropicCountTokensFormat,
-    chain: COUNT_TOKENS,
-    mock: MOCK_COUNT_TOKENS,
-    reads: MESSAGES_READS,
-  },
-  { method: 'POST', path: '/v1/responses', wire: 'openai-responses', createFormat: createOpenAIResponsesFormat, chain: METERED, mock: MOCK_RESPONSES, reads: CHAT_READS },
-  {
-    method: 'POST',
-    path: '/v1/responses/compact',
-    wire: 'openai-responses',
-    createFormat: createOpenAIResponsesCompactFormat,
-    chain: METERED,
-    mock: MOCK_COMPACT,
-    reads: CHAT_READS,
-  },
-  {
-    method: 'POST',
-    path: '/v1/images/generations',
-    wire: 'openai-images',
-    createFormat: createOpenAIImagesGenerationsFormat,
-    chain: METERED,
-    mock: MOCK_IMAGES,
-  },
-  // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
-  { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: MOCK_IMAGES },
-  // Volcengine's asset library: eight actions by name (any other is a 404 in its envelope), each key on its own
-  // groups and assets; charged per call (pricing.calls), never relayed by model.
-  {
-    method: 'POST',
-    path: '/v1/videogen/asset/{action}',
-    wire: 'volcengine-asset',
-    createFormat: createVolcengineAssetFormat,
-    chain: ['auth', 'rate-limit', 'quota', 'meter', 'asset-store'],
-    reads: ASSET_READS,
-  },
-  // Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
-  // that made them only. A task's money is the video plugin's own (reserved at submission, settled when it ends), so
-  // its creation has no quota step; meter records the submission.
-  { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
-  { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-  { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
-  { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, reads: { query: ['after', 'limit', 'order'] } },
-  { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-  { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-  { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-  // The models a key may use, in its caller's API (the format picks OpenAI's or Anthropic's shape per request).
-  { method: 'GET', path: '/v1/models', createFormat: createModelListFormat, chain: ['auth', 'models'], reads: { query: ['limit', 'after_id', 'before_id'] } },
-  { method: 'GET', path: '/v1/models/{id}', createFormat: createModelListFormat, chain: ['auth', 'models'] },
-  // A key's own money: its balance and spend, and the legacy OpenAI billing routes chat front-ends read.
-  { method: 'GET', path: '/v1/me', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
-  { method: 'GET', path: '/v1/dashboard/billing/subscription', createFormat: createModelListFormat, chain: ['auth', 'billing'] },
-  { method: 'GET', path: '/v1/dashboard/billing/usage', createFormat: createModelListFormat, chain: ['auth', 'billing'], reads: { query: ['start_date', 'end_date'] } },
-  // The admin API: the operator's token, never a key; its chain cannot be rewritten in gateway.yaml.
-  { method: 'GET', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
-  { method: 'POST', path: '/admin/keys', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: KEY_READS },
-  { method: 'PATCH', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: KEY_READS },
-  { method: 'DELETE', path: '/admin/keys/{id}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
-  { method: 'GET', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
-  { method: 'POST', path: '/admin/accounts', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: { names: ['name'], texts: ['description'] } },
-  { method: 'GET', path: '/admin/accounts/{name}', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
-  { method: 'POST', path: '/admin/accounts/{name}/credit', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: CREDIT_READS },
-  { method: 'GET', path: '/admin/instances', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control' },
-  { method: 'GET', path: '/admin/asset-groups', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: { query: ['offset', 'key', 'account'] } },
-  { method: 'POST', path: '/admin/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', reads: BIND_READS },
-  // The web console's API: a session cookie, not a key; its chain cannot be rewritten either.
-  { method: 'POST', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open', reads: { names: ['name', 'admin_token'], texts: ['password'] } },
-  { method: 'GET', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'DELETE', path: '/console/api/session', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'POST', path: '/console/api/password', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open', reads: { names: ['token'], texts: ['password'] } },
-  { method: 'POST', path: '/console/api/accounts/{name}/users', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['name'] } },
-  { method: 'GET', path: '/console/api/dashboard', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['from', 'to', 'bucket', 'account'] } },
-  { method: 'GET', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['account'] } },
-  { method: 'POST', path: '/console/api/keys', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: KEY_READS },
-  { method: 'PATCH', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: KEY_READS },
-  { method: 'DELETE', path: '/console/api/keys/{id}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'GET', path: '/console/api/usage', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: USAGE_QUERY },
-  { method: 'GET', path: '/console/api/usage.csv', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: USAGE_QUERY },
-  { method: 'GET', path: '/console/api/ledger', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['cursor', 'limit', 'account'] } },
-  { method: 'GET', path: '/console/api/asset-groups', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['offset', 'account'] } },
-  { method: 'POST', path: '/console/api/asset-groups/{id}/bind', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: BIND_READS },
-  { method: 'GET', path: '/console/api/videos', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { query: ['offset', 'key', 'account'] } },
-  { method: 'GET', path: '/console/api/videos/{id}/content', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'GET', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'POST', path: '/console/api/accounts', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['name', 'groups.*'], texts: ['description'] } },
-  { method: 'PATCH', path: '/console/api/accounts/{name}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: { names: ['groups.*'] } },
-  { method: 'POST', path: '/console/api/accounts/{name}/credit', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control', reads: CREDIT_READS },
-  { method: 'GET', path: '/console/api/channels', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'GET', path: '/console/api/instances', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'GET', path: '/console/api/config', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  { method: 'POST', path: '/console/api/config/reload', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'control' },
-  // The pages: index.html at /console, its script and style under /console/assets/.
-  { method: 'GET', path: '/console', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
-  { method: 'GET', path: '/console/', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
-  { method: 'GET', path: '/console/assets/{file}', createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body: 'open' },
-];
 
 /**
  * The name routes and chains know an endpoint by: its path for a POST endpoint (every chat endpoint), else its
@@ -356,6 +228,3 @@ function paramsOf(segments: readonly Segment[], parts: readonly string[]): Recor
   }
   return params;
 }
-
-/** The registry of the built-in endpoints (immutable, so one serves every gateway of a process). */
-export const BUILTIN_ENDPOINTS = new EndpointRegistry(ENDPOINTS);

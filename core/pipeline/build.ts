@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import { ConfigError, type ResolvedConfig, type ResolvedRoute } from '../config/resolved.js';
 import { findSchemaDir } from '../config/schema-dir.js';
 import { schemaCompiler } from '../config/schema-compiler.js';
+import type { EndpointRegistry } from '../endpoints/registry.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { Chain } from './chain.js';
 import { PHASES, type GatewayServices, type Plugin, type PluginFactory } from './plugin.js';
@@ -17,6 +18,7 @@ export function buildChains(
   factories: ReadonlyMap<string, PluginFactory>,
   formats: ReadonlyMap<string, ClientFormat>,
   services: GatewayServices,
+  endpoints: EndpointRegistry,
 ): Map<string, Chain> {
   const issues: string[] = [];
   const validators = new Map<string, ValidateFunction>();
@@ -83,7 +85,15 @@ export function buildChains(
       plugins.push(plugin);
     }
     const relays = plugins.filter((p) => p.relay !== undefined);
-    if (relays.length !== 1) {
+    // A feature's route answers with its handler, after its chain's middleware; a model route with its relay plugin.
+    const handler = endpoints.byKey(route.path)?.handler;
+    if (handler !== undefined) {
+      if (relays.length > 0) {
+        issues.push(`${config.locate(route.at)}: route ${route.path} answers with its own handler; plugin ${relays.map((p) => p.name).join(', ')} cannot relay it`);
+        return null;
+      }
+      relays.push({ name: route.path, relay: (ctx) => handler(ctx, services) });
+    } else if (relays.length !== 1) {
       issues.push(`${config.locate(route.at)}: route ${route.path} needs exactly one relay plugin, has ${relays.length}`);
       return null;
     }

@@ -78,6 +78,12 @@ export interface Plugin {
   finish?(ctx: RequestContext): void;
 }
 
+/**
+ * A route's own answer (a feature's route: endpoints/registry.ts): the terminal of its chain, after the middleware.
+ * Throw a GatewayError to answer with it, in the route's format.
+ */
+export type RouteHandler = (ctx: RequestContext, services: GatewayServices) => Promise<RelayResult>;
+
 /** Where usage records go (the batched writer); never blocks the request. */
 export interface UsageSink {
   add(record: UsageRecord): void;

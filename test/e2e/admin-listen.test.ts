@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUILTIN_ENDPOINTS, isAdminEndpoint } from '../../core/endpoints/registry.js';
+import { isAdminEndpoint } from '../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { freePort } from '../helpers/cli-process.js';
 import { configWith, startGatewayUnderTest, TEST_KEY } from '../helpers/gateway-under-test.js';
 

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { after, before, test } from 'node:test';
-import { BUILTIN_ENDPOINTS, CONTROL_BODY_LIMIT, type Endpoint } from '../../core/endpoints/registry.js';
+import { CONTROL_BODY_LIMIT, type Endpoint } from '../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { consoleSignIn, type ConsoleSession } from '../helpers/console-session.js';
 import { configWith, startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { withDeadline } from '../helpers/poll.js';

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { BUILTIN_ENDPOINTS } from '../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js';
 import { MOCK_CHAT } from '../../core/providers/mock/answers.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';

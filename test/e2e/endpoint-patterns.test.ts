@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { BUILTIN_ENDPOINTS } from '../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { LazyRequest } from '../../core/formats/lazy-request.js';
 import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js';
 import type { ClientFormat } from '../../core/formats/format.js';

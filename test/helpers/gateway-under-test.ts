@@ -14,6 +14,7 @@ import { startGateway, type RunningGateway } from '../../core/serve.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import { builtinPlugins } from '../../plugins/index.js';
+import { FEATURES } from '../../features/index.js';
 
 export const TEST_KEY = 'sk-test-0123456789abcdefghij';
 export const LIMITED_KEY = 'sk-limited-0123456789abcdefgh';
@@ -89,6 +90,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
   if (options.configMode !== undefined) await chmod(configPath, options.configMode);
   const gateway = await startGateway({
     configPath,
+    features: FEATURES,
     factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),
     logger: options.logger ?? createSilentLogger(),
     port: 0,

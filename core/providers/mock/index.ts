@@ -2,16 +2,16 @@
 // its endpoint's registry entry's `mock` (answers.ts): OpenAI Chat Completions, Responses (and /compact),
 // Anthropic Messages (and count_tokens) and OpenAI Images.
 
-import { BUILTIN_ENDPOINTS, type EndpointRegistry } from '../../endpoints/registry.js';
+import type { EndpointRegistry } from '../../endpoints/registry.js';
 import { GatewayError } from '../../errors.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../provider.js';
-import { MockImageFiles } from './image-files.js';
+import type { MockImageFiles } from './image-files.js';
 
 /**
  * `files`: where the images it hands out as URLs are kept (they outlive a reload's new provider); `endpoints`: the
  * registry whose entries say what the mock answers.
  */
-export function createMockProvider(files = new MockImageFiles(), endpoints: EndpointRegistry = BUILTIN_ENDPOINTS): Provider {
+export function createMockProvider(files: MockImageFiles, endpoints: EndpointRegistry): Provider {
   return {
     send(request: UpstreamRequest): Promise<UpstreamResponse> {
       const answer = endpoints.match(request.method ?? 'POST', request.path)?.endpoint.mock;

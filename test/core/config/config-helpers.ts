@@ -6,8 +6,9 @@ import { ConfigError, type ResolvedConfig } from '../../../core/config/resolved.
 import { ConfigValidator } from '../../../core/config/validate.js';
 import type { Env } from '../../../core/config/interpolate.js';
 import { fixtureUrl } from '../../helpers/repo-root.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 
-export const validator = new ConfigValidator();
+export const validator = new ConfigValidator(BUILTIN_ENDPOINTS);
 
 export const ISSUE_EXAMPLE = fixtureUrl('config/issue-example.yaml');
 
@@ -25,7 +26,7 @@ export function yaml(...lines: string[]): string {
 }
 
 export function parse(text: string, env: Env = {}): ResolvedConfig {
-  return parseConfig(text, { file: '/somewhere/x.yaml', env, validator });
+  return parseConfig(text, { file: '/somewhere/x.yaml', env, validator, endpoints: BUILTIN_ENDPOINTS });
 }
 
 /** The ConfigError issues `text` produces; fails the test when it parses. */

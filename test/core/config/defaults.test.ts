@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultRoutesExcept } from '../../../core/config/default-routes.js';
-import { BUILTIN_ENDPOINTS, ENDPOINTS, routeKeyOf } from '../../../core/endpoints/registry.js';
+import { routeKeyOf } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
@@ -51,16 +52,16 @@ describe('default routes', () => {
   it('exist for every endpoint of the registry, with its chain; the schema lists no paths of its own', () => {
     assert.deepEqual(
       defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS).map((r) => [r.path, r.plugins.map((p) => [p.use, p.with])]),
-      ENDPOINTS.map((e) => [routeKeyOf(e), e.chain.map((step) => (typeof step === 'string' ? [step, {}] : [step.use, step.with]))]),
+      BUILTIN_ENDPOINTS.all.map((e) => [routeKeyOf(e), e.chain.map((step) => (typeof step === 'string' ? [step, {}] : [step.use, step.with]))]),
     );
     assert.equal(schema.definitions['Route']?.properties?.['path']?.enum, undefined);
   });
 
   it('skip written paths and give each plugin an empty `with`', () => {
-    assert.deepEqual(defaultRoutesExcept(new Set(ENDPOINTS.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
+    assert.deepEqual(defaultRoutesExcept(new Set(BUILTIN_ENDPOINTS.all.map(routeKeyOf)), BUILTIN_ENDPOINTS), []);
     assert.deepEqual(
       defaultRoutesExcept(new Set(['/v1/chat/completions']), BUILTIN_ENDPOINTS).map((r) => r.path),
-      ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', '/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
+      BUILTIN_ENDPOINTS.all.map(routeKeyOf).filter((key) => key !== '/v1/chat/completions'),
     );
     const [chat] = defaultRoutesExcept(new Set(), BUILTIN_ENDPOINTS);
     assert.deepEqual(

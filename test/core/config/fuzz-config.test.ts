@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
-import { BUILTIN_ENDPOINTS } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 import { REPO_ROOT } from '../../helpers/repo-root.js';
 import { validator } from './config-helpers.js';
 

@@ -9,12 +9,14 @@ import { loadConfigFile, parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
 import { ISSUE_ENV, ISSUE_EXAMPLE, parse, validator, yaml } from './config-helpers.js';
 import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
+import { routeKeyOf } from '../../../core/endpoints/registry.js';
 
 const MINIMAL = yaml('channels:', '  - name: demo', '    type: mock', '    models: ["demo-*"]');
 
 describe('the issue example', () => {
   it('loads from its file with its env vars set', async () => {
-    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), BUILTIN_ENDPOINTS, ISSUE_ENV);
     assert.equal(config.file, fileURLToPath(ISSUE_EXAMPLE));
     assert.deepEqual(config.server, {
       port: 8080,
@@ -45,7 +47,7 @@ describe('the issue example', () => {
   });
 
   it('splits model lists into patterns and aliases', async () => {
-    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), BUILTIN_ENDPOINTS, ISSUE_ENV);
     const models = new Map(config.channels.map((c) => [c.name, c.models]));
     assert.deepEqual(models.get('openai'), { patterns: ['gpt-*', 'o*'], aliases: new Map() });
     assert.deepEqual(models.get('backup'), { patterns: ['gpt-*'], aliases: new Map() });
@@ -60,7 +62,7 @@ describe('the issue example', () => {
   });
 
   it('resolves groups and declared keys', async () => {
-    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), ISSUE_ENV);
+    const config = await loadConfigFile(fileURLToPath(ISSUE_EXAMPLE), BUILTIN_ENDPOINTS, ISSUE_ENV);
     assert.deepEqual(
       config.groups,
       new Map([
@@ -73,7 +75,7 @@ describe('the issue example', () => {
 
   it('locates paths with the line they are on', async () => {
     const text = await readFile(ISSUE_EXAMPLE, 'utf8');
-    const config = parseConfig(text, { file: '/etc/gw/gateway.yaml', env: ISSUE_ENV, validator });
+    const config = parseConfig(text, { file: '/etc/gw/gateway.yaml', env: ISSUE_ENV, validator, endpoints: BUILTIN_ENDPOINTS });
     assert.equal(config.locate(['channels', 2, 'base_url']), 'channels[2].base_url (gateway.yaml:20)');
     assert.equal(config.locate(['channels', 2, 'models', 'deepseek-r1']), 'channels[2].models["deepseek-r1"] (gateway.yaml:24)');
     assert.equal(config.locate(['keys', 0]), 'keys[0] (gateway.yaml:34)');
@@ -133,7 +135,7 @@ describe('defaults', () => {
     const written = (url: string): string => yaml(`store: {url: "${url}"}`, 'channels:', '  - name: demo', '    type: mock', '    models: [m]');
     assert.equal(parse(written('sqlite:db/gw.db')).store.url, 'sqlite:/somewhere/db/gw.db');
     assert.equal(parse(written('sqlite:/var/lib/gw.db')).store.url, 'sqlite:/var/lib/gw.db');
-    const fromText = parseConfig(written('sqlite:./db/gw.db'), { file: null, env: {}, validator });
+    const fromText = parseConfig(written('sqlite:./db/gw.db'), { file: null, env: {}, validator, endpoints: BUILTIN_ENDPOINTS });
     assert.equal(fromText.store.url, `sqlite:${join(process.cwd(), 'db', 'gw.db')}`);
   });
 
@@ -208,7 +210,9 @@ describe('routes', () => {
       { use: 'relay', with: {}, path: ['(default)'] },
     ];
     const chain = [recorded[0], { use: 'rate-limit', with: {}, path: ['(default)'] }, { use: 'quota', with: {}, path: ['(default)'] }, recorded[1], recorded[2]];
-    assert.deepEqual(config.routes, [
+    // By path: the order is the feature list's.
+    const byPath = <R extends { path: string }>(routes: readonly R[]): Map<string, R> => new Map(routes.map((r) => [r.path, r]));
+    assert.deepEqual(byPath(config.routes), byPath([
       { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
       { path: '/v1/messages', at: ['(default)'], plugins: chain },
       // Free, and held to a limit of its own: 100 requests per minute per key on the route.
@@ -225,27 +229,23 @@ describe('routes', () => {
           ? [chain[0], chain[1], recorded[1], { use: 'video', with: {}, path: ['(default)'] }]
           : [chain[0], { use: 'video', with: {}, path: ['(default)'] }],
       })),
-      { path: 'GET /v1/models', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
-      { path: 'GET /v1/models/{id}', at: ['(default)'], plugins: [chain[0], { use: 'models', with: {}, path: ['(default)'] }] },
-      ...['GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
+      // Answered by the routes' own handlers, after the caller's key.
+      ...['GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
         path,
         at: ['(default)'],
-        plugins: [chain[0], { use: 'billing', with: {}, path: ['(default)'] }],
+        plugins: [chain[0]],
       })),
       ...['GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind'].map((path) => ({
         path,
         at: ['(default)'],
-        plugins: [
-          { use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] },
-          { use: 'admin', with: {}, path: ['(default)'] },
-        ],
+        plugins: [{ use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] }],
       })),
       ...CONSOLE_ROUTES.map((path) => ({
         path,
         at: ['(default)'],
         plugins: [{ use: 'console', with: {}, path: ['(default)'] }],
       })),
-    ]);
+    ]));
   });
 
   it('keeps a written route as written, without adding the default', () => {
@@ -270,7 +270,7 @@ describe('routes', () => {
     });
     assert.deepEqual(
       config.routes.map((r) => r.path),
-      ['/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/videogen/asset/{action}', '/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}', 'GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage', 'GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind', ...CONSOLE_ROUTES],
+      BUILTIN_ENDPOINTS.all.map(routeKeyOf),
       'the other paths keep their default chains',
     );
     assert.equal(config.locate(['routes', 0, 'plugins', 1]), 'routes[0].plugins[1] (x.yaml:9)');
@@ -279,7 +279,7 @@ describe('routes', () => {
 
 describe('loadConfigFile', () => {
   it('names the file when it cannot be read', async () => {
-    await assert.rejects(loadConfigFile('/nonexistent/gateway.yaml', {}), (error: unknown) => {
+    await assert.rejects(loadConfigFile('/nonexistent/gateway.yaml', BUILTIN_ENDPOINTS, {}), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.match(error.issues[0] ?? '', /^\/nonexistent\/gateway\.yaml: cannot read the config file: .*ENOENT/);
       return true;
@@ -288,7 +288,7 @@ describe('loadConfigFile', () => {
 
   it('labels text without a file as <config>', () => {
     assert.throws(
-      () => parseConfig('channels: 3\n', { file: null, env: {}, validator }),
+      () => parseConfig('channels: 3\n', { file: null, env: {}, validator, endpoints: BUILTIN_ENDPOINTS }),
       (error: unknown) => error instanceof ConfigError && error.issues[0] === 'channels: must be a list (<config>:1)',
     );
   });

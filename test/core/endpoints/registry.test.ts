@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUILTIN_ENDPOINTS, EndpointRegistry, type Endpoint } from '../../../core/endpoints/registry.js';
+import { EndpointRegistry, type Endpoint } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 
 test('every admin and console entry names its body family; only sign-in, the password link and the pages are open', () => {
   const fixed = BUILTIN_ENDPOINTS.all.filter((e) => e.configurable === false);

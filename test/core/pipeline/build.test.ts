@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../../../core/config/load.js';
 import { ConfigError } from '../../../core/config/resolved.js';
-import { BUILTIN_ENDPOINTS } from '../../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 import { Gateway } from '../../../core/gateway.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
@@ -20,7 +20,7 @@ const HEAD = `channels:
 `;
 
 function build(text: string, factories: ReadonlyMap<string, PluginFactory> = builtinPlugins()): Gateway {
-  const config = parseConfig(text, { file: '/x/gw.yaml', env: {} });
+  const config = parseConfig(text, { file: '/x/gw.yaml', env: {}, endpoints: BUILTIN_ENDPOINTS });
   return new Gateway(config, {
     store: {} as Store,
     usage: { add: () => undefined, saturated: false },
@@ -76,7 +76,7 @@ test('an unknown plugin, a duplicate, a bad with: block and a missing relay name
         with: { colour: red }
 `),
     [
-      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, rate-limit, quota, meter, relay, models, admin, billing, console, asset-store, video)',
+      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, rate-limit, quota, meter, relay, console, asset-store, video)',
       'routes[0].plugins[2] (gw.yaml:10): plugin "auth" appears twice in this route',
       'routes[0].plugins[3] (gw.yaml:11): invalid "with" for plugin meter: unknown option "colour"',
       'routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 0',

@@ -7,6 +7,8 @@ import type { ResolvedChannel } from '../../../../core/config/resolved.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
 import { ClientAbort } from '../../../../core/pipeline/client-abort.js';
 import { createMockProvider } from '../../../../core/providers/mock/index.js';
+import { MockImageFiles } from '../../../../core/providers/mock/image-files.js';
+import { BUILTIN_ENDPOINTS } from '../../../../features/index.js';
 import type { UpstreamResponse } from '../../../../core/providers/provider.js';
 
 const CHANNEL: ResolvedChannel = {
@@ -29,7 +31,7 @@ const CHANNEL: ResolvedChannel = {
 };
 
 async function send(path: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res: UpstreamResponse = await createMockProvider().send({
+  const res: UpstreamResponse = await createMockProvider(new MockImageFiles(), BUILTIN_ENDPOINTS).send({
     channel: CHANNEL,
     key: '',
     path,

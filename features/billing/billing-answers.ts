@@ -1,31 +1,41 @@
-// billing (terminal): what a key may know of its own money. GET /v1/me: its name, group, account, the account's
+// What a key may know of its own money. GET /v1/me: its name, group, account, the account's
 // balance, its own spend and what is left of its max_spend (amounts as decimal strings). And the legacy OpenAI
 // routes chat front-ends (NextChat, LobeChat) read to show a balance: GET /v1/dashboard/billing/subscription
 // (hard_limit_usd: the balance plus all that was spent, so that limit less usage is the balance, as new-api
 // answers) and GET /v1/dashboard/billing/usage?start_date=&end_date= (total_usage in cents over those days).
 // A key sees its own account only: nothing here takes an account or a key from the request.
 
-import { GatewayError, formatMoney, type AuthedKey, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
-import type { BillingOptions } from './options.gen.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { formatMoney } from '../../core/money/decimal.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import { jsonAnswer } from '../../core/pipeline/json-answer.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The widest range /usage sums, as OpenAI's did. */
 const MAX_DAYS = 100;
 
-export const billingPlugin: PluginFactory<BillingOptions> = {
-  name: 'billing',
-  create(_options, services): Plugin {
-    return { name: 'billing', relay: (ctx) => answer(ctx, services) };
-  },
-};
+/** The caller's key (its route's auth put it there). */
+function keyOf(ctx: RequestContext): AuthedKey {
+  if (ctx.key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
+  return ctx.key;
+}
 
-async function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  const key = ctx.key;
-  if (key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
-  if (ctx.route.endsWith('/subscription')) return json(await subscription(key, services));
-  if (ctx.route.endsWith('/usage')) return json(await usage(key, services, ctx.query));
-  return json(await me(key, services));
+/** GET /v1/me */
+export async function showMe(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return jsonAnswer(200, await me(keyOf(ctx), services));
+}
+
+/** GET /v1/dashboard/billing/subscription */
+export async function showSubscription(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return jsonAnswer(200, await subscription(keyOf(ctx), services));
+}
+
+/** GET /v1/dashboard/billing/usage */
+export async function showUsage(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return jsonAnswer(200, await usage(keyOf(ctx), services, ctx.query));
 }
 
 /** Nano-units as a JSON number of the currency: display only (the legacy routes' shape). */
@@ -85,9 +95,3 @@ function day(value: string | null, param: string): number {
   }
   return at;
 }
-
-function json(value: unknown): RelayResult {
-  return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(value)) };
-}
-
-export default billingPlugin;

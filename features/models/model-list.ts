@@ -1,8 +1,10 @@
-// models (terminal): GET /v1/models and /v1/models/{id}, the models the caller's group may use, in the OpenAI
-// list shape, or in Anthropic's (paged, with display names) for an Anthropic client (its format says which).
+// GET /v1/models and /v1/models/{id}: the models the caller's group may use, in the OpenAI list shape, or in
+// Anthropic's (paged, with display names) for an Anthropic client (its format says which).
 
-import { GatewayError, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
-import type { ModelsOptions } from './options.gen.js';
+import { GatewayError } from '../../core/errors.js';
+import { jsonAnswer } from '../../core/pipeline/json-answer.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 
 /** Models have no creation date of their own here; a fixed one keeps the answer stable across restarts. */
 const CREATED = 1_700_000_000;
@@ -12,23 +14,18 @@ const CREATED_AT = new Date(CREATED * 1000).toISOString().replace('.000Z', 'Z');
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 
-export const modelsPlugin: PluginFactory<ModelsOptions> = {
-  name: 'models',
-  create(_options, services): Plugin {
-    return { name: 'models', relay: (ctx) => Promise.resolve(answer(ctx, services)) };
-  },
-};
-
-function answer(ctx: RequestContext, services: GatewayServices): RelayResult {
-  const anthropic = ctx.format.name === 'anthropic-messages';
+/** GET /v1/models: the list, whole in OpenAI's shape, paged in Anthropic's. */
+export function listModels(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const models = visibleModels(ctx, services);
-  const id = ctx.params?.['id'];
-  if (id !== undefined) {
-    if (!models.includes(id)) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${id}" does not exist or you do not have access to it.`);
-    return json(anthropic ? anthropicModel(id) : openAIModel(id));
-  }
-  if (!anthropic) return json({ object: 'list', data: models.map(openAIModel) });
+  if (ctx.format.name !== 'anthropic-messages') return json({ object: 'list', data: models.map(openAIModel) });
   return json(anthropicPage(models, new URLSearchParams(ctx.query)));
+}
+
+/** GET /v1/models/{id}: one model the caller may use; any other is not found, whether it exists or not. */
+export function showModel(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const id = ctx.params?.['id'] ?? '';
+  if (!visibleModels(ctx, services).includes(id)) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model "${id}" does not exist or you do not have access to it.`);
+  return json(ctx.format.name === 'anthropic-messages' ? anthropicModel(id) : openAIModel(id));
 }
 
 /**
@@ -42,8 +39,8 @@ function visibleModels(ctx: RequestContext, services: GatewayServices): string[]
   return services.catalog.models().filter((model) => services.access.allows(key.group, model) && (key.models === undefined || key.models(model)));
 }
 
-function json(value: unknown): RelayResult {
-  return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(value)) };
+function json(value: unknown): Promise<RelayResult> {
+  return Promise.resolve(jsonAnswer(200, value));
 }
 
 function openAIModel(id: string): Record<string, unknown> {
@@ -85,5 +82,3 @@ function anthropicPage(models: readonly string[], query: URLSearchParams): Recor
     last_id: page[page.length - 1] ?? null,
   };
 }
-
-export default modelsPlugin;

@@ -1,0 +1,28 @@
+// The route groups whose middleware runs before any body byte, whatever route of theirs a feature adds: the admin
+// API (the operator's token) and the console's API (a session). Their chains cannot be rewritten in gateway.yaml,
+// so a route added to a group keeps the group's check.
+
+import { createAdminFormat } from '../formats/admin/index.js';
+import type { BodyFamily, BodyReads, ChainStep, Endpoint, HttpMethod } from './registry.js';
+import type { RouteHandler } from '../pipeline/plugin.js';
+
+/** The admin API's middleware: the operator's token (auth, credential admin_token) in the head phase. */
+const ADMIN: readonly ChainStep[] = [{ use: 'auth', with: { credential: 'admin_token' } }];
+
+/** A route of the admin API: the admin token before the body, a JSON body of the control family, OpenAI's errors. */
+export function adminRoute(method: HttpMethod, path: string, handler: RouteHandler, reads?: BodyReads): Endpoint {
+  return { method, path, createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', handler, ...(reads === undefined ? {} : { reads }) };
+}
+
+/** The console plugin signs its callers in itself (a session cookie), in the head phase. */
+const CONSOLE: readonly ChainStep[] = ['console'];
+
+/** A route of the console's API (or its pages: body `open`), answered by the console's chain. */
+export function consoleRoute(method: HttpMethod, path: string, reads?: BodyReads, body: BodyFamily = 'control'): Endpoint {
+  return { method, path, createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body, ...(reads === undefined ? {} : { reads }) };
+}
+
+/** What a key's create or edit reads as names (the admin API's and the console's). */
+export const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'expires_at', 'models.*', 'ips.*'] };
+/** What a credit reads as names and text (the admin API's and the console's). */
+export const CREDIT_READS: BodyReads = { names: ['amount', 'idempotency_key'], texts: ['note'] };

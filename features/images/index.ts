@@ -1,0 +1,15 @@
+// OpenAI's image generation and edits, relayed by model like the chat routes and priced per image.
+
+import { METERED } from '../../core/endpoints/model-routes.js';
+import type { Feature } from '../../core/feature/feature.js';
+import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../../core/formats/openai-images/index.js';
+import { MOCK_IMAGES } from '../../core/providers/mock/answers.js';
+
+export const imagesFeature: Feature = {
+  name: 'images',
+  routes: [
+    { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED, mock: MOCK_IMAGES },
+    // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
+    { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: MOCK_IMAGES },
+  ],
+};

@@ -1,0 +1,17 @@
+// The one list of features: the gateway's routes beyond the model routes, and what they bring. Core builds the
+// registry and the plugin set from it (core/feature/compose.ts); a new capability is a folder here and a line below.
+
+import type { Feature } from '../core/feature/feature.js';
+import { registryOf } from '../core/feature/compose.js';
+import { adminFeature } from './admin/index.js';
+import { assetsFeature } from './assets/index.js';
+import { billingFeature } from './billing/index.js';
+import { consoleFeature } from './console/index.js';
+import { imagesFeature } from './images/index.js';
+import { modelsFeature } from './models/index.js';
+import { videoFeature } from './video/index.js';
+
+export const FEATURES: readonly Feature[] = [imagesFeature, assetsFeature, videoFeature, modelsFeature, billingFeature, adminFeature, consoleFeature];
+
+/** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */
+export const BUILTIN_ENDPOINTS = registryOf(FEATURES);

@@ -1,0 +1,27 @@
+// Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
+// that made them only. A task's money is the video plugin's own (reserved at submission, settled when it ends), so
+// its creation has no quota step; meter records the submission.
+
+import { consoleRoute } from '../../core/endpoints/route-groups.js';
+import type { BodyReads, ChainStep } from '../../core/endpoints/registry.js';
+import type { Feature } from '../../core/feature/feature.js';
+import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../../core/formats/video/index.js';
+
+const VIDEO_CREATE: readonly ChainStep[] = ['auth', 'rate-limit', 'meter', 'video'];
+const VIDEO_READ: readonly ChainStep[] = ['auth', 'video'];
+const VIDEO_CREATE_READS: BodyReads = { names: ['seconds', 'size'], texts: ['prompt'] };
+
+export const videoFeature: Feature = {
+  name: 'video',
+  routes: [
+    { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
+    { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+    { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
+    { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, reads: { query: ['after', 'limit', 'order'] } },
+    { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+    { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+    { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+    consoleRoute('GET', '/console/api/videos', { query: ['offset', 'key', 'account'] }),
+    consoleRoute('GET', '/console/api/videos/{id}/content'),
+  ],
+};
