@@ -14,12 +14,17 @@ export function adminRoute(method: HttpMethod, path: string, handler: RouteHandl
   return { method, path, createFormat: createAdminFormat, chain: ADMIN, configurable: false, body: 'control', handler, ...(reads === undefined ? {} : { reads }) };
 }
 
-/** The console plugin signs its callers in itself (a session cookie), in the head phase. */
-const CONSOLE: readonly ChainStep[] = ['console'];
+/** Who may call a console route (plugins/console-session): anyone (`page`, `open`), a signed-in user, the operator. */
+export type ConsoleAccess = 'page' | 'open' | 'user' | 'operator';
 
-/** A route of the console's API (or its pages: body `open`), answered by the console's chain. */
-export function consoleRoute(method: HttpMethod, path: string, reads?: BodyReads, body: BodyFamily = 'control'): Endpoint {
-  return { method, path, createFormat: createAdminFormat, chain: CONSOLE, configurable: false, body, ...(reads === undefined ? {} : { reads }) };
+/**
+ * A route of the console (its API or its pages): the session, its CSRF token for a change and the operator, as
+ * `access` asks, checked before the body by console-session. Routes open to anyone take a body of a few KB (`open`).
+ */
+export function consoleRoute(method: HttpMethod, path: string, handler: RouteHandler, access: ConsoleAccess = 'user', reads?: BodyReads): Endpoint {
+  const body: BodyFamily = access === 'page' || access === 'open' ? 'open' : 'control';
+  const chain: readonly ChainStep[] = [{ use: 'console-session', with: { access } }];
+  return { method, path, createFormat: createAdminFormat, chain, configurable: false, body, handler, ...(reads === undefined ? {} : { reads }) };
 }
 
 /** What a key's create or edit reads as names (the admin API's and the console's). */

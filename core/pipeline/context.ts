@@ -9,6 +9,7 @@ import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { ClientAbort } from './client-abort.js';
+import type { Slot } from './slot.js';
 
 export type HeaderValue = string | string[] | undefined;
 
@@ -76,6 +77,10 @@ export interface RequestContext {
   usageFinal: boolean;
   readonly stream: boolean;
   aborted: boolean;
+  /** What a step of the chain put in `slot` (slot.ts) for the later ones; undefined when none did. */
+  get<T>(slot: Slot<T>): T | undefined;
+  /** Hands `value` to the chain's later steps and the route's handler. */
+  set<T>(slot: Slot<T>, value: T): void;
 }
 
 /** A request's price, for its usage record (core/money). */

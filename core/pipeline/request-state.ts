@@ -17,6 +17,7 @@ import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
 import type { Charge, HeaderValue, RequestContext } from './context.js';
+import { SlotValues, type Slot } from './slot.js';
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;
@@ -40,6 +41,8 @@ export class RequestState implements RequestContext {
   readonly params: Readonly<Record<string, string>>;
   readonly bodyFamily: BodyFamily | undefined;
   private decoded: ParsedRequest | null = null;
+  /** Made when a step first sets one: most requests set none. */
+  private slots: SlotValues | null = null;
   private failure: GatewayError | null = null;
   private body: BodyBytes | null;
   private readonly source: BodySource | null;
@@ -90,6 +93,14 @@ export class RequestState implements RequestContext {
   releaseBody(): void {
     this.body?.release();
     this.source?.release();
+  }
+
+  get<T>(slot: Slot<T>): T | undefined {
+    return this.slots?.get(slot);
+  }
+
+  set<T>(slot: Slot<T>, value: T): void {
+    (this.slots ??= new SlotValues()).set(slot, value);
   }
 
   get request(): ParsedRequest {

@@ -6,6 +6,7 @@ import { adminRoute, consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { bindGroup, listGroups } from './admin-groups.js';
+import { bindConsoleGroup, listConsoleGroups } from './console-groups.js';
 
 const ASSET_READS: BodyReads = { names: ['Id', 'GroupId', 'Name', 'URL', 'ProjectName', 'Filter.Name', 'Filter.GroupIds.*'], texts: ['Description'] };
 const BIND_READS: BodyReads = { names: ['key'] };
@@ -24,7 +25,7 @@ export const assetsFeature: Feature = {
     },
     adminRoute('GET', '/admin/asset-groups', listGroups, { query: ['offset', 'key', 'account'] }),
     adminRoute('POST', '/admin/asset-groups/{id}/bind', bindGroup, BIND_READS),
-    consoleRoute('GET', '/console/api/asset-groups', { query: ['offset', 'account'] }),
-    consoleRoute('POST', '/console/api/asset-groups/{id}/bind', BIND_READS),
+    consoleRoute('GET', '/console/api/asset-groups', listConsoleGroups, 'user', { query: ['offset', 'account'] }),
+    consoleRoute('POST', '/console/api/asset-groups/{id}/bind', bindConsoleGroup, 'operator', BIND_READS),
   ],
 };

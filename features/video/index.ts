@@ -5,6 +5,7 @@
 import { consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads, ChainStep } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
+import { downloadConsoleTask, listConsoleTasks } from './console-videos.js';
 import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../../core/formats/video/index.js';
 
 const VIDEO_CREATE: readonly ChainStep[] = ['auth', 'rate-limit', 'meter', 'video'];
@@ -21,7 +22,7 @@ export const videoFeature: Feature = {
     { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
     { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
     { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-    consoleRoute('GET', '/console/api/videos', { query: ['offset', 'key', 'account'] }),
-    consoleRoute('GET', '/console/api/videos/{id}/content'),
+    consoleRoute('GET', '/console/api/videos', listConsoleTasks, 'user', { query: ['offset', 'key', 'account'] }),
+    consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask),
   ],
 };

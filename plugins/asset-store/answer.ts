@@ -2,7 +2,13 @@
 // holding only the record fields Volcengine documents (nothing of the operator's: its project, account, resource
 // names); and an upstream's error as a GatewayError that keeps its code, its message scrubbed of the operator's ids.
 
-import { GatewayError, isVolcengineCode, responseMetadata, scrubSecrets, type ErrorCode, type LibraryAnswer, type LibraryChannel, type RelayResult, type RequestContext } from '../../core/index.js';
+import type { LibraryChannel } from '../../core/assets/libraries.js';
+import type { LibraryAnswer } from '../../core/assets/library.js';
+import { GatewayError, type ErrorCode } from '../../core/errors.js';
+import { isVolcengineCode, responseMetadata } from '../../core/formats/volcengine-asset/envelope.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { RelayResult } from '../../core/pipeline/plugin.js';
+import { scrubSecrets } from '../../core/providers/scrub-secrets.js';
 
 /**
  * The fields of a group's and an asset's record that are the caller's to see. An allow-list, not a deny-list: a field

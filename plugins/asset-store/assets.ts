@@ -1,7 +1,12 @@
 // The asset actions on one asset: CreateAsset (into the caller's own bound group, its URL checked first), GetAsset and
 // UpdateAsset. ListAssets is list-assets.ts.
 
-import { checkAssetUrl, GatewayError, type AssetStatus, type AuthedKey, type GatewayServices, type RequestContext } from '../../core/index.js';
+import { checkAssetUrl } from '../../core/assets/asset-url.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import type { AssetStatus } from '../../core/store/asset-store.js';
 import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
 import { ownAsset, ownGroup } from './ownership.js';

@@ -2,7 +2,10 @@
 // ListAssetGroups (paged over the caller's own groups in the store; the page's records read from their libraries).
 
 import { randomUUID } from 'node:crypto';
-import { GatewayError, type AuthedKey, type GatewayServices, type RequestContext } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
 import { ownerOf, ownGroup } from './ownership.js';

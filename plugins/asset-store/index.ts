@@ -4,7 +4,11 @@
 // answered as missing. The library's calls are signed with the operator's AK/SK, which no caller ever sees.
 // Charging is quota's (a flat price per call, pricing.calls: `videogen.asset.CreateAsset`), recording meter's.
 
-import { GatewayError, type AssetAction, type AuthedKey, type GatewayServices, type Plugin, type PluginFactory, type RelayResult, type RequestContext } from '../../core/index.js';
+import type { AssetAction } from '../../core/assets/library.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
 import { envelope } from './answer.js';
 import { createAsset, getAsset, updateAsset } from './assets.js';
 import { listAssets } from './list-assets.js';

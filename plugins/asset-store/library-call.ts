@@ -1,7 +1,11 @@
 // One action on the library that holds a group: recorded as the request's channel, an unreachable or failing
 // library cooled down (new groups go elsewhere meanwhile), a refusal thrown as the caller's error.
 
-import { GatewayError, type AssetAction, type GatewayServices, type LibraryAnswer, type LibraryChannel, type RequestContext } from '../../core/index.js';
+import type { LibraryChannel } from '../../core/assets/libraries.js';
+import type { AssetAction, LibraryAnswer } from '../../core/assets/library.js';
+import { GatewayError } from '../../core/errors.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import { errorIn, resultOf, upstreamRefusal } from './answer.js';
 
 /**

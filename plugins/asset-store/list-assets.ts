@@ -1,7 +1,12 @@
 // ListAssets: the library's own list (its filters, statuses and paging), with GroupIds forced to the caller's groups
 // there; groups in several libraries are listed one library after the other.
 
-import { GatewayError, type AssetStatus, type AuthedKey, type GatewayServices, type LibraryChannel, type RequestContext } from '../../core/index.js';
+import type { LibraryChannel } from '../../core/assets/libraries.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import type { AssetStatus } from '../../core/store/asset-store.js';
 import { callerRecord } from './answer.js';
 import { STATUSES } from './assets.js';
 import { callLibrary } from './library-call.js';

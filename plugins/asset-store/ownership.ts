@@ -2,7 +2,11 @@
 // group. Anything else is answered exactly as a group or asset that does not exist (the same code, status and
 // words as Volcengine's own NotFound), so that no key learns what another key has.
 
-import { GatewayError, ownsGroup, type AssetGroupRow, type AssetRow, type AuthedKey, type GatewayServices } from '../../core/index.js';
+import { ownsGroup } from '../../core/assets/owns-group.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import type { AssetGroupRow, AssetRow } from '../../core/store/asset-store.js';
 
 /** `param`: the field that named the group (`Id` of GetAssetGroup, `GroupId` of CreateAsset). */
 export function groupNotFound(id: string, param: string): GatewayError {

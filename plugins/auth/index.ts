@@ -1,7 +1,10 @@
 // auth: who is calling, from the headers before the body is read. With a gateway key (the default), then, with the
 // body, may their group call this model. With `credential: admin_token`, the operator's token (the admin API).
 
-import { GatewayError, carriesToken, type AuthedKey, type Plugin, type PluginFactory, type GatewayServices } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { carriesToken } from '../../core/keys/operator-token.js';
+import type { Plugin, PluginFactory, GatewayServices } from '../../core/pipeline/plugin.js';
 import type { AuthOptions } from './options.gen.js';
 
 export const authPlugin: PluginFactory<AuthOptions> = {

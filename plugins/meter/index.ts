@@ -1,7 +1,12 @@
 // meter: usage from the upstream's own usage object, one record per request, metrics; nothing slow on the way.
 
 import { performance } from 'node:perf_hooks';
-import { boundedUsage, GatewayError, upstreamBody, type AuthedKey, type Plugin, type PluginFactory, type RequestContext, type UsageRecord } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import { boundedUsage } from '../../core/ir/usage.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
+import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
 interface MeterState {

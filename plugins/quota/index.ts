@@ -5,25 +5,16 @@
 // computed and recorded. Requests no upstream served (our 4xx, every channel failing, an upstream's 4xx) cost
 // nothing; a failover pays only for the attempt that served.
 
-import {
-  BudgetRefused,
-  budgetsOf,
-  modelNotPriced,
-  callCost,
-  costOf,
-  cutStreamUsage,
-  GatewayError,
-  maxCost,
-  outputCapOf,
-  answerUsage,
-  boundedUsage,
-  type Budget,
-  type ModelPrice,
-  type Plugin,
-  type PluginFactory,
-  type RequestContext,
-  type Reservation,
-} from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import { outputCapOf } from '../../core/formats/output-cap.js';
+import { boundedUsage } from '../../core/ir/usage.js';
+import { budgetsOf, modelNotPriced } from '../../core/money/budgets.js';
+import { cutStreamUsage, maxCost, answerUsage } from '../../core/money/estimate.js';
+import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
+import { callCost, costOf, type ModelPrice } from '../../core/money/price.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import type { Budget } from '../../core/store/ledger-store.js';
 import type { QuotaOptions } from './options.gen.js';
 
 interface Admission {

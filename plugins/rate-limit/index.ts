@@ -6,22 +6,15 @@
 // With `route_rpm` the route has a limit of its own instead (count_tokens: Anthropic limits token counting apart from
 // messages): each key's requests per minute on this route alone, never counted against its other limits.
 
-import {
-  GatewayError,
-  LimitPlan,
-  limitHeaders,
-  openAIDuration,
-  requestTokens,
-  type Admission,
-  type AuthedKey,
-  type InFlight,
-  type LimitCheck,
-  type LimitState,
-  type Plugin,
-  type PluginFactory,
-  type RequestContext,
-  type Ticket,
-} from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { limitHeaders, openAIDuration } from '../../core/limits/limit-headers.js';
+import { LimitPlan } from '../../core/limits/limit-plan.js';
+import type { Admission, LimitCheck, LimitState, Ticket } from '../../core/limits/limiter.js';
+import type { InFlight } from '../../core/metrics/in-flight-gauge.js';
+import { requestTokens } from '../../core/money/estimate.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import type { RateLimitOptions } from './options.gen.js';
 
 /** What an admitted request holds until its finish. */

@@ -1,29 +1,17 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
 import { performance } from 'node:perf_hooks';
-import {
-  type BodyBytes,
-  GatewayError,
-  UpstreamFailure,
-  frameBatches,
-  PASS_THROUGH,
-  readWhole,
-  removeRequestFields,
-  scrubError,
-  scrubErrorBody,
-  scrubErrorFrame,
-  setRequestField,
-  upstreamBody,
-  type Attempt,
-  type GatewayServices,
-  type Plugin,
-  type PluginFactory,
-  type RelayResult,
-  type RequestContext,
-  type FrameTransform,
-  type SseFrame,
-  type UpstreamResponse,
-} from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { BodyBytes } from '../../core/formats/body-bytes.js';
+import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
+import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
+import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
+import { readWhole } from '../../core/providers/read-whole.js';
+import { scrubError, scrubErrorBody, scrubErrorFrame } from '../../core/providers/scrub-secrets.js';
+import type { Attempt } from '../../core/routing/router.js';
+import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../core/sse/frame-batches.js';
+import type { SseFrame } from '../../core/sse/frame.js';
 import type { RelayOptions } from './options.gen.js';
 import { reasonOf, toClientError, type Failure } from './last-failure.js';
 import { stick } from './sticky.js';

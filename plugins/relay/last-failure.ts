@@ -1,6 +1,7 @@
 // What the caller hears when every channel failed: the last failure, as the right gateway error.
 
-import { GatewayError, UpstreamFailure } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import { UpstreamFailure } from '../../core/providers/provider.js';
 
 export type Failure =
   | { readonly kind: 'transport'; readonly error: UpstreamFailure }

@@ -1,7 +1,10 @@
 // Affinity in the relay: a conversation's bound channel goes first in the plan, its bound upstream key is
 // used, and where the request was served becomes (or renews) the binding.
 
-import { affinityKey, type AffinityBinding, type Attempt, type GatewayServices, type RequestContext } from '../../core/index.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { affinityKey, type AffinityBinding } from '../../core/routing/affinity.js';
+import type { Attempt } from '../../core/routing/router.js';
 
 export interface Stickiness {
   /** The plan with the bound channel first, when it is in the plan and not cooling down. */

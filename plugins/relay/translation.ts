@@ -1,23 +1,18 @@
 // Serving a request on a channel that does not speak the client's format: the request goes through the IR to
 // the channel's dialect, and the answer, stream or error comes back through it in the client's format.
 
-import {
-  BodyBytes,
-  GatewayError,
-  codecFor,
-  isWireFormat,
-  removeTopLevelFields,
-  StreamTranslation,
-  frameBatches,
-  type Attempt,
-  type ChatRequest,
-  type RequestContext,
-  type SseFrame,
-  type FrameSource,
-  type TranslatedStreamHooks,
-  type WireCodec,
-  type WireFormat,
-} from '../../core/index.js';
+import { isWireFormat, type WireFormat } from '../../core/config/resolved.js';
+import { GatewayError } from '../../core/errors.js';
+import { BodyBytes } from '../../core/formats/body-bytes.js';
+import type { WireCodec } from '../../core/formats/codec.js';
+import { codecFor } from '../../core/formats/codecs.js';
+import { removeTopLevelFields } from '../../core/formats/json-edit.js';
+import { StreamTranslation, type TranslatedStreamHooks } from '../../core/formats/translate-stream.js';
+import type { ChatRequest } from '../../core/ir/request.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { Attempt } from '../../core/routing/router.js';
+import { frameBatches, type FrameSource } from '../../core/sse/frame-batches.js';
+import type { SseFrame } from '../../core/sse/frame.js';
 
 /** One request's translation state: the IR is decoded once, on the first attempt that needs it. */
 export interface Translation {

@@ -2,19 +2,15 @@
 // released. Ark's DELETE also deletes a finished task (its record gone, a later read a 404), so the gateway first reads
 // the task from the upstream and sends the DELETE only for one still queued there; a task running or ended is a 409.
 
-import {
-  GatewayError,
-  ownTask,
-  refreshTask,
-  settleTask,
-  taskCall,
-  taskChannel,
-  VideoUpstreamError,
-  type AuthedKey,
-  type RelayResult,
-  type RequestContext,
-  type VideoDeps,
-} from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { RelayResult } from '../../core/pipeline/plugin.js';
+import { ownTask } from '../../core/video/read.js';
+import { refreshTask, taskCall, taskChannel } from '../../core/video/refresh.js';
+import { settleTask } from '../../core/video/settle.js';
+import { VideoUpstreamError } from '../../core/video/upstream.js';
+import type { VideoDeps } from '../../core/video/video-deps.js';
 import { json } from './json.js';
 
 function notCancellable(id: string, status: string): GatewayError {

@@ -4,20 +4,14 @@
 // and the mock); the gateway keeps each (core/video): its public id, its key, the money it set aside and, when it ends,
 // its charge. Only the key that made a task reaches it.
 
-import {
-  freshTask,
-  GatewayError,
-  ownTask,
-  readTaskRequest,
-  submitTask,
-  type AuthedKey,
-  type GatewayServices,
-  type Plugin,
-  type PluginFactory,
-  type RelayResult,
-  type RequestContext,
-  type VideoDeps,
-} from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
+import { freshTask, ownTask } from '../../core/video/read.js';
+import { submitTask } from '../../core/video/submit.js';
+import { readTaskRequest } from '../../core/video/task-request.js';
+import type { VideoDeps } from '../../core/video/video-deps.js';
 import { cancelTask } from './cancel.js';
 import { download } from './download.js';
 import { listTasks } from './list.js';

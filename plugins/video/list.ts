@@ -1,7 +1,11 @@
 // GET /v1/videos: the caller's own tasks, a page at a time, as OpenAI lists them ({object: "list", data, first_id,
 // last_id, has_more}; `after`, `limit` 1-100 (default 20) and `order` asc|desc (default desc) in the query).
 
-import { GatewayError, type AuthedKey, type RelayResult, type RequestContext, type VideoDeps } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthedKey } from '../../core/keys/key-ring.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { RelayResult } from '../../core/pipeline/plugin.js';
+import type { VideoDeps } from '../../core/video/video-deps.js';
 import { json } from './json.js';
 import { videoObject } from './video-object.js';
 

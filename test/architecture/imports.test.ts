@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const ROOT = REPO_ROOT;
-const SCANNED = ['core', 'plugins', 'bin', 'scripts'];
+const SCANNED = ['core', 'features', 'plugins', 'bin', 'scripts'];
 const MAX_LINES = 500;
 
 interface SourceFile {
@@ -130,10 +130,10 @@ function resolveSpecifier(from: string, specifier: string): string | null {
   return posix.normalize(posix.join(posix.dirname(from), specifier));
 }
 
-/** `plugins/<name>/...` -> `<name>`; the registry `plugins/index.ts` is no plugin. */
-function pluginOf(path: string): string | null {
+/** `plugins/<name>/...` -> `<name>` (`features/` likewise); the lists `plugins/index.ts` and `features/index.ts` are none. */
+function unitOf(path: string, top: 'plugins' | 'features'): string | null {
   const parts = path.split('/');
-  return parts[0] === 'plugins' && parts.length > 2 ? (parts[1] ?? null) : null;
+  return parts[0] === top && parts.length > 2 ? (parts[1] ?? null) : null;
 }
 
 function formatProblem(file: SourceFile, ref: ImportRef, rule: string): string {
@@ -153,21 +153,21 @@ function checkDirection(file: SourceFile): string[] {
   for (const ref of findImports(file.text)) {
     const target = resolveSpecifier(file.path, ref.specifier);
     if (target === null) continue;
-    if (file.path.startsWith('core/') && target.startsWith('plugins/')) {
-      problems.push(at(ref, 'core/ never imports plugins/'));
+    if (file.path.startsWith('core/') && (target.startsWith('plugins/') || target.startsWith('features/'))) {
+      problems.push(at(ref, 'core/ never imports plugins/ or features/'));
     }
-    if (!file.path.startsWith('plugins/')) continue;
-    if (target.startsWith('core/') && target !== 'core/index.js') {
-      problems.push(at(ref, 'plugins/ import core only via core/index.ts'));
+    // What a module uses is imported from the module that defines it: no catch-all re-export hides it.
+    if (target === 'core/index.js') problems.push(at(ref, 'no catch-all: import from the module that defines it'));
+    for (const top of ['plugins', 'features'] as const) {
+      const own = unitOf(file.path, top);
+      const other = unitOf(target, top);
+      if (own !== null && target.startsWith(`${top}/`) && other !== own) problems.push(at(ref, `${top} never import each other`));
+      if (own === null && file.path.startsWith(`${top}/`) && other !== null && target !== `${top}/${other}/index.js`) {
+        problems.push(at(ref, `the ${top} list imports only ${top}/<name>/index.ts`));
+      }
     }
-    const own = pluginOf(file.path);
-    const other = pluginOf(target);
-    if (own !== null && target.startsWith('plugins/') && other !== own) {
-      problems.push(at(ref, 'plugins never import each other'));
-    }
-    if (own === null && other !== null && target !== `plugins/${other}/index.js`) {
-      problems.push(at(ref, 'the plugin registry imports only plugins/<name>/index.ts'));
-    }
+    if (file.path.startsWith('plugins/') && target.startsWith('features/')) problems.push(at(ref, 'plugins never import features'));
+    if (file.path.startsWith('features/') && target.startsWith('plugins/')) problems.push(at(ref, 'features never import plugins'));
   }
   return problems;
 }
@@ -185,7 +185,7 @@ function checkAny(file: SourceFile): string[] {
 }
 
 function checkSize(file: SourceFile): string[] {
-  if (file.path.endsWith('.gen.ts') || !/^(core|plugins)\//.test(file.path)) return [];
+  if (file.path.endsWith('.gen.ts') || !/^(core|features|plugins)\//.test(file.path)) return [];
   const lines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
   return lines > MAX_LINES ? [`${file.path}:${MAX_LINES + 1}: ${lines} lines, over the ${MAX_LINES}-line limit`] : [];
 }
@@ -202,13 +202,13 @@ describe('architecture of the source tree', () => {
   const files = readTree(SCANNED);
 
   it('finds the tree it polices', () => {
-    assert.ok(files.some((f) => f.path === 'core/index.ts'));
     assert.ok(files.some((f) => f.path.startsWith('plugins/') && f.path !== 'plugins/index.ts'));
+    assert.ok(files.some((f) => f.path.startsWith('features/') && f.path !== 'features/index.ts'));
     const pluginImports = files.filter((f) => f.path.startsWith('plugins/')).flatMap((f) => findImports(f.text));
-    assert.ok(pluginImports.some((r) => r.specifier.endsWith('core/index.js')), 'plugins import core/index.js somewhere');
+    assert.ok(pluginImports.some((r) => r.specifier.startsWith('../../core/')), 'plugins import core modules');
   });
 
-  it('core/ never imports plugins/; plugins/ import core only via core/index.ts and never each other', () => {
+  it('core/ never imports plugins/ or features/; plugins and features import core modules, never each other', () => {
     assertNone(files.flatMap(checkDirection));
   });
 
@@ -221,7 +221,7 @@ describe('architecture of the source tree', () => {
     assertNone(files.flatMap(checkAny));
   });
 
-  it(`keeps every file in core/ and plugins/ within ${MAX_LINES} lines (generated files excepted)`, () => {
+  it(`keeps every file in core/, features/ and plugins/ within ${MAX_LINES} lines (generated files excepted)`, () => {
     assertNone(files.flatMap(checkSize));
   });
 
@@ -237,16 +237,21 @@ describe('the architecture checks themselves', () => {
     const problems = [
       src('core/routing/x.ts', "// header\nimport { a } from '../../plugins/auth/index.js';\n"),
       src('plugins/auth/x.ts', "import {\n  GatewayError,\n} from '../../core/errors.js';\nimport '../../core/index.js';\n"),
+      src('features/video/x.ts', "import { a } from '../assets/index.js';\nimport { b } from '../../plugins/auth/index.js';\n"),
+      src('features/index.ts', "import { c } from './video/x.js';\n"),
       src('plugins/auth/y.ts', "export { relayPlugin } from '../relay/index.js';\nconst m = await import('../meter/index.js');\n"),
       src('plugins/index.ts', "import { f } from './relay/last-failure.js';\n"),
       src('core/pipeline/z.ts', "import type { FastifyReply } from 'fastify';\nconst p = require('@fastify/cors');\n"),
     ].flatMap((f) => [...checkDirection(f), ...checkFastify(f)]);
     assert.deepEqual(problems, [
-      "core/routing/x.ts:2: imports '../../plugins/auth/index.js' (core/ never imports plugins/)",
-      "plugins/auth/x.ts:3: imports '../../core/errors.js' (plugins/ import core only via core/index.ts)",
+      "core/routing/x.ts:2: imports '../../plugins/auth/index.js' (core/ never imports plugins/ or features/)",
+      "plugins/auth/x.ts:4: imports '../../core/index.js' (no catch-all: import from the module that defines it)",
+      "features/video/x.ts:1: imports '../assets/index.js' (features never import each other)",
+      "features/video/x.ts:2: imports '../../plugins/auth/index.js' (features never import plugins)",
+      "features/index.ts:1: imports './video/x.js' (the features list imports only features/<name>/index.ts)",
       "plugins/auth/y.ts:1: imports '../relay/index.js' (plugins never import each other)",
       "plugins/auth/y.ts:2: imports '../meter/index.js' (plugins never import each other)",
-      "plugins/index.ts:1: imports './relay/last-failure.js' (the plugin registry imports only plugins/<name>/index.ts)",
+      "plugins/index.ts:1: imports './relay/last-failure.js' (the plugins list imports only plugins/<name>/index.ts)",
       "core/pipeline/z.ts:1: imports 'fastify' (only core/http/ imports fastify)",
       "core/pipeline/z.ts:2: imports '@fastify/cors' (only core/http/ imports fastify)",
     ]);
@@ -254,7 +259,8 @@ describe('the architecture checks themselves', () => {
 
   it('accept the allowed imports, and ignore imports inside comments and strings', () => {
     const problems = [
-      src('plugins/auth/index.ts', "import { x } from '../../core/index.js';\nimport { y } from './helper.js';\n"),
+      src('plugins/auth/index.ts', "import { x } from '../../core/errors.js';\nimport { y } from './helper.js';\n"),
+      src('features/video/index.ts', "import { x } from '../../core/errors.js';\n"),
       src('plugins/index.ts', "import { authPlugin } from './auth/index.js';\n"),
       src('core/http/server.ts', "import Fastify from 'fastify';\n"),
       src('core/a.ts', "// import x from '../plugins/a/index.js'\n/* from 'fastify' */\nconst s = \"import 'fastify'\";\n"),

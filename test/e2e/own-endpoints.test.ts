@@ -1,6 +1,6 @@
 // The gateway's own registry endpoints served by chains: the model list and the admin API. HEAD is served by the
 // GET endpoint; an error answered outside the chain on the model list's path is in its caller's API; a client's
-// path parameter never reaches a log line unscrubbed; the admin plugin hands out nothing behind a key's auth.
+// path parameter never reaches a log line unscrubbed; a route of gateway.yaml cannot take a handler's place.
 
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -70,18 +70,15 @@ test('a path parameter that is a dot segment, or too long, matches nothing', asy
   }
 });
 
-test('the admin plugin behind a key\'s auth (a route of gateway.yaml) hands out nothing', async () => {
-  await gw.writeConfig(
-    configWith(
-      channel('a', fake.url),
-      `routes:
-  - path: GET /v1/models
-    plugins: [{ use: auth }, { use: admin }]
-`,
-    ),
-  );
-  assert.equal(await gw.gateway.reload(), true);
-  const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
-  assert.equal(res.status, 401);
-  assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'invalid_admin_token');
+test('a written route for a handler\'s path takes middleware only: a relay there, or the admin API\'s path, is refused', async () => {
+  for (const route of ['  - path: GET /v1/models\n    plugins: [{ use: auth }, { use: relay }]\n', '  - path: GET /admin/keys\n    plugins: [{ use: auth }]\n']) {
+    await gw.writeConfig(configWith(channel('a', fake.url), `routes:\n${route}`));
+    assert.equal(await gw.gateway.reload(), false, route);
+  }
+  // The config in force is the one before: the list still answers the key, the admin API still wants its token.
+  const list = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  assert.equal(list.status, 200);
+  const admin = await fetch(`${gw.url}/admin/keys`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  assert.equal(admin.status, 401);
+  assert.equal(((await admin.json()) as { error: { code: string } }).error.code, 'invalid_admin_token');
 });

@@ -201,6 +201,13 @@ describe('defaults', () => {
   });
 });
 
+/** Who may call a console route: anyone for the pages and the sign-in and password routes, the operator for theirs. */
+function consoleAccess(path: string): string {
+  if (path.startsWith('GET /console') && !path.includes('/api/')) return 'page';
+  if (path === '/console/api/session' || path === '/console/api/password') return 'open';
+  return /\/api\/(accounts|channels|instances|config)|\/bind$/.test(path) ? 'operator' : 'user';
+}
+
 describe('routes', () => {
   it('adds the default chain for every unwritten route', () => {
     const config = parse(MINIMAL);
@@ -240,10 +247,11 @@ describe('routes', () => {
         at: ['(default)'],
         plugins: [{ use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] }],
       })),
+      // The console route group: its session check, with who may call each route.
       ...CONSOLE_ROUTES.map((path) => ({
         path,
         at: ['(default)'],
-        plugins: [{ use: 'console', with: {}, path: ['(default)'] }],
+        plugins: [{ use: 'console-session', with: { access: consoleAccess(path) }, path: ['(default)'] }],
       })),
     ]));
   });

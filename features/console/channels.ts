@@ -3,8 +3,8 @@
 // failed ones (failed-over attempts included); and fleet-wide, from the hourly sums, the requests it answered, their
 // errors and mean latency since the start of the previous hour.
 
-import type { GatewayServices } from '../../core/index.js';
-import { HOUR_MS } from './query-params.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { HOUR_MS } from '../../core/console/query-params.js';
 
 export async function channelsAnswer(services: GatewayServices, now = Date.now()): Promise<Record<string, unknown>> {
   const since = Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;

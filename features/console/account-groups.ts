@@ -1,7 +1,8 @@
 // The groups an account's users may make keys in: gateway.yaml's `accounts[].groups` and those the operator gave the
 // account in the console, of the groups the running config has.
 
-import { GatewayError, type GatewayServices } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
 
 const MAX_GROUPS = 100;
 

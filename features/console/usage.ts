@@ -2,18 +2,11 @@
 // totals of everything the filter matches; GET /console/api/usage.csv: every filtered record as CSV, read from the
 // store a page at a time and streamed (never held whole). A user's filter always carries their account.
 
-import {
-  formatMoney,
-  type GatewayServices,
-  type RelayResult,
-  type StatusFilter,
-  type UsageCursor,
-  type UsageFilter,
-  type UsageLogRow,
-  type UsageRecord,
-  type UsageTotals,
-} from '../../core/index.js';
-import { DAY_MS, invalid, limitParam, timeParam } from './query-params.js';
+import { formatMoney } from '../../core/money/decimal.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
+import type { UsageRecord } from '../../core/store/store.js';
+import type { StatusFilter, UsageCursor, UsageFilter, UsageLogRow, UsageTotals } from '../../core/store/usage-log.js';
+import { DAY_MS, invalid, limitParam, timeParam } from '../../core/console/query-params.js';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 200;

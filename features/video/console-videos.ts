@@ -4,8 +4,16 @@
 // users reach their own account's tasks, read-only; the operator any. Neither the upstream's task id nor its result
 // URL is ever shown: the URL is a signed link into the operator's storage, and the id the upstream's own.
 
-import { formatMoney, openTaskFile, taskNotFound, type GatewayServices, type RelayResult, type RequestContext, type VideoTaskRow } from '../../core/index.js';
-import { offsetParam } from './query-params.js';
+import { formatMoney } from '../../core/money/decimal.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
+import type { VideoTaskRow } from '../../core/store/video-task-store.js';
+import { taskNotFound } from '../../core/video/read.js';
+import { openTaskFile } from '../../core/video/task-file.js';
+import { offsetParam } from '../../core/console/query-params.js';
+import { consoleJson } from '../../core/console/console-answer.js';
+import { requireAccount, scopeOf } from '../../core/console/scope.js';
+import { sessionOf } from '../../core/console/session-slot.js';
 
 const PAGE = 50;
 /** The prompt is the customer's own text and may be 4,000 characters: a table row shows its start. */
@@ -78,4 +86,16 @@ export async function videoContent(ctx: RequestContext, services: GatewayService
   };
   if (file.contentLength !== null) headers['content-length'] = String(file.contentLength);
   return { kind: 'bytes', status: 200, headers, body: file.body };
+}
+
+/** GET /console/api/videos: one account's tasks at a time (accountTasks(null) is the unmetered keys'), so the operator names it. */
+export async function listConsoleTasks(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const query = new URLSearchParams(ctx.query);
+  const account = requireAccount(await scopeOf(services, sessionOf(ctx).user, query), 'video tasks to list');
+  return consoleJson(200, await videoTasksPage(services, account, query));
+}
+
+/** GET /console/api/videos/{id}/content: a user's own account's tasks only; the operator's, any (the id names the task). */
+export function downloadConsoleTask(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return videoContent(ctx, services, sessionOf(ctx).user.account);
 }

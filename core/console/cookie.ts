@@ -1,13 +1,15 @@
 // The console's session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
 // Path=/console, Secure when the request came over HTTPS (directly or through a proxy that says so).
 
-import type { RequestContext } from '../../core/index.js';
+import type { HeaderValue } from '../pipeline/context.js';
+
+type Headers = Readonly<Record<string, HeaderValue>>;
 
 export const COOKIE = 'gw_console';
 
 /** The session token the request's Cookie header carries, or ''. */
-export function sessionToken(ctx: RequestContext): string {
-  const header = ctx.headers['cookie'];
+export function sessionToken(headers: Headers): string {
+  const header = headers['cookie'];
   const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
   const found: string[] = [];
   for (const part of text.split(';')) {
@@ -19,7 +21,7 @@ export function sessionToken(ctx: RequestContext): string {
 }
 
 /** Set-Cookie for a session token (`maxAgeS` 0 ends it). */
-export function sessionCookie(ctx: RequestContext, token: string, maxAgeS: number): string {
-  const secure = ctx.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+export function sessionCookie(headers: Headers, token: string, maxAgeS: number): string {
+  const secure = headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
   return `${COOKIE}=${token}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`;
 }

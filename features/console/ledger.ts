@@ -1,8 +1,9 @@
 // GET /console/api/ledger: an account's credits, charges and refunds, newest first, a page at a time (next_cursor is
 // the last entry's id). A user reads their own account's; the operator names one (?account=).
 
-import { describeEntry, type GatewayServices } from '../../core/index.js';
-import { invalid, limitParam } from './query-params.js';
+import { describeEntry } from '../../core/money/account-admin.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { invalid, limitParam } from '../../core/console/query-params.js';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 200;

@@ -2,8 +2,10 @@
 // hourly or daily buckets, split by model and by key, read from the hourly sums (never the records: this stays fast
 // on millions of them). A user sees their own account; an operator any one (?account=), or all.
 
-import { formatMoney, type GatewayServices, type HourlyUsage } from '../../core/index.js';
-import { DAY_MS, HOUR_MS, invalid, timeParam } from './query-params.js';
+import { formatMoney } from '../../core/money/decimal.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import type { HourlyUsage } from '../../core/store/store.js';
+import { DAY_MS, HOUR_MS, invalid, timeParam } from '../../core/console/query-params.js';
 
 /** The longest range asked at once. */
 const MAX_RANGE_MS = 366 * DAY_MS;

@@ -1,7 +1,8 @@
 // Reading the console API's query parameters: times, page sizes. An empty parameter is an absent one (a form's
 // empty field), and every refusal names its parameter.
 
-import { GatewayError, parseIsoTime } from '../../core/index.js';
+import { GatewayError } from '../errors.js';
+import { parseIsoTime } from '../iso-time.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;

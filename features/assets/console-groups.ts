@@ -4,8 +4,14 @@
 // account (core/assets/rebind.ts), as after a key rotation. Ownership is the store's; the library is only asked about
 // assets still Processing, so that the page shows them Active once the library says so.
 
-import { rebindGroup, type AssetGroupRow, type AssetRow, type AssetStatus, type GatewayServices, type RequestContext } from '../../core/index.js';
-import { offsetParam } from './query-params.js';
+import { rebindGroup } from '../../core/assets/rebind.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
+import type { AssetGroupRow, AssetRow, AssetStatus } from '../../core/store/asset-store.js';
+import { offsetParam } from '../../core/console/query-params.js';
+import { consoleJson } from '../../core/console/console-answer.js';
+import { scopeOf } from '../../core/console/scope.js';
+import { sessionOf } from '../../core/console/session-slot.js';
 
 const PAGE = 50;
 /** The newest assets shown under each group (the library's own list has them all). */
@@ -79,4 +85,15 @@ export async function bindAssetGroup(ctx: RequestContext, services: GatewayServi
   const group = await rebindGroup(store, config, ctx.params?.['id'] ?? '', ctx.request.head['key']);
   const [assets, names] = await Promise.all([store.assets.groupAssets([group.id], ASSETS_PER_GROUP), keyNames(services)]);
   return shownGroup(group, assets, names, new Map());
+}
+
+/** GET /console/api/asset-groups */
+export async function listConsoleGroups(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const query = new URLSearchParams(ctx.query);
+  return consoleJson(200, await assetGroupsPage(ctx, services, await scopeOf(services, sessionOf(ctx).user, query), query));
+}
+
+/** POST /console/api/asset-groups/{id}/bind (the operator's) */
+export async function bindConsoleGroup(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return consoleJson(200, await bindAssetGroup(ctx, services));
 }

@@ -1,7 +1,10 @@
 // The keys declared in gateway.yaml, as the console lists them beside the run-time ones: read-only (the file is where
 // they change), so that the Tokens list and the usage log's key filter name every key whose requests an account sees.
 
-import { GatewayError, formatMoney, keyPrefix, type GatewayServices } from '../../core/index.js';
+import { GatewayError } from '../../core/errors.js';
+import { keyPrefix } from '../../core/keys/key-material.js';
+import { formatMoney } from '../../core/money/decimal.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
 
 type DeclaredKey = GatewayServices['config']['keys'][number];
 

@@ -11,7 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { GatewayError, findPackageRoot, schemaCompiler, type RequestContext } from '../../core/index.js';
+import { schemaCompiler } from '../../core/config/schema-compiler.js';
+import { findPackageRoot } from '../../core/config/schema-dir.js';
+import { GatewayError } from '../../core/errors.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
 
 /**
  * A console API route's schema name: its method and its path below /console/api/, a `{name}` segment by its name and

@@ -1,0 +1,74 @@
+// The operator's accounts: list (with balances and whether disabled), create, credit with a note, disable or enable,
+// and the groups its users make keys in.
+// A disabled account's keys are refused at once on this instance, within seconds on the others
+// (core/keys/disabled-accounts.ts).
+
+import { GatewayError } from '../../core/errors.js';
+import { createAccount, creditAccount, describeAccount, describeEntry } from '../../core/money/account-admin.js';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
+import { consoleJson } from '../../core/console/console-answer.js';
+import { createConsoleUser } from '../../core/console/users.js';
+import { requiredText } from './required-text.js';
+import { groupsOf, readGroups } from './account-groups.js';
+
+function shown(services: GatewayServices, account: Parameters<typeof describeAccount>[0]): Record<string, unknown> {
+  return Object.assign(describeAccount(account, services.config.pricing.currency), groupsOf(services, account.name, account.keyGroups));
+}
+
+/** GET /console/api/accounts */
+export async function listAccounts(_ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  return consoleJson(200, { object: 'list', data: (await services.store.ledger.listAccounts()).map((a) => shown(services, a)) });
+}
+
+/** POST /console/api/accounts */
+export async function createAccountAnswer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const { ledger } = services.store;
+  const body = ctx.request.head;
+  const groups = body['groups'] === undefined ? [] : readGroups(services, body['groups']);
+  const made = await createAccount(ledger, { name: body['name'], description: body['description'] });
+  return consoleJson(201, shown(services, groups.length === 0 ? made : ((await ledger.setAccountKeyGroups(made.name, groups)) ?? made)));
+}
+
+/** POST /console/api/accounts/{name}/credit */
+export async function creditAccountAnswer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const body = ctx.request.head;
+  const credited = await creditAccount(services.store.ledger, ctx.params?.['name'] ?? '', { amount: body['amount'], note: body['note'], idempotency_key: body['idempotency_key'] });
+  return consoleJson(credited.applied ? 201 : 200, { account: shown(services, credited.account), entry: describeEntry(credited.entry), applied: credited.applied });
+}
+
+/** PATCH /console/api/accounts/{name}: disabled, groups. */
+export async function updateAccount(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const { ledger } = services.store;
+  const name = ctx.params?.['name'] ?? '';
+  const body = ctx.request.head;
+  const unknown = Object.keys(body).find((field) => field !== 'disabled' && field !== 'groups');
+  if (unknown !== undefined) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Unknown field "${unknown}": an account's settings here are disabled and groups.`, { param: unknown });
+  }
+  const disabled = body['disabled'];
+  if (disabled !== undefined && typeof disabled !== 'boolean') {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'disabled must be true or false.', { param: 'disabled' });
+  }
+  // Checked whole before anything is written: a bad field changes nothing.
+  const groups = body['groups'] === undefined ? undefined : readGroups(services, body['groups']);
+  if ((await ledger.getAccount(name)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  if (groups !== undefined) await ledger.setAccountKeyGroups(name, groups);
+  if (disabled !== undefined) {
+    await ledger.setAccountDisabled(name, disabled);
+    // Applied here at once; the other instances read it within their refresh (and so does this one, should this read fail).
+    await services.disabledAccounts
+      .refresh()
+      .catch((err: unknown) => services.logger.warn({ err }, 'reading the disabled accounts failed; retried within 5 s'));
+  }
+  const account = await ledger.getAccount(name);
+  if (account === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  return consoleJson(200, shown(services, account));
+}
+
+/** POST /console/api/accounts/{name}/users: a user of the account, with a one-time link to set its password. */
+export async function createUser(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const account = ctx.params?.['name'] ?? '';
+  if ((await services.store.ledger.getAccount(account)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${account}".`);
+  return consoleJson(201, await createConsoleUser(services.store.console, services.consoleSignIn, requiredText(ctx.request.head['name'], 'name'), account));
+}
