@@ -5,6 +5,7 @@ import { createVolcengineAssetFormat } from '../../core/formats/volcengine-asset
 import { adminRoute, consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
+import { runAction } from './action.js';
 import { bindGroup, listGroups } from './admin-groups.js';
 import { bindConsoleGroup, listConsoleGroups } from './console-groups.js';
 
@@ -20,7 +21,8 @@ export const assetsFeature: Feature = {
       path: '/v1/videogen/asset/{action}',
       wire: 'volcengine-asset',
       createFormat: createVolcengineAssetFormat,
-      chain: ['auth', 'rate-limit', 'quota', 'meter', 'asset-store'],
+      chain: ['auth', 'rate-limit', 'quota', 'meter'],
+      handler: runAction,
       reads: ASSET_READS,
     },
     adminRoute('GET', '/admin/asset-groups', listGroups, { query: ['offset', 'key', 'account'] }),

@@ -1,27 +1,28 @@
 // Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
-// that made them only. A task's money is the video plugin's own (reserved at submission, settled when it ends), so
-// its creation has no quota step; meter records the submission.
+// that made them only (tasks.ts). A task's money is its own (reserved at submission, settled when it ends:
+// core/video), so its creation has no quota step; meter records the submission.
 
 import { consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads, ChainStep } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { downloadConsoleTask, listConsoleTasks } from './console-videos.js';
+import { cancelOwnTask, createTask, downloadTask, listOwnTasks, readTask } from './tasks.js';
 import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../../core/formats/video/index.js';
 
-const VIDEO_CREATE: readonly ChainStep[] = ['auth', 'rate-limit', 'meter', 'video'];
-const VIDEO_READ: readonly ChainStep[] = ['auth', 'video'];
+const VIDEO_CREATE: readonly ChainStep[] = ['auth', 'rate-limit', 'meter'];
+const VIDEO_READ: readonly ChainStep[] = ['auth'];
 const VIDEO_CREATE_READS: BodyReads = { names: ['seconds', 'size'], texts: ['prompt'] };
 
 export const videoFeature: Feature = {
   name: 'video',
   routes: [
-    { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
-    { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-    { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE, reads: VIDEO_CREATE_READS },
-    { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, reads: { query: ['after', 'limit', 'order'] } },
-    { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-    { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
-    { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ },
+    { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, handler: createTask('generations'), reads: VIDEO_CREATE_READS },
+    { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: readTask('task_id') },
+    { method: 'POST', path: '/v1/videos', wire: 'video', createFormat: createOpenAIVideosFormat, chain: VIDEO_CREATE, handler: createTask('openai'), reads: VIDEO_CREATE_READS },
+    { method: 'GET', path: '/v1/videos', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: listOwnTasks, reads: { query: ['after', 'limit', 'order'] } },
+    { method: 'GET', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: readTask('id') },
+    { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: downloadTask },
+    { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: cancelOwnTask },
     consoleRoute('GET', '/console/api/videos', listConsoleTasks, 'user', { query: ['offset', 'key', 'account'] }),
     consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask),
   ],

@@ -17,7 +17,7 @@ describe('plugins/<name>/options.gen.ts', () => {
     const generated = await renderAllFromRepo();
     assert.deepEqual(
       generated.map((g) => g.path.slice(repoRoot.length + 1)).sort(),
-      ['plugins/asset-store/options.gen.ts', 'plugins/auth/options.gen.ts', 'plugins/console-session/options.gen.ts', 'plugins/meter/options.gen.ts', 'plugins/quota/options.gen.ts', 'plugins/rate-limit/options.gen.ts', 'plugins/relay/options.gen.ts', 'plugins/video/options.gen.ts'],
+      ['plugins/auth/options.gen.ts', 'plugins/console-session/options.gen.ts', 'plugins/meter/options.gen.ts', 'plugins/quota/options.gen.ts', 'plugins/rate-limit/options.gen.ts', 'plugins/relay/options.gen.ts'],
     );
     for (const { path, text } of generated) assert.equal(await readFile(path, 'utf8'), text, `${path} is stale: run \`npm run gen\``);
   });

@@ -76,7 +76,7 @@ test('an unknown plugin, a duplicate, a bad with: block and a missing relay name
         with: { colour: red }
 `),
     [
-      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, rate-limit, quota, meter, relay, asset-store, video, console-session)',
+      'routes[0].plugins[1] (gw.yaml:9): unknown plugin "auht" (known: auth, rate-limit, quota, meter, relay, console-session)',
       'routes[0].plugins[2] (gw.yaml:10): plugin "auth" appears twice in this route',
       'routes[0].plugins[3] (gw.yaml:11): invalid "with" for plugin meter: unknown option "colour"',
       'routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 0',

@@ -1,20 +1,20 @@
-// asset-store (terminal): Volcengine's asset library for the gateway's callers, POST /v1/videogen/asset/{action}.
-// Every group made through a key belongs to that key (the store records group -> key, account and channel, and
-// asset -> group); each action reaches only the caller's own bound groups and their assets, and anything else is
-// answered as missing. The library's calls are signed with the operator's AK/SK, which no caller ever sees.
-// Charging is quota's (a flat price per call, pricing.calls: `videogen.asset.CreateAsset`), recording meter's.
+// POST /v1/videogen/asset/{action}: Volcengine's asset library for the gateway's callers. Every group made through a
+// key belongs to that key (the store records group -> key, account and channel, and asset -> group); each action
+// reaches only the caller's own bound groups and their assets, and anything else is answered as missing. The
+// library's calls are signed with the operator's AK/SK, which no caller ever sees. Charging is quota's (a flat price
+// per call, pricing.calls: `videogen.asset.CreateAsset`), recording meter's. The action is the API's own parameter
+// (Volcengine's Action), one route for the eight.
 
 import type { AssetAction } from '../../core/assets/library.js';
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
-import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
+import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { envelope } from './answer.js';
 import { createAsset, getAsset, updateAsset } from './assets.js';
 import { listAssets } from './list-assets.js';
 import { createGroup, getGroup, listGroups, updateGroup } from './groups.js';
 import type { Body } from './request-fields.js';
-import type { AssetStoreOptions } from './options.gen.js';
 
 type Action = (ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body) => Promise<Record<string, unknown>>;
 
@@ -29,14 +29,7 @@ const ACTIONS: ReadonlyMap<string, Action> = new Map<AssetAction, Action>([
   ['ListAssets', listAssets],
 ]);
 
-export const assetStorePlugin: PluginFactory<AssetStoreOptions> = {
-  name: 'asset-store',
-  create(_options, services): Plugin {
-    return { name: 'asset-store', relay: (ctx) => answer(ctx, services) };
-  },
-};
-
-async function answer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+export async function runAction(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const key = ctx.key;
   if (key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
   // The format read the action from the path and checked the body against its schema.
@@ -45,5 +38,3 @@ async function answer(ctx: RequestContext, services: GatewayServices): Promise<R
   if (run === undefined) throw new GatewayError('GW_ERR_ASSET_ACTION_UNKNOWN', `The asset library has no action "${action.slice(0, 64)}".`);
   return envelope(ctx, action, await run(ctx, services, key, ctx.request.head));
 }
-
-export default assetStorePlugin;

@@ -11,7 +11,7 @@ import { refreshTask, taskCall, taskChannel } from '../../core/video/refresh.js'
 import { settleTask } from '../../core/video/settle.js';
 import { VideoUpstreamError } from '../../core/video/upstream.js';
 import type { VideoDeps } from '../../core/video/video-deps.js';
-import { json } from './json.js';
+import { jsonAnswer as json } from '../../core/pipeline/json-answer.js';
 
 function notCancellable(id: string, status: string): GatewayError {
   return new GatewayError('GW_ERR_VIDEO_NOT_CANCELLABLE', `Video ${id} cannot be cancelled: only a queued task can (it is ${status}).`, { param: 'id' });

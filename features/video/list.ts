@@ -6,7 +6,7 @@ import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
 import type { VideoDeps } from '../../core/video/video-deps.js';
-import { json } from './json.js';
+import { jsonAnswer as json } from '../../core/pipeline/json-answer.js';
 import { videoObject } from './video-object.js';
 
 export async function listTasks(ctx: RequestContext, deps: VideoDeps, key: AuthedKey): Promise<RelayResult> {
