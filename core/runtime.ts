@@ -102,19 +102,8 @@ export class Runtime {
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
-  /** Flushes every accepted usage record, gives back the balance held, and closes the store; throws if a record could not be written. */
-  async close(): Promise<void> {
-    await this.gateway.retire();
-    await this.deps.writer.close();
-    // Once every charge is written, nothing this process holds is needed any more.
-    try {
-      await this.deps.leases?.close();
-    } catch (err) {
-      // A store that is down (its records journaled) cannot take the holds back: they expire on their own.
-      this.deps.logger.warn({ err }, 'giving back the balance held failed; the holds expire after pricing.reservation_timeout_ms');
-    }
-    await this.deps.store.close();
-    await this.deps.affinity.close();
-    await this.deps.shared?.close();
+  /** The current Gateway's end: its upstream pools closed once its requests are done. */
+  retire(): Promise<void> {
+    return this.gateway.retire();
   }
 }

@@ -1,14 +1,14 @@
-// Starts a gateway from a config file: store, usage writer, runtime, HTTP server, reload and graceful stop.
+// Starts a gateway from a config file: its services in order (storage, shared state, money, the runtime, background
+// loops, listeners, the config watcher), each stopped in reverse by one lifecycle (lifecycle.ts).
 
 import type { PasswordCost } from './console/password.js';
 import { randomUUID } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseConfig, readConfigText } from './config/load.js';
 import { worldReadableSecretsWarning } from './config/secret-file-mode.js';
-import { ConfigError, type ResolvedConfig } from './config/resolved.js';
+import type { ResolvedConfig } from './config/resolved.js';
 import { watchConfigFile } from './config/watch.js';
 import { ConfigValidator } from './config/validate.js';
 import { listenForAdmin } from './http/admin-listener.js';
@@ -30,9 +30,11 @@ import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
 import { ChannelLoad } from './routing/channel-load.js';
 import { DisabledAccounts } from './keys/disabled-accounts.js';
-import type { SharedState } from './shared/shared-state.js';
+import type { SharedState, SharedStateOptions } from './shared/shared-state.js';
 import { LocalInstances } from './shared/instances.js';
-import { Runtime } from './runtime.js';
+import { Runtime, type RuntimeDeps } from './runtime.js';
+import { Lifecycle } from './lifecycle.js';
+import { ConfigReloads, recordMoneyConfig } from './reload.js';
 import { VideoPoller } from './video/poller.js';
 import { UsagePruner } from './store/usage-pruner.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
@@ -88,23 +90,70 @@ export interface RunningGateway {
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const { logger } = options;
   const env = options.env ?? process.env;
-  const initial = await readConfigText(options.configPath);
   const endpoints = options.endpoints ?? registryOf(options.features);
   // Compiled once (the schema's compile is most of a parse's cost), for the start and every reload.
   const validator = new ConfigValidator(endpoints);
+  const initial = await readConfigText(options.configPath);
   const config = parseConfig(initial.text, { file: initial.file, env, endpoints, validator });
   const exposed = await worldReadableSecretsWarning(initial.file, initial.text);
   if (exposed !== null) logger.warn({ file: initial.file }, exposed);
-  // A PostgreSQL store may be down: usage records then wait in a local journal (a SQLite store is local already).
-  // Opened first: an instance that would share another's journal stops before touching anything.
-  const journal = isPostgresUrl(config.store.url) ? new UsageJournal(journalPathFor(config, options.port ?? config.server.port)) : undefined;
-  let store: Store;
+  const life = new Lifecycle(logger);
   try {
-    store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    const storage = await startStorage(life, config, options);
+    const metrics = new GatewayMetrics();
+    const health = new ChannelHealth();
+    const localAffinity = await life.open('affinity', () => new MemoryAffinityStore(config.affinity.maxEntries), (a) => a.close());
+    // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
+    const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
+    const shared = await startShared(life, config, { logger, metrics, health, localAffinity, knownChannel: (name) => channelNames.current.has(name) });
+    const reloads = new ConfigReloads({ configPath: options.configPath, env, endpoints, validator, store: storage.store, metrics, logger, applied: (next) => {
+      channelNames.current = new Set(next.channels.map((c) => c.name));
+      void shared?.cooldowns.refresh();
+      storage.leases.holdTtlMs = next.pricing.reservationTimeoutMs;
+    } }, initial);
+    await recordMoneyConfig(storage.store, config);
+    const disabledAccounts = new DisabledAccounts(() => storage.store.ledger.disabledAccounts(), (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'));
+    await life.start({ name: 'disabled accounts', start: () => disabledAccounts.start(), stop: () => disabledAccounts.stop() });
+    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, localAffinity, shared, disabledAccounts, reloads }), config);
+    reloads.attach(runtime);
+    if (config.log.level !== null) logger.level = config.log.level;
+    await life.start({ name: 'runtime', stop: () => runtime.retire() });
+    // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
+    const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
+    await life.start({ name: 'usage pruner', start: () => pruner.start(), stop: () => pruner.stop() });
+    // Unfinished video tasks are the store's: this instance reads those due, one instance at a time per task.
+    const videoPoller = new VideoPoller({ owner: runtime.current.services.instances.id, deps: () => runtime.current.services, ...(options.videoPollTickMs === undefined ? {} : { tickMs: options.videoPollTickMs }) });
+    await life.start({ name: 'video poller', start: () => videoPoller.start(), stop: () => videoPoller.stop() });
+    const listeners = await startListeners(life, runtime, config, options.port ?? config.server.port);
+    // Stopped first: load balancers see /readyz turn 503 and stop sending; what they still send meanwhile is served.
+    await life.start({ name: 'drain', stop: () => drain(runtime, logger) });
+    const stopWatching = options.watch === false ? () => undefined : watchConfigFile(options.configPath, () => void reloads.reload(true));
+    await life.start({ name: 'config watcher', stop: stopWatching });
+    return Object.assign(listeners, { store: describeStoreUrl(config.store.url), runtime, reload: () => reloads.reload(), close: () => life.stop() });
   } catch (err) {
-    journal?.close();
+    await life.stop().catch(() => undefined);
     throw err;
   }
+}
+
+interface Storage {
+  readonly journal: UsageJournal | undefined;
+  readonly store: Store;
+  readonly writer: UsageWriter;
+  readonly leases: Leases;
+}
+
+/**
+ * The store and the usage writer. A PostgreSQL store may be down: usage records then wait in a local journal (a
+ * SQLite store is local already), opened first: an instance that would share another's journal stops before
+ * touching anything.
+ */
+async function startStorage(life: Lifecycle, config: ResolvedConfig, options: StartOptions): Promise<Storage> {
+  const { logger } = options;
+  const journal = isPostgresUrl(config.store.url)
+    ? await life.open('usage journal', () => new UsageJournal(journalPathFor(config, options.port ?? config.server.port)), (j) => j.close())
+    : undefined;
+  const store = await life.open('store', () => openStore(config.store.url, { poolMax: config.store.poolMax }), (s) => s.close());
   if (journal !== undefined && journal.size > 0) {
     logger.warn({ records: journal.size, journal: journal.path }, 'writing the usage records an earlier run left in the journal');
   }
@@ -112,6 +161,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     holdTtlMs: config.pricing.reservationTimeoutMs,
     onError: (err) => logger.warn({ err }, 'renewing the balance held failed; retrying'),
   });
+  // Stopped after the writer: once every charge is written, nothing this process holds is needed any more.
+  await life.start({ name: 'balance holds', start: () => leases.start(), stop: () => closeLeases(leases, logger) });
   const writer = new UsageWriter(store, {
     flushIntervalMs: options.usageFlushMs ?? 200,
     onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
@@ -120,164 +171,117 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     journal,
     journalMax: config.store.journalMaxRecords,
   });
-  const metrics = new GatewayMetrics();
-  const localAffinity = new MemoryAffinityStore(config.affinity.maxEntries);
-  const health = new ChannelHealth();
-  // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
-  const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
-  const knownChannel = (name: string): boolean => channelNames.current.has(name);
-  // Loaded only when configured: the Redis client is a quarter of what loading the gateway costs (docs/performance.md).
-  const shared: SharedState | null =
-    config.redis === null ? null : (await import('./shared/shared-state.js')).startSharedState(config.redis, { logger, metrics, health, localAffinity, knownChannel });
-  if (shared !== null) {
-    // A Redis that answers at start is used from the first request; one that does not is not waited for long.
-    const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
-    // Shown as a store URL is: its password and secret-bearing parameters masked.
-    const redis = describeStoreUrl(config.redis?.url ?? '');
-    if (ready) logger.info({ redis }, 'rate limits, conversation affinity and channel cool-downs are shared through Redis');
-    else logger.warn({ redis }, `Redis does not answer yet: limited keys are served as redis.on_failure says until it does`);
-  }
-  await recordMoneyConfig(store, config);
-  leases.start();
-  const disabledAccounts = new DisabledAccounts(
-    () => store.ledger.disabledAccounts(),
-    (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'),
-  );
-  await disabledAccounts.start();
-  // What the console shows as the running config: the bytes last loaded.
-  let source = { file: initial.file, text: initial.text };
-  const runtime = new Runtime(
-    {
-      store,
-      usage: writer,
-      writer,
-      affinity: shared?.affinity ?? localAffinity,
-      health,
-      metrics,
-      logger,
-      factories: pluginsOf(options.factories, options.features),
-      bodyPool: new BodyPool(),
-      endpoints,
-      mockImages: new MockImageFiles(),
-      scanMemory: new ScanMemory(),
-      leases,
-      limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
-      // One id for the process, whatever the reloads.
-      instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
-      disabledAccounts,
-      channelLoad: new ChannelLoad(),
-      reload: () => reload(),
-      configSource: () => source,
-      ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
-      ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
-      ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
-      ...(shared === null ? {} : { shared }),
-    },
-    config,
-  );
-  // The level the gateway was started with (the CLI's --log-level, or its default): what a config without
-  // log.level means, also after a reload that removed it.
-  const startLevel = logger.level;
-  if (config.log.level !== null) logger.level = config.log.level;
-  // Unfinished video tasks are the store's: this instance reads those due, one instance at a time per task.
-  // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
-  const pruner = new UsagePruner({ store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
-  pruner.start();
-  const videoPoller = new VideoPoller({ owner: runtime.current.services.instances.id, deps: () => runtime.current.services, ...(options.videoPollTickMs === undefined ? {} : { tickMs: options.videoPollTickMs }) });
-  videoPoller.start();
-  const app = createHttpServer(runtime, config.server);
-  // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
-  await app.listen({ port: options.port ?? config.server.port, host: config.server.host, backlog: 4096 });
-  const port = (app.server.address() as AddressInfo).port;
-  const { metricsListen } = config.server;
-  const metricsServer = metricsListen === null ? null : await listenForMetrics(runtime, metricsListen.host, metricsListen.port);
-  const { adminListen } = config.server;
-  const adminServer = adminListen === null ? null : await listenForAdmin(runtime, config.server, adminListen.host, adminListen.port);
-  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
-
-  const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
-  let lastDigest = digestOf(initial.text);
-  /**
-   * Reads the file once and parses those very bytes, so the digest always matches what was loaded.
-   * `onlyIfChanged`: the watcher fires for touches and duplicate events; those are not reloads.
-   */
-  async function reload(onlyIfChanged = false): Promise<boolean> {
-    try {
-      const { file, text } = await readConfigText(options.configPath);
-      const digest = digestOf(text);
-      if (onlyIfChanged && digest === lastDigest) return true;
-      const next = parseConfig(text, { file, env, endpoints, validator });
-      await recordMoneyConfig(store, next);
-      const adminToken = runtime.current.config.server.adminToken;
-      runtime.reload(next);
-      // A changed admin token (a leaked one replaced) ends what the old one opened.
-      if (next.server.adminToken !== adminToken) await runtime.current.services.consoleSignIn.endAdminTokenSessions();
-      channelNames.current = new Set(next.channels.map((c) => c.name));
-      void shared?.cooldowns.refresh();
-      leases.holdTtlMs = next.pricing.reservationTimeoutMs;
-      lastDigest = digest;
-      source = { file, text };
-      metrics.configReloads.labels('ok').inc();
-      logger.level = next.log.level ?? startLevel;
-      logger.info({ channels: next.channels.length }, 'config reloaded');
-      if (needsRestart(config, next)) {
-        logger.warn('server settings (but admin_token, metrics_token and shutdown_grace_ms), store, redis and affinity.max_entries take effect after a restart');
+  await life.start({
+    name: 'usage writer',
+    // Every accepted record written (or journaled); throws when some could not be.
+    stop: async () => {
+      await writer.close();
+      if (journal !== undefined && writer.pending > 0) {
+        logger.warn({ records: writer.pending, journal: journal.path }, 'the store does not answer: usage records wait in the journal for the next start');
       }
-      return true;
-    } catch (err) {
-      metrics.configReloads.labels('rejected').inc();
-      const issues = err instanceof ConfigError ? err.issues : [String((err as Error).message)];
-      logger.error({ issues }, 'config rejected; the previous config stays in force');
-      return false;
-    }
-  }
-  const stopWatching =
-    options.watch === false ? () => undefined : watchConfigFile(options.configPath, () => void reload(true));
+    },
+  });
+  return { journal, store, writer, leases };
+}
 
-  let closing: Promise<void> | null = null;
-  async function close(): Promise<void> {
-    stopWatching();
-    // Load balancers see /readyz turn 503 and stop sending; what they still send meanwhile is served.
-    runtime.beginDrain();
-    const delay = runtime.current.config.server.drainDelayMs;
-    if (delay > 0) {
-      logger.info({ delayMs: delay }, 'not ready any more: draining after the delay');
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-    runtime.beginShutdown();
-    const listenerClosed = app.close();
-    const metricsClosed = metricsServer === null ? Promise.resolve() : closeServer(metricsServer);
-    const adminClosed = adminServer === null ? Promise.resolve() : closeServer(adminServer);
-    await runtime.drained(runtime.current.config.server.shutdownGraceMs);
-    await listenerClosed;
-    await metricsClosed;
-    await adminClosed;
-    await videoPoller.stop();
-    await pruner.stop();
-    await runtime.close();
-    disabledAccounts.stop();
-    if (journal !== undefined && writer.pending > 0) {
-      logger.warn({ records: writer.pending, journal: journal.path }, 'the store does not answer: usage records wait in the journal for the next start');
-    }
-  }
+/** Limits, bindings and cool-downs shared through Redis, when configured; loaded only then (docs/performance.md). */
+async function startShared(life: Lifecycle, config: ResolvedConfig, deps: SharedStateOptions): Promise<SharedState | null> {
+  if (config.redis === null) return null;
+  const { startSharedState } = await import('./shared/shared-state.js');
+  const shared = await life.open('redis', () => startSharedState(config.redis as NonNullable<typeof config.redis>, deps), (s) => s.close());
+  // A Redis that answers at start is used from the first request; one that does not is not waited for long.
+  const ready = await shared.redis.ready(REDIS_START_WAIT_MS);
+  // Shown as a store URL is: its password and secret-bearing parameters masked.
+  const redis = describeStoreUrl(config.redis.url);
+  if (ready) deps.logger.info({ redis }, 'rate limits, conversation affinity and channel cool-downs are shared through Redis');
+  else deps.logger.warn({ redis }, `Redis does not answer yet: limited keys are served as redis.on_failure says until it does`);
+  await life.open('shared affinity', () => shared.affinity, (a) => a.close());
+  return shared;
+}
 
+/** Gives back every hold of this process. */
+async function closeLeases(leases: Leases, logger: Logger): Promise<void> {
+  try {
+    await leases.close();
+  } catch (err) {
+    // A store that is down (its records journaled) cannot take the holds back: they expire on their own.
+    logger.warn({ err }, 'giving back the balance held failed; the holds expire after pricing.reservation_timeout_ms');
+  }
+}
+
+interface Shared {
+  readonly metrics: GatewayMetrics;
+  readonly health: ChannelHealth;
+  readonly localAffinity: MemoryAffinityStore;
+  readonly shared: SharedState | null;
+  readonly disabledAccounts: DisabledAccounts;
+  readonly reloads: ConfigReloads;
+}
+
+/** What outlives a config load: the process's store, writer, shared state and the test's overrides. */
+function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): RuntimeDeps {
+  const { shared } = parts;
   return {
-    url: urlOf(config.server.host, port),
-    metricsUrl: metricsServer === null || metricsListen === null ? null : urlOf(metricsListen.host, (metricsServer.address() as AddressInfo).port),
-    adminUrl: adminServer === null || adminListen === null ? null : urlOf(adminListen.host, (adminServer.address() as AddressInfo).port),
-    port,
-    store: describeStoreUrl(config.store.url),
-    runtime,
-    reload: () => reload(),
-    close: () => (closing ??= close()),
+    store: storage.store,
+    usage: storage.writer,
+    writer: storage.writer,
+    affinity: shared?.affinity ?? parts.localAffinity,
+    health: parts.health,
+    metrics: parts.metrics,
+    logger: options.logger,
+    factories: pluginsOf(options.factories, options.features),
+    bodyPool: new BodyPool(),
+    endpoints: options.endpoints ?? registryOf(options.features),
+    mockImages: new MockImageFiles(),
+    scanMemory: new ScanMemory(),
+    leases: storage.leases,
+    limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
+    // One id for the process, whatever the reloads.
+    instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
+    disabledAccounts: parts.disabledAccounts,
+    channelLoad: new ChannelLoad(),
+    reload: () => parts.reloads.reload(),
+    configSource: () => parts.reloads.source(),
+    ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
+    ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
+    ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
   };
 }
 
-/** The file's accounts exist in the store, and its prices are kept under their version (for the audit). */
-async function recordMoneyConfig(store: Store, config: ResolvedConfig): Promise<void> {
-  const now = Date.now();
-  await store.ledger.ensureAccounts(config.accounts, now);
-  await store.ledger.savePriceVersion(config.pricing.version, config.pricing.document, now);
+/** The API listener, then server.metrics_listen's and server.admin_listen's; each a service of its own. */
+async function startListeners(life: Lifecycle, runtime: Runtime, config: ResolvedConfig, port: number): Promise<Pick<RunningGateway, 'url' | 'metricsUrl' | 'adminUrl' | 'port'>> {
+  const { metricsListen, adminListen } = config.server;
+  const metricsServer = metricsListen === null ? null : await life.open('metrics listener', () => listenForMetrics(runtime, metricsListen.host, metricsListen.port), closeServer);
+  const adminServer = adminListen === null ? null : await life.open('admin listener', () => listenForAdmin(runtime, config.server, adminListen.host, adminListen.port), closeServer);
+  const app = createHttpServer(runtime, config.server);
+  // Many clients open at once (agents, streams); Node's default backlog of 511 resets them.
+  await app.listen({ port, host: config.server.host, backlog: 4096 });
+  await life.start({
+    name: 'listener',
+    // New requests get 503 and no new connection is taken; those in flight finish within the grace, or are ended.
+    stop: async () => {
+      runtime.beginShutdown();
+      const closed = app.close();
+      await runtime.drained(runtime.current.config.server.shutdownGraceMs);
+      await closed;
+    },
+  });
+  return {
+    url: urlOf(config.server.host, (app.server.address() as AddressInfo).port),
+    metricsUrl: metricsServer === null || metricsListen === null ? null : urlOf(metricsListen.host, (metricsServer.address() as AddressInfo).port),
+    adminUrl: adminServer === null || adminListen === null ? null : urlOf(adminListen.host, (adminServer.address() as AddressInfo).port),
+    port: (app.server.address() as AddressInfo).port,
+  };
+}
+
+/** /readyz says 503, then server.drain_delay_ms passes before the listener stops taking requests. */
+async function drain(runtime: Runtime, logger: Logger): Promise<void> {
+  runtime.beginDrain();
+  const delay = runtime.current.config.server.drainDelayMs;
+  if (delay > 0) {
+    logger.info({ delayMs: delay }, 'not ready any more: draining after the delay');
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
 }
 
 /**
@@ -292,27 +296,6 @@ function journalPathFor(config: ResolvedConfig, port: number): string {
 function urlOf(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
-}
-
-/** Whether `next` changes a setting that only a restart applies. */
-function needsRestart(current: ResolvedConfig, next: ResolvedConfig): boolean {
-  const fixed = (c: ResolvedConfig): unknown[] => [
-    c.server.port,
-    c.server.host,
-    c.server.bodyLimit,
-    c.server.bodyTimeoutMs,
-    c.server.headerTimeoutMs,
-    c.server.maxInflightBodyBytes,
-    JSON.stringify(c.server.metricsListen),
-    JSON.stringify(c.server.adminListen),
-    c.store.url,
-    c.store.journalPath,
-    c.store.journalMaxRecords,
-    c.affinity.maxEntries,
-    JSON.stringify(c.redis),
-  ];
-  const a = fixed(current);
-  return fixed(next).some((value, i) => value !== a[i]);
 }
 
 function closeServer(server: Server): Promise<void> {
