@@ -2,7 +2,8 @@
 // the body cap against the body limit.
 
 import { formatPath } from './config-path.js';
-import { NATIVE_FORMATS, SERVER_DEFAULTS } from './defaults.js';
+import { SERVER_DEFAULTS } from './defaults.js';
+import type { EndpointRegistry } from '../endpoints/registry.js';
 import { parseMoney } from '../money/decimal.js';
 import { parseCidr } from '../keys/address-list.js';
 import type { Amount, GatewayConfig } from './gateway.gen.js';
@@ -10,7 +11,7 @@ import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
 
 /** Cross-field checks on schema-valid data. Never puts a key value in a message. */
-export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
+export function checkSemantics(config: GatewayConfig, endpoints: EndpointRegistry): ConfigIssue[] {
   const keys = config.keys ?? [];
   const routes = config.routes ?? [];
   return [
@@ -37,7 +38,7 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
     ),
     ...checkAccounts(config),
     ...checkAmounts(config),
-    ...checkFormats(config),
+    ...checkFormats(config, endpoints),
     ...checkAssetChannels(config),
     ...checkBodyCap(config),
     ...(config.server?.trusted_proxies ?? []).flatMap((text, i): ConfigIssue[] =>
@@ -52,9 +53,9 @@ export function checkSemantics(config: GatewayConfig): ConfigIssue[] {
 }
 
 /** A channel can only speak formats its type's provider sends natively (translation is another matter). */
-function checkFormats(config: GatewayConfig): ConfigIssue[] {
+function checkFormats(config: GatewayConfig, endpoints: EndpointRegistry): ConfigIssue[] {
   return config.channels.flatMap((channel, i): ConfigIssue[] => {
-    const native = NATIVE_FORMATS[channel.type];
+    const native = endpoints.nativeFormats(channel.type);
     return (channel.formats ?? []).flatMap((format, j): ConfigIssue[] =>
       native.includes(format)
         ? []

@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ApiFormat, ChannelType, ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, ResolvedVideo } from './resolved.js';
+import type { ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, ResolvedVideo } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -43,13 +43,5 @@ export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };
 
 export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntries: 100_000 };
 
-/** What each channel type's upstream speaks; the mock answers in every format it knows. */
-export const NATIVE_FORMATS: Readonly<Record<ChannelType, readonly ApiFormat[]>> = {
-  openai: ['openai-chat', 'openai-responses', 'openai-images'],
-  anthropic: ['anthropic-messages'],
-  // Ark's data plane runs video tasks; its asset library is no routed API (the channels with `assets: true` hold it).
-  volcengine: ['video'],
-  mock: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images', 'video'],
-};
 
 export const VIDEO_DEFAULTS: ResolvedVideo = { pollIntervalMs: 5_000, maxPollIntervalMs: 60_000, refreshAfterMs: 1_000, taskTimeoutMs: 172_800_000 };

@@ -13,10 +13,9 @@ export type ModelList =
       [k: string]: string | undefined;
     };
 /**
- * A client API: the chat APIs (translated into one another), OpenAI Images, Volcengine's asset library (served by the asset-store plugin from the channels with assets: true, never relayed), and video tasks (the video plugin: Seedance on volcengine channels, and the mock).
+ * A client API: the chat APIs (translated into one another: openai-chat, openai-responses, anthropic-messages) and each feature's own (openai-images; volcengine-asset, the asset library, never relayed; video, video tasks). The allowed values are the wires the model routes and the features declare (core/endpoints/model-routes.ts, features/<name>/index.ts), put in as an enum when the config is validated.
  */
-export type ApiFormat =
-  "openai-chat" | "openai-responses" | "anthropic-messages" | "openai-images" | "volcengine-asset" | "video";
+export type ApiFormat = string;
 export type Name = string;
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.

@@ -45,7 +45,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): Resolved
   const { endpoints } = options;
   const result = (options.validator ?? new ConfigValidator(endpoints)).validate(withStoreFromEnv(data, options.env));
   const issues = result.ok
-    ? [...envIssues, ...checkSemantics(result.config)]
+    ? [...envIssues, ...checkSemantics(result.config, endpoints)]
     : [...envIssues, ...dropShadowed(result.issues, envIssues)];
   if (issues.length > 0 || !result.ok) {
     const messages = formatIssues(issues, lines);

@@ -5,7 +5,7 @@ import type { EndpointRegistry } from '../endpoints/registry.js';
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, NATIVE_FORMATS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS, VIDEO_DEFAULTS } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS, VIDEO_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
@@ -59,7 +59,7 @@ export function resolveConfig(
       raw.redis === undefined
         ? null
         : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open', timeoutMs: raw.redis.timeout_ms ?? 100 },
-    channels: raw.channels.map(resolveChannel),
+    channels: raw.channels.map((channel) => resolveChannel(channel, endpoints)),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [
         name,
@@ -96,11 +96,11 @@ export function resolveConfig(
   };
 }
 
-function resolveChannel(channel: Channel): ResolvedChannel {
+function resolveChannel(channel: Channel, endpoints: EndpointRegistry): ResolvedChannel {
   const resolved: ResolvedChannel = {
     name: channel.name,
     type: channel.type,
-    formats: channel.formats ?? NATIVE_FORMATS[channel.type],
+    formats: channel.formats ?? endpoints.nativeFormats(channel.type),
     dropParams: [...(channel.drop_params ?? [])],
     // The schema requires base_url for openai and anthropic; a mock never calls out, whatever the file says.
     baseUrl: channel.type === 'mock' || channel.base_url === undefined ? null : channel.base_url.replace(/\/+$/, ''),

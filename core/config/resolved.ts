@@ -7,7 +7,7 @@ import type { ApiFormat, ChannelType } from './gateway.gen.js';
 export type { ApiFormat, ChannelType };
 
 /** The chat APIs: each has a codec (formats/codecs.ts), so a request in one can be served by a channel of another. */
-export type WireFormat = Exclude<ApiFormat, 'openai-images' | 'volcengine-asset' | 'video'>;
+export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
 const CHAT_FORMATS: ReadonlySet<ApiFormat> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
 

@@ -11,13 +11,18 @@ import { describeSchemaErrors } from './schema-messages.js';
 import { findSchemaDir } from './schema-dir.js';
 
 /**
- * A route's path must name an endpoint. The schema file does not list them (the endpoint registry is their one
- * list): the enum is put in at load, so a wrong path is reported with the other schema problems, all at once.
+ * A route's path must name an endpoint, and a channel's formats client APIs the routes speak. The schema file lists
+ * neither (the registry is their one list): the enums are put in at load, so a wrong one is reported with the other
+ * schema problems, all at once.
  */
 function withRoutePaths(schema: SchemaObject, endpoints: EndpointRegistry): void {
   const path = (schema as { definitions?: { Route?: { properties?: { path?: Record<string, unknown> } } } }).definitions?.Route?.properties?.path;
   if (path === undefined) throw new Error('gateway.schema.json has no definitions.Route.properties.path');
   path['enum'] = endpoints.all.filter((endpoint) => endpoint.configurable !== false).map(routeKeyOf);
+  // The client APIs, likewise: the wires the routes declare.
+  const api = (schema as { definitions?: { ApiFormat?: Record<string, unknown> } }).definitions?.ApiFormat;
+  if (api === undefined) throw new Error('gateway.schema.json has no definitions.ApiFormat');
+  api['enum'] = [...new Set(endpoints.wires.map((wire) => wire.name))];
 }
 
 export type ValidationResult =

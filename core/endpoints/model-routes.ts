@@ -5,7 +5,7 @@ import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from 
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
 import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_MESSAGES, MOCK_RESPONSES } from '../providers/mock/answers.js';
-import type { BodyReads, ChainStep, Endpoint } from './registry.js';
+import type { BodyReads, ChainStep, Endpoint, WireDeclaration } from './registry.js';
 
 /** A model route's chain: the caller's key, its limits, its money, its record, then the relay to a channel. */
 export const METERED: readonly ChainStep[] = ['auth', 'rate-limit', 'quota', 'meter', 'relay'];
@@ -19,6 +19,13 @@ const COUNT_TOKENS: readonly ChainStep[] = ['auth', { use: 'rate-limit', with: {
 // What each route reads as names (Endpoint.reads), besides its path parameters and model, which are always checked.
 const CHAT_READS: BodyReads = { names: ['prompt_cache_key'] };
 const MESSAGES_READS: BodyReads = { names: ['metadata.user_id'] };
+
+/** The chat APIs: each has a codec, so a request in one is served by a channel of another, translated. */
+export const MODEL_WIRES: readonly WireDeclaration[] = [
+  { name: 'openai-chat', native: ['openai', 'mock'] },
+  { name: 'openai-responses', native: ['openai', 'mock'] },
+  { name: 'anthropic-messages', native: ['anthropic', 'mock'] },
+];
 
 export const MODEL_ROUTES: readonly Endpoint[] = [
   { method: 'POST', path: '/v1/chat/completions', wire: 'openai-chat', createFormat: createOpenAIChatFormat, chain: METERED, mock: MOCK_CHAT, reads: CHAT_READS },

@@ -11,7 +11,7 @@
 // composed by features/compose.ts. A registry is an object handed to what derives from it (the config's parsing, the
 // runtime): a test or an embedding program may start a gateway with routes of its own.
 
-import type { ApiFormat } from '../config/resolved.js';
+import type { ApiFormat, ChannelType } from '../config/resolved.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { ScanMemory } from '../formats/scan-memory.js';
 import type { RouteHandler } from '../pipeline/plugin.js';
@@ -72,6 +72,13 @@ export interface BodyReads {
 }
 
 export type BodyFamily = 'control' | 'open';
+
+/** A client API a set of routes speaks (an Endpoint's `wire`), and the channel types whose upstreams speak it natively. */
+export interface WireDeclaration {
+  readonly name: ApiFormat;
+  /** The channel types a route of this API is relayed to as it is (the mock answers the routes with a `mock`). */
+  readonly native: readonly ChannelType[];
+}
 
 /** The admin API's and the console's JSON: a key's edit, a credit, a user's name; never a prompt. */
 export const CONTROL_BODY_LIMIT = 64 * 1024;
@@ -137,7 +144,11 @@ export class EndpointRegistry {
   readonly #patterns: readonly Pattern[];
   readonly #byKey: ReadonlyMap<string, Endpoint>;
 
-  constructor(readonly all: readonly Endpoint[]) {
+  constructor(
+    readonly all: readonly Endpoint[],
+    /** The client APIs the routes speak, and which channel types speak each natively. */
+    readonly wires: readonly WireDeclaration[] = [],
+  ) {
     const exact = new Map<string, EndpointMatch[]>();
     const patterns: Pattern[] = [];
     const byKey = new Map<string, Endpoint>();
@@ -189,9 +200,14 @@ export class EndpointRegistry {
     return this.#byKey.get(key);
   }
 
-  /** The built-in endpoints and `more`. */
+  /** These routes and `more`, with the same wires. */
   with(more: readonly Endpoint[]): EndpointRegistry {
-    return new EndpointRegistry([...this.all, ...more]);
+    return new EndpointRegistry([...this.all, ...more], this.wires);
+  }
+
+  /** What a channel of `type` speaks natively (its `formats` when the config names none). */
+  nativeFormats(type: ChannelType): readonly ApiFormat[] {
+    return this.wires.filter((wire) => wire.native.includes(type)).map((wire) => wire.name);
   }
 }
 

@@ -1,13 +1,16 @@
 // A gateway's routes and plugins, from core's model routes and a list of features.
 
-import { MODEL_ROUTES } from '../endpoints/model-routes.js';
+import { MODEL_ROUTES, MODEL_WIRES } from '../endpoints/model-routes.js';
 import { EndpointRegistry } from '../endpoints/registry.js';
 import type { PluginFactory } from '../pipeline/plugin.js';
 import type { Feature } from './feature.js';
 
 /** The model routes, then each feature's, in the list's order (a route key twice is refused by the registry). */
 export function registryOf(features: readonly Feature[]): EndpointRegistry {
-  return new EndpointRegistry([...MODEL_ROUTES, ...features.flatMap((feature) => feature.routes)]);
+  return new EndpointRegistry(
+    [...MODEL_ROUTES, ...features.flatMap((feature) => feature.routes)],
+    [...MODEL_WIRES, ...features.flatMap((feature) => feature.wires ?? [])],
+  );
 }
 
 /** `plugins` and the features' own, by `use:` name; a name twice is a mistake of the list, refused. */

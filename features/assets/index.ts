@@ -14,6 +14,8 @@ const BIND_READS: BodyReads = { names: ['key'] };
 
 export const assetsFeature: Feature = {
   name: 'assets',
+  // Its own API, never relayed: the channels with `assets: true` hold the libraries.
+  wires: [{ name: 'volcengine-asset', native: [] }],
   routes: [
     // Eight actions by name (any other is a 404 in its envelope).
     {

@@ -7,6 +7,7 @@ import { MOCK_IMAGES } from '../../core/providers/mock/answers.js';
 
 export const imagesFeature: Feature = {
   name: 'images',
+  wires: [{ name: 'openai-images', native: ['openai', 'mock'] }],
   routes: [
     { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED, mock: MOCK_IMAGES },
     // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.

@@ -15,6 +15,8 @@ const VIDEO_CREATE_READS: BodyReads = { names: ['seconds', 'size'], texts: ['pro
 
 export const videoFeature: Feature = {
   name: 'video',
+  // Ark's data plane runs the tasks; the mock runs them too.
+  wires: [{ name: 'video', native: ['volcengine', 'mock'] }],
   routes: [
     { method: 'POST', path: '/v1/video/generations', wire: 'video', createFormat: createVideoGenerationsFormat, chain: VIDEO_CREATE, handler: createTask('generations'), reads: VIDEO_CREATE_READS },
     { method: 'GET', path: '/v1/video/generations/{task_id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: readTask('task_id') },
