@@ -25,7 +25,7 @@ export interface RuntimeDeps extends GatewayDeps {
   readonly bodyPool: BodyPool;
   /** The mock channel's images, served at GET /v1/mock/images/<id>.png (http/mock-image-route.ts). */
   readonly mockImages: MockImageFiles;
-  /** What the fleet shares through Redis (redis.url), closed last. */
+  /** What the fleet shares through Redis (redis.url): /readyz reports whether it is connected. */
   readonly shared?: SharedState;
 }
 

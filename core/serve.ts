@@ -245,6 +245,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
     ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
+    ...(shared === null ? {} : { shared }),
   };
 }
 
