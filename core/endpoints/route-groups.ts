@@ -23,7 +23,7 @@ export type ConsoleAccess = 'page' | 'open' | 'user' | 'operator';
  */
 export function consoleRoute(method: HttpMethod, path: string, handler: RouteHandler, access: ConsoleAccess = 'user', reads?: BodyReads): Endpoint {
   const body: BodyFamily = access === 'page' || access === 'open' ? 'open' : 'control';
-  const chain: readonly ChainStep[] = [{ use: 'console-session', with: { access } }];
+  const chain: readonly ChainStep[] = [{ use: 'console-session', with: access === 'page' ? { access } : { access, schema: consoleSchemaName(method, path) } }];
   return { method, path, createFormat: createAdminFormat, chain, configurable: false, body, handler, ...(reads === undefined ? {} : { reads }) };
 }
 
@@ -31,3 +31,13 @@ export function consoleRoute(method: HttpMethod, path: string, handler: RouteHan
 export const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'expires_at', 'models.*', 'ips.*'] };
 /** What a credit reads as names and text (the admin API's and the console's). */
 export const CREDIT_READS: BodyReads = { names: ['amount', 'idempotency_key'], texts: ['note'] };
+
+/**
+ * A console API route's request schema name: its method and its path below /console/api/, a `{name}` segment by its
+ * name and `.` as `-` (`PATCH /console/api/keys/{id}` -> `patch-keys-id`, `GET /console/api/usage.csv` ->
+ * `get-usage-csv`).
+ */
+export function consoleSchemaName(method: string, path: string): string {
+  const segments = path.replace(/^\/console\/api\//, '').split('/');
+  return [method.toLowerCase(), ...segments.map((s) => s.replace(/^\{(.+)\}$/, '$1').replaceAll('.', '-'))].join('-');
+}

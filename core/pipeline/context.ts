@@ -25,6 +25,13 @@ export interface RequestContext {
   readonly method?: HttpMethod | 'HEAD';
   readonly path?: string;
   readonly params?: Readonly<Record<string, string>>;
+  /**
+   * Its method is GET or HEAD, which change nothing (RFC 9110's safe methods): no CSRF token, no body to send. Read
+   * this, not the method: what a route does is decided by the router, once.
+   */
+  readonly safe: boolean;
+  /** Its method carries a body (POST, PATCH): one to forward, or to check as JSON. */
+  readonly carriesBody: boolean;
   /** Its endpoint's body family (endpoints/registry.ts): `open` serves callers with no credential; none, an API's. */
   readonly bodyFamily?: BodyFamily | undefined;
   /** The request's query string with its `?` (`?beta=true`), or ''; forwarded to the upstream unchanged. */

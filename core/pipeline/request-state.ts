@@ -37,6 +37,8 @@ export class RequestState implements RequestContext {
   aborted = false;
   clientAddress = '';
   readonly method: HttpMethod | 'HEAD';
+  readonly safe: boolean;
+  readonly carriesBody: boolean;
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
   readonly bodyFamily: BodyFamily | undefined;
@@ -63,6 +65,8 @@ export class RequestState implements RequestContext {
     head = false,
   ) {
     this.method = head ? 'HEAD' : (matched?.endpoint.method ?? 'POST');
+    this.safe = this.method === 'GET' || this.method === 'HEAD';
+    this.carriesBody = this.method === 'POST' || this.method === 'PATCH';
     this.params = matched?.params ?? NO_PARAMS;
     this.bodyFamily = matched?.endpoint.body;
     this.path = matched?.path ?? route;

@@ -21,12 +21,13 @@ export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions> = {
   name: 'console-session',
   create(options, services): Plugin {
     const access = options.access ?? 'user';
-    if (access === 'page') return { name: 'console-session' };
+    const schema = options.schema;
+    if (access === 'page' || schema === undefined) return { name: 'console-session' };
     const requests = new RequestSchemas();
     return {
       name: 'console-session',
       head: (ctx) => admit(ctx, services, access),
-      request: (ctx) => requests.check(ctx),
+      request: (ctx) => requests.check(ctx, schema),
     };
   },
 };
@@ -36,13 +37,12 @@ export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions> = {
  * operator for the operator's routes. A refusal here leaves the body unread.
  */
 function admit(ctx: RequestContext, services: GatewayServices, access: 'open' | 'user' | 'operator'): Promise<void> | undefined {
-  const method = ctx.method ?? 'POST';
-  if (method !== 'GET' && method !== 'HEAD') requireJson(ctx);
+  if (!ctx.safe) requireJson(ctx);
   if (access === 'open') return undefined;
   return services.consoleSignIn.session(sessionToken(ctx.headers)).then((session) => {
     if (session === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGNED_OUT', 'Sign in to the console first.');
     // Every change carries the session's CSRF token: a request another site makes the browser send cannot know it.
-    if (method !== 'GET' && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
+    if (!ctx.safe && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
       throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
     }
     // Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API).

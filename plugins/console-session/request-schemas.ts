@@ -16,21 +16,6 @@ import { findPackageRoot } from '../../core/config/schema-dir.js';
 import { GatewayError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 
-/**
- * A console API route's schema name: its method and its path below /console/api/, a `{name}` segment by its name and
- * `.` as `-` (`PATCH /console/api/keys/{id}` -> `patch-keys-id`, `GET /console/api/usage.csv` -> `get-usage-csv`).
- */
-export function consoleSchemaName(method: string, path: string): string {
-  const segments = path.replace(/^\/console\/api\//, '').split('/');
-  return [method.toLowerCase(), ...segments.map((s) => s.replace(/^\{(.+)\}$/, '$1').replaceAll('.', '-'))].join('-');
-}
-
-/** A route key (core/endpoints/registry.ts routeKeyOf: a POST endpoint's path, else `METHOD path`) as method and path. */
-function methodAndPath(routeKey: string): [string, string] {
-  const space = routeKey.indexOf(' ');
-  return space === -1 ? ['POST', routeKey] : [routeKey.slice(0, space), routeKey.slice(space + 1)];
-}
-
 type Schema = Readonly<Record<string, unknown>>;
 
 interface RouteCheck {
@@ -46,9 +31,12 @@ export class RequestSchemas {
 
   constructor(private readonly dir: string = join(findPackageRoot(), 'schemas', 'console')) {}
 
-  /** Throws the 400 naming the first field the route's request schema refuses. */
-  check(ctx: RequestContext): void {
-    const route = this.#checkOf(ctx.route);
+  /**
+   * Throws the 400 naming the first field the route's request schema (`name`: its file under schemas/console/,
+   * without `.request.schema.json`) refuses.
+   */
+  check(ctx: RequestContext, name: string): void {
+    const route = this.#checkOf(name, ctx.safe);
     const input = route.query ? queryObject(new URLSearchParams(ctx.query)) : ctx.request.head;
     if (route.validate(input)) return;
     // An unknown field first: a misspelled name explains the required one missing, not the other way round.
@@ -59,16 +47,15 @@ export class RequestSchemas {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', problem.message, problem.param === '' ? {} : { param: problem.param });
   }
 
-  #checkOf(routeKey: string): RouteCheck {
-    const known = this.#checks.get(routeKey);
+  #checkOf(name: string, query: boolean): RouteCheck {
+    const known = this.#checks.get(name);
     if (known !== undefined) return known;
-    const [method, path] = methodAndPath(routeKey);
-    const schema = JSON.parse(readFileSync(join(this.dir, `${consoleSchemaName(method, path)}.request.schema.json`), 'utf8')) as Schema;
+    const schema = JSON.parse(readFileSync(join(this.dir, `${name}.request.schema.json`), 'utf8')) as Schema;
     // As strict as the config's validator (a typo in a schema fails its route's first request, and the test before);
     // every error, to pick the one that explains the others (the inputs are small).
     this.#ajv ??= schemaCompiler({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    const check: RouteCheck = { schema, validate: this.#ajv.compile(schema), query: method === 'GET' };
-    this.#checks.set(routeKey, check);
+    const check: RouteCheck = { schema, validate: this.#ajv.compile(schema), query };
+    this.#checks.set(name, check);
     return check;
   }
 }

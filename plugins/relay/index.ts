@@ -209,7 +209,7 @@ function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayE
 function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
   const { request } = ctx;
   // A GET or DELETE sends no body: nothing to edit.
-  if (ctx.method !== undefined && ctx.method !== 'POST') return request.raw;
+  if (!ctx.carriesBody) return request.raw;
   let body = ctx.format.prepareUpstreamBody(request, upstreamBody(ctx));
   // Also when the client named no model (the image routes default one): the upstream makes what was billed.
   if (request.head['model'] !== attempt.upstreamModel) body = setRequestField(request, body, 'model', attempt.upstreamModel);
@@ -236,8 +236,7 @@ export function toResult(
       frames: frameBatches(res.body, guard(ctx, services, attempt)),
     };
   }
-  const fetching = ctx.method === 'GET' || ctx.method === 'HEAD';
-  if (fetching && (res.status < 300 || res.status === 304) && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
+  if (ctx.safe && (res.status < 300 || res.status === 304) && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
     // A file an endpoint fetches (a video's content): relayed as it arrives, never held whole. Only for GETs: a
     // POST's answer labelled text/plain is still read whole, so its usage is read and billed.
     return { kind: 'bytes', status: res.status, headers: fileHeaders(res, contentType), body: brokenAsUpstream(ctx, services, attempt, res.body) };

@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 import { findSchemaDir } from '../../core/config/schema-dir.js';
 import { routeKeyOf } from '../../core/endpoints/registry.js';
 import { BUILTIN_ENDPOINTS } from '../../features/index.js';
-import { consoleSchemaName } from '../../plugins/console-session/request-schemas.js';
+import { consoleSchemaName } from '../../core/endpoints/route-groups.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { creditAccount } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';

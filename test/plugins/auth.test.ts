@@ -46,6 +46,8 @@ function context(key: string, model: string): RequestContext {
     responseHeaders: null,
     usageFinal: false,
     outputReserve: null,
+    safe: false,
+    carriesBody: true,
     get: () => undefined,
     set: () => undefined,
   };

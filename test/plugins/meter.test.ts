@@ -54,6 +54,8 @@ function context(body: Record<string, unknown>): RequestContext {
     responseHeaders: null,
     usageFinal: false,
     outputReserve: null,
+    safe: false,
+    carriesBody: true,
     get: () => undefined,
     set: () => undefined,
   };

@@ -11,6 +11,7 @@ import { ISSUE_ENV, ISSUE_EXAMPLE, parse, validator, yaml } from './config-helpe
 import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
 import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
 import { routeKeyOf } from '../../../core/endpoints/registry.js';
+import { consoleSchemaName } from '../../../core/endpoints/route-groups.js';
 
 const MINIMAL = yaml('channels:', '  - name: demo', '    type: mock', '    models: ["demo-*"]');
 
@@ -201,11 +202,12 @@ describe('defaults', () => {
   });
 });
 
-/** Who may call a console route: anyone for the pages and the sign-in and password routes, the operator for theirs. */
-function consoleAccess(path: string): string {
-  if (path.startsWith('GET /console') && !path.includes('/api/')) return 'page';
-  if (path === '/console/api/session' || path === '/console/api/password') return 'open';
-  return /\/api\/(accounts|channels|instances|config)|\/bind$/.test(path) ? 'operator' : 'user';
+/** Who may call a console route (anyone for the pages and the sign-in and password routes, the operator for theirs), and its request schema. */
+function consoleWith(path: string): Record<string, string> {
+  if (path.startsWith('GET /console') && !path.includes('/api/')) return { access: 'page' };
+  const [method, route] = path.includes(' ') ? (path.split(' ') as [string, string]) : ['POST', path];
+  const access = path === '/console/api/session' || path === '/console/api/password' ? 'open' : /\/api\/(accounts|channels|instances|config)|\/bind$/.test(path) ? 'operator' : 'user';
+  return { access, schema: consoleSchemaName(method, route) };
 }
 
 describe('routes', () => {
@@ -250,7 +252,7 @@ describe('routes', () => {
       ...CONSOLE_ROUTES.map((path) => ({
         path,
         at: ['(default)'],
-        plugins: [{ use: 'console-session', with: { access: consoleAccess(path) }, path: ['(default)'] }],
+        plugins: [{ use: 'console-session', with: consoleWith(path), path: ['(default)'] }],
       })),
     ]));
   });

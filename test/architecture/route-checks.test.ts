@@ -1,0 +1,51 @@
+// What a route does is decided once, by the router: no plugin or feature handler compares a request's path, route or
+// method (they read the route's own declarations, and the context's `safe` and `carriesBody`).
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { REPO_ROOT } from '../helpers/repo-root.js';
+
+/** A comparison of the request's method, path or route, or a test of a path by pattern or prefix. */
+const CHECKS: readonly RegExp[] = [
+  /\bctx\.(?:route|path|method)\s*(?:===|!==|==|!=)/,
+  /(?:===|!==|==|!=)\s*ctx\.(?:route|path|method)\b/,
+  /\bctx\.(?:route|path)\s*(?:\?\?[^;]*?)?\)?\.(?:startsWith|endsWith|includes|match|split)\(/,
+  /\bmethod\s*(?:===|!==)\s*'(?:GET|HEAD|POST|PATCH|PUT|DELETE)'/,
+  /'\/(?:v1|admin|console)\/[^']*'\s*(?:===|!==)|(?:===|!==)\s*'\/(?:v1|admin|console)\//,
+  /\/\^\\\/(?:v1|admin|console)/,
+];
+
+function listTs(dir: string): string[] {
+  return readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return listTs(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+function violations(path: string, text: string): string[] {
+  return text.split('\n').flatMap((line, i) => (CHECKS.some((check) => check.test(line.replace(/\/\/.*$/, ''))) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+}
+
+describe('route checks', () => {
+  it('no plugin or handler compares a path, a route or a method', () => {
+    const files = [...listTs('plugins'), ...listTs('features')];
+    assert.ok(files.length > 50);
+    assert.deepEqual(files.flatMap((path) => violations(path, readFileSync(join(REPO_ROOT, path), 'utf8'))), []);
+  });
+
+  it('catch each kind of comparison', () => {
+    const caught = [
+      "if (ctx.route === '/console/api/session') {",
+      "if (ctx.route.endsWith('/usage')) return x;",
+      "const path = (ctx.path ?? ctx.route).startsWith('/console/api/');",
+      "if (method !== 'GET' && method !== 'HEAD') requireJson(ctx);",
+      "if (ctx.method === 'POST') {",
+      "return /^\\/console\\/api\\/(accounts)/.test(path);",
+    ].filter((line) => violations('x.ts', line).length === 0);
+    assert.deepEqual(caught, []);
+    assert.deepEqual(violations('x.ts', "if (!ctx.safe) requireJson(ctx); // ctx.method === 'GET' once"), []);
+  });
+});
