@@ -57,7 +57,8 @@ async function main(): Promise<number> {
   const named = argv.filter((a) => !a.startsWith('--'));
 
   const started = Date.now();
-  let files = named.length > 0 ? named : testFiles('test');
+  // A feature's tests live in its folder (features/<name>/*.test.ts), the rest under test/.
+  let files = named.length > 0 ? named : [...testFiles('test'), ...testFiles('features')];
   if (quick && named.length === 0) {
     files = [...QUICK_FOLDERS.flatMap(testFiles).filter((f) => !QUICK_SKIPPED.includes(f)), ...QUICK_E2E];
   }

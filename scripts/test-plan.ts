@@ -54,7 +54,7 @@ export const SLOW_FIRST: readonly string[] = [
 ];
 
 /** test:quick runs the unit tests (these folders)... */
-export const QUICK_FOLDERS: readonly string[] = ['test/architecture', 'test/core', 'test/plugins'];
+export const QUICK_FOLDERS: readonly string[] = ['test/architecture', 'test/core', 'test/plugins', 'features'];
 
 /** ...but for their slowest files, which `npm test` runs... */
 export const QUICK_SKIPPED: readonly string[] = [

@@ -51,7 +51,7 @@ function listTs(dir: string): string[] {
   return readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory()) return listTs(path);
-    return e.name.endsWith('.ts') ? [path] : [];
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path] : [];
   });
 }
 

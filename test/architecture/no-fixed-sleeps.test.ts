@@ -148,7 +148,7 @@ describe('no fixed sleeps in tests', () => {
 
   it('no test file sleeps longer than 50 ms', () => {
     const problems: string[] = [];
-    for (const path of listTs(join(ROOT, 'test'))) {
+    for (const path of [...listTs(join(ROOT, 'test')), ...listTs(join(ROOT, 'features'))]) {
       const file = relative(ROOT, path).split(sep).join('/');
       if (file === SELF) continue;
       for (const s of findFixedSleeps(readFileSync(path, 'utf8'))) problems.push(`${file}:${s.line}: ${s.call}, a fixed ${s.ms} ms: poll for the condition instead`);

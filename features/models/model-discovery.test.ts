@@ -8,10 +8,10 @@ import { createServer } from 'node:net';
 import { test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { FakeAnthropic } from '../helpers/fake-anthropic.js';
-import { FakeOpenAI } from '../helpers/fake-openai.js';
-import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
-import { until, withDeadline } from '../helpers/poll.js';
+import { FakeAnthropic } from '../../test/helpers/fake-anthropic.js';
+import { FakeOpenAI } from '../../test/helpers/fake-openai.js';
+import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
+import { until, withDeadline } from '../../test/helpers/poll.js';
 
 const PRIVATE_KEY = 'sk-private-0123456789abcdefgh';
 const POLL = { timeoutMs: 10_000, intervalMs: 20 };
