@@ -79,7 +79,7 @@ export function buildChains(
         issues.push(`${where}: invalid "with" for plugin ${use.use}: ${detail ?? 'this plugin takes no options'}`);
         continue;
       }
-      const plugin = factory.create(options, services);
+      const plugin = factory.create(options, servicesFor(services, factory.uses));
       const unknown = Object.keys(plugin).filter((k) => !KNOWN_KEYS.has(k));
       if (unknown.length > 0) issues.push(`${where}: plugin ${use.use} has unknown phase(s): ${unknown.join(', ')}`);
       plugins.push(plugin);
@@ -111,4 +111,9 @@ export function buildChains(
       finish: plugins.filter((p) => p.finish !== undefined),
     };
   }
+}
+
+/** The services a plugin declares it uses, and no others. */
+function servicesFor<K extends keyof GatewayServices>(services: GatewayServices, uses: readonly K[]): Pick<GatewayServices, K> {
+  return Object.fromEntries(uses.map((name) => [name, services[name]])) as Pick<GatewayServices, K>;
 }

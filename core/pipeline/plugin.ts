@@ -138,7 +138,7 @@ export interface GatewayServices {
  * (defaults filled in) before `create` gets it. A plugin keeps per-request state in a WeakMap of the context
  * (meter does), so no plugin needs a field of its own in core's RequestContext.
  */
-export interface PluginFactory<Options = Readonly<Record<string, unknown>>> {
+export interface PluginFactory<Options = Readonly<Record<string, unknown>>, Uses extends keyof GatewayServices = keyof GatewayServices> {
   /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
   readonly name: string;
   /**
@@ -147,5 +147,7 @@ export interface PluginFactory<Options = Readonly<Record<string, unknown>>> {
    * without them, or with them before it, is refused.
    */
   readonly needs?: readonly string[];
-  create(options: Readonly<Options>, services: GatewayServices): Plugin;
+  /** The services it uses: `create` is handed these and no others (what a plugin depends on is written here). */
+  readonly uses: readonly Uses[];
+  create(options: Readonly<Options>, services: Pick<GatewayServices, Uses>): Plugin;
 }

@@ -7,14 +7,20 @@ import { carriesToken } from '../../core/keys/operator-token.js';
 import type { Plugin, PluginFactory, GatewayServices } from '../../core/pipeline/plugin.js';
 import type { AuthOptions } from './options.gen.js';
 
-export const authPlugin: PluginFactory<AuthOptions> = {
+const USES = ['access', 'config', 'consoleSignIn', 'keys'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const authPlugin: PluginFactory<AuthOptions, Uses> = {
   name: 'auth',
+  uses: USES,
   create(options, services): Plugin {
     return options.credential === 'admin_token' ? adminAuth(services) : keyAuth(services);
   },
 };
 
-function keyAuth(services: GatewayServices): Plugin {
+function keyAuth(services: Services): Plugin {
   return {
     name: 'auth',
     head(ctx) {
@@ -58,7 +64,7 @@ function admitAddress(key: AuthedKey, address: string): void {
  * The admin token, its wrong guesses limited per address by the console's sign-in limiter (shared by the fleet on
  * Redis): past ten, 429 whatever the token, until the bucket refills.
  */
-function adminAuth(services: GatewayServices): Plugin {
+function adminAuth(services: Services): Plugin {
   const token = services.config.server.adminToken;
   return {
     name: 'auth',

@@ -17,8 +17,14 @@ import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline
 import type { ConsoleSessionOptions } from './options.gen.js';
 import { RequestSchemas } from './request-schemas.js';
 
-export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions> = {
+const USES = ['consoleSignIn'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions, Uses> = {
   name: 'console-session',
+  uses: USES,
   create(options, services): Plugin {
     const access = options.access ?? 'user';
     const schema = options.schema;
@@ -36,7 +42,7 @@ export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions> = {
  * A JSON content type for a change, then, but on the open routes, the session, its CSRF token for a change, and the
  * operator for the operator's routes. A refusal here leaves the body unread.
  */
-function admit(ctx: RequestContext, services: GatewayServices, access: 'open' | 'user' | 'operator'): Promise<void> | undefined {
+function admit(ctx: RequestContext, services: Services, access: 'open' | 'user' | 'operator'): Promise<void> | undefined {
   if (!ctx.safe) requireJson(ctx);
   if (access === 'open') return undefined;
   return services.consoleSignIn.session(sessionToken(ctx.headers)).then((session) => {

@@ -5,7 +5,7 @@ import { GatewayError } from '../../core/errors.js';
 import { boundedUsage } from '../../core/ir/usage.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
-import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
@@ -83,8 +83,14 @@ function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRec
   };
 }
 
-export const meterPlugin: PluginFactory<MeterOptions> = {
+const USES = ['router', 'usage', 'metrics'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
   name: 'meter',
+  uses: USES,
   create(_options, services): Plugin {
     const metered = new WeakMap<RequestContext, MeterState>();
     const { metrics } = services;

@@ -13,7 +13,7 @@ import { cutStreamUsage, maxCost, answerUsage } from '../../core/money/estimate.
 import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
 import { callCost, costOf, type ModelPrice } from '../../core/money/price.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
-import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import type { Budget } from '../../core/store/ledger-store.js';
 import type { QuotaOptions } from './options.gen.js';
 
@@ -35,8 +35,14 @@ function refusal(err: unknown): GatewayError {
   return new GatewayError('GW_ERR_BILLING_UNAVAILABLE', 'The gateway cannot check the balance right now; retry shortly.', { cause: err, retryAfter: 1 });
 }
 
-export const quotaPlugin: PluginFactory<QuotaOptions> = {
+const USES = ['config', 'leases'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
   name: 'quota',
+  uses: USES,
   // Its finish sets the charge the meter's finish writes into the record; without a record the charge (and the
   // hold it drew on, kept until the record is written) would never be settled.
   needs: ['meter'],

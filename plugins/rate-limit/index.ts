@@ -14,7 +14,7 @@ import type { Admission, LimitCheck, LimitState, Ticket } from '../../core/limit
 import type { InFlight } from '../../core/metrics/in-flight-gauge.js';
 import { requestTokens } from '../../core/money/estimate.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
-import type { Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import type { RateLimitOptions } from './options.gen.js';
 
 /** What an admitted request holds until its finish. */
@@ -26,8 +26,14 @@ interface Held {
 
 const PER_MINUTE: Readonly<Record<'rpm' | 'tpm', string>> = { rpm: 'requests per min (RPM)', tpm: 'tokens per min (TPM)' };
 
-export const rateLimitPlugin: PluginFactory<RateLimitOptions> = {
+const USES = ['config', 'limiter', 'metrics'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const rateLimitPlugin: PluginFactory<RateLimitOptions, Uses> = {
   name: 'rate-limit',
+  uses: USES,
   create(options, services): Plugin {
     const plan = new LimitPlan(services.config);
     const routeRpm = options.route_rpm;

@@ -35,8 +35,14 @@ function retryAfterOf(res: UpstreamResponse): number | null {
   return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
 }
 
-export const relayPlugin: PluginFactory<RelayOptions> = {
+const USES = ['affinity', 'channelLoad', 'config', 'logger', 'metrics', 'router', 'providers'] as const;
+type Uses = (typeof USES)[number];
+/** What this plugin uses of the gateway's services (its factory's `uses`). */
+export type Services = Pick<GatewayServices, Uses>;
+
+export const relayPlugin: PluginFactory<RelayOptions, Uses> = {
   name: 'relay',
+  uses: USES,
   create(_options, services): Plugin {
     // The channel each request is being served by, counted in flight (services.channelLoad) until its finish.
     const serving = new WeakMap<RequestContext, string>();
@@ -51,7 +57,7 @@ export const relayPlugin: PluginFactory<RelayOptions> = {
   },
 };
 
-async function relay(ctx: RequestContext, services: GatewayServices, serving: WeakMap<RequestContext, string>): Promise<RelayResult> {
+async function relay(ctx: RequestContext, services: Services, serving: WeakMap<RequestContext, string>): Promise<RelayResult> {
   const { router, providers, metrics, logger } = services;
   const model = ctx.request.model;
   // An endpoint about no model ('') has nothing to route by: its chain must end in a plugin of its own.
@@ -149,7 +155,7 @@ async function relay(ctx: RequestContext, services: GatewayServices, serving: We
 }
 
 /** A failed attempt is no longer in flight, and counts against its channel (the request may go on to the next). */
-function attemptFailed(services: GatewayServices, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
+function attemptFailed(services: Services, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
   const channel = serving.get(ctx);
   if (channel !== undefined) services.channelLoad.failed(channel);
   serving.delete(ctx);
@@ -186,7 +192,7 @@ function attemptLine(ctx: RequestContext, attempt: Attempt, sentAt: number, outc
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
-function modelNotFound(ctx: RequestContext, services: GatewayServices): GatewayError {
+function modelNotFound(ctx: RequestContext, services: Services): GatewayError {
   const model = ctx.request.model;
   const elsewhere = services.router.plan(model, 'any');
   if (elsewhere.length > 0) {
@@ -223,7 +229,7 @@ function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
  */
 export function toResult(
   ctx: RequestContext,
-  services: GatewayServices,
+  services: Services,
   attempt: Attempt,
   res: UpstreamResponse,
 ): RelayResult | Promise<RelayResult> {
@@ -257,7 +263,7 @@ function fileHeaders(res: UpstreamResponse, contentType: string): Record<string,
 }
 
 /** A file's chunks; an upstream that breaks off is counted and its channel cools down, as for a broken stream. */
-async function* brokenAsUpstream(ctx: RequestContext, services: GatewayServices, attempt: Attempt, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* brokenAsUpstream(ctx: RequestContext, services: Services, attempt: Attempt, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   try {
     yield* body;
   } catch (err) {
@@ -280,7 +286,7 @@ function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer, ch
 /** An answer of another dialect, in the client's format: whole bodies, streams and errors alike. */
 async function toTranslatedResult(
   ctx: RequestContext,
-  services: GatewayServices,
+  services: Services,
   attempt: Attempt,
   res: UpstreamResponse,
   translation: Translation,
@@ -322,7 +328,7 @@ async function toTranslatedResult(
  * in-band error. An in-band error of the upstream's own passes through as it is, but the request failed: the
  * record, the log and the metrics say so.
  */
-function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt): FrameTransform {
+function guard(ctx: RequestContext, services: Services, attempt: Attempt): FrameTransform {
   const format = ctx.format;
   return Object.assign({}, PASS_THROUGH, {
     push(frames: readonly SseFrame[]): readonly SseFrame[] {
@@ -351,7 +357,7 @@ function guard(ctx: RequestContext, services: GatewayServices, attempt: Attempt)
 }
 
 /** An upstream stream that broke after it began: counted, and its channel cools down. */
-function countBreak(services: GatewayServices, attempt: Attempt): void {
+function countBreak(services: Services, attempt: Attempt): void {
   services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
   services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
   // Counted as a failed attempt; still in flight until the request's finish.

@@ -3,6 +3,9 @@
 
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
+
+/** What binding a conversation reads and writes. */
+type Services = Pick<GatewayServices, 'config' | 'affinity' | 'router' | 'metrics' | 'logger'>;
 import { affinityKey, type AffinityBinding } from '../../core/routing/affinity.js';
 import type { Attempt } from '../../core/routing/router.js';
 
@@ -16,7 +19,7 @@ export interface Stickiness {
 }
 
 /** Null when the request names no conversation or affinity is off: the plan is used as it is. */
-export async function stick(ctx: RequestContext, services: GatewayServices, plan: readonly Attempt[]): Promise<Stickiness | null> {
+export async function stick(ctx: RequestContext, services: Services, plan: readonly Attempt[]): Promise<Stickiness | null> {
   const conversation = ctx.request.conversation;
   const { ttlMs } = services.config.affinity;
   if (conversation === null || ttlMs === 0) return null;

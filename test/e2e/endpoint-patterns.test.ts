@@ -74,6 +74,7 @@ const files: Server = createServer((_req, res) => {
 const seen: Readonly<Record<string, string>>[] = [];
 const probe: PluginFactory = {
   name: 'params-probe',
+  uses: [],
   create: () => ({
     name: 'params-probe',
     request(ctx) {

@@ -26,6 +26,7 @@ let gw: GatewayUnderTest;
 /** A plugin that fails the way a bug does: a plain Error, not a GatewayError. */
 const boom: PluginFactory = {
   name: 'boom',
+  uses: [],
   create: () => ({
     name: 'boom',
     request(ctx) {

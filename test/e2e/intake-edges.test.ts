@@ -30,6 +30,7 @@ class HeadGate {
   readonly #all: Held[] = [];
   readonly plugin: PluginFactory = {
     name: 'slow-head',
+    uses: [],
     create: () => ({
       name: 'slow-head',
       head: (ctx) =>

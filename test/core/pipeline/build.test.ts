@@ -87,6 +87,7 @@ test('an unknown plugin, a duplicate, a bad with: block and a missing relay name
 test('a plugin object with a hook outside the closed set of phases fails the load', () => {
   const sloppy: PluginFactory = {
     name: 'sloppy',
+    uses: [],
     create: () => ({ name: 'sloppy', onRequest: () => undefined }) as never,
   };
   const factories = new Map([...builtinPlugins(), ['sloppy', sloppy]]);
@@ -102,8 +103,30 @@ test('a plugin object with a hook outside the closed set of phases fails the loa
   assert.deepEqual(issues, ['routes[0].plugins[0] (gw.yaml:8): plugin sloppy has unknown phase(s): onRequest']);
 });
 
+test('a plugin is handed the services it declares, and no others', () => {
+  const seen: string[][] = [];
+  const probe: PluginFactory<Readonly<Record<string, unknown>>, 'config' | 'logger'> = {
+    name: 'probe',
+    uses: ['config', 'logger'],
+    create: (_options, services) => {
+      seen.push(Object.keys(services).sort());
+      return { name: 'probe' };
+    },
+  };
+  build(
+    `${HEAD}routes:
+  - path: /v1/chat/completions
+    plugins:
+      - use: probe
+      - use: relay
+`,
+    new Map([...builtinPlugins(), ['probe', probe as PluginFactory]]),
+  );
+  assert.deepEqual(seen, [['config', 'logger']]);
+});
+
 test('two relays in one route are refused', () => {
-  const second: PluginFactory = { name: 'relay2', create: () => ({ name: 'relay2', relay: async () => ({ kind: 'body', status: 200, headers: {}, body: Buffer.alloc(0) }) }) };
+  const second: PluginFactory = { name: 'relay2', uses: [], create: () => ({ name: 'relay2', relay: async () => ({ kind: 'body', status: 200, headers: {}, body: Buffer.alloc(0) }) }) };
   const issues = issuesOf(
     `${HEAD}routes:
   - path: /v1/chat/completions
