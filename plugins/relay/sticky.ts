@@ -3,11 +3,11 @@
 
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { affinityKey, type AffinityBinding } from '../../core/routing/affinity.js';
+import type { Attempt } from '../../core/routing/router.js';
 
 /** What binding a conversation reads and writes. */
 type Services = Pick<GatewayServices, 'config' | 'affinity' | 'router' | 'metrics' | 'logger'>;
-import { affinityKey, type AffinityBinding } from '../../core/routing/affinity.js';
-import type { Attempt } from '../../core/routing/router.js';
 
 export interface Stickiness {
   /** The plan with the bound channel first, when it is in the plan and not cooling down. */
