@@ -2,7 +2,7 @@
 // carries from page to page. A user never sees it: the server implies their own account.
 
 import { useEffect, useState } from 'preact/hooks';
-import type { Account, List } from '../api-types.js';
+import type { Account, AccountList } from '../api-types.js';
 import { useApp } from '../app-context.js';
 import { html } from './html.js';
 
@@ -14,7 +14,7 @@ export function useAccounts(): readonly Account[] {
   useEffect(() => {
     if (!operator) return;
     let live = true;
-    app.api.get<List<Account>>('/accounts').then(
+    app.api.get<AccountList>('/accounts').then(
       (list) => live && setAccounts(list.data),
       (err: unknown) => live && app.notify.error(err),
     );

@@ -15,7 +15,7 @@ const OTHER_COLOR = '#94a3b8';
 // The server's name (and key id) for the sum of everything past its top entries.
 const OTHER = 'other';
 
-interface Split extends SplitSeries {
+interface Split extends Pick<SplitSeries, 'cost' | 'tokens'> {
   readonly label: string;
   readonly other: boolean;
 }

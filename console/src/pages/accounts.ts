@@ -2,7 +2,7 @@
 // password link, choose the groups its users make keys in, disable or enable it (a disabled account's keys get 401).
 
 import { useState } from 'preact/hooks';
-import type { Account, AccountUser, Credited, List } from '../api-types.js';
+import type { Account, AccountList, AccountUser, Credited } from '../api-types.js';
 import { useApp } from '../app-context.js';
 import { CopyBox } from '../components/copy-box.js';
 import { Field } from '../components/field.js';
@@ -137,7 +137,7 @@ export function AccountsPage() {
   const action = useAction();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
   const [link, setLink] = useState<{ readonly user: string; readonly url: string; readonly expires: string } | null>(null);
-  const loaded = useLoad(() => app.api.get<List<Account>>('/accounts'), []);
+  const loaded = useLoad(() => app.api.get<AccountList>('/accounts'), []);
 
   const allGroups = (app.session?.groups ?? []).map((g) => g.name);
 

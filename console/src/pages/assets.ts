@@ -5,7 +5,7 @@
 // account (by the key's id or name).
 
 import { useEffect, useState } from 'preact/hooks';
-import type { List } from '../api-types.js';
+import type { AssetGroup, AssetGroupList as AssetGroupPage } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
 import { formatTime } from '../components/format-time.js';
@@ -15,24 +15,7 @@ import { OffsetPages } from '../components/offset-pages.js';
 import { useAction } from '../components/use-action.js';
 import { useLoad } from '../components/use-load.js';
 
-type AssetStatus = 'Processing' | 'Active' | 'Failed';
-
-/** schemas/console/asset-group.schema.json */
-interface AssetGroup {
-  readonly id: string;
-  readonly name: string;
-  readonly channel: string;
-  readonly account: string | null;
-  readonly key: { readonly id: string; readonly name: string | null };
-  readonly bound: boolean;
-  readonly created_at: string;
-  readonly assets: readonly { readonly id: string; readonly asset_type: string; readonly status: AssetStatus; readonly created_at: string }[];
-}
-
-interface AssetGroupPage extends List<AssetGroup> {
-  readonly total: number;
-  readonly offset: number;
-}
+type AssetStatus = AssetGroup['assets'][number]['status'];
 
 /** The server's page size. */
 const PAGE = 50;

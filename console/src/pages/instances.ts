@@ -1,6 +1,6 @@
 // #/instances (operator): the gateway processes sharing this store, the one answering marked "this one".
 
-import type { Instance, List } from '../api-types.js';
+import type { Instance, InstanceList } from '../api-types.js';
 import { useApp } from '../app-context.js';
 import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
@@ -14,7 +14,7 @@ const COLUMNS: readonly Column<Instance>[] = [
 
 export function InstancesPage() {
   const app = useApp();
-  const loaded = useLoad(() => app.api.get<List<Instance>>('/instances'), []);
+  const loaded = useLoad(() => app.api.get<InstanceList>('/instances'), []);
   return html`
     <${PageFrame} name="instances" title="Instances" ready=${loaded.ready} loads=${loaded.loads}>
       <${Table}

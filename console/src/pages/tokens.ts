@@ -3,7 +3,7 @@
 // Keys declared in gateway.yaml are listed too, marked so and without actions: they are changed in the file.
 
 import { useState } from 'preact/hooks';
-import type { CreatedKey, Key, Limits, List } from '../api-types.js';
+import type { CreatedKey, Key, KeyList, Limits } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
 import { CopyBox } from '../components/copy-box.js';
@@ -49,7 +49,7 @@ export function TokensPage() {
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const loaded = useLoad(() => app.api.get<List<Key>>('/keys', accountQuery(app)), [app.account]);
+  const loaded = useLoad(() => app.api.get<KeyList>('/keys', accountQuery(app)), [app.account]);
   const groupOf = (key: Key): readonly string[] => groups.find((g) => g.name === key.group)?.models ?? [];
 
   const submitCreate = (draft: KeyDraft): void =>

@@ -3,7 +3,7 @@
 // authenticates the GET). A preset's times are fixed when applied, so paging and the CSV see the same range.
 
 import { useState } from 'preact/hooks';
-import type { Key, List, UsagePage as UsageAnswer, UsageRow } from '../api-types.js';
+import type { Key, KeyList, UsagePage as UsageAnswer, UsageRow } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { apiUrl } from '../api.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
@@ -96,7 +96,7 @@ export function UsagePage() {
   const [draft, setDraft] = useState<Filters>(INITIAL);
   const [query, setQuery] = useState<Applied | null>(() => applied(INITIAL));
   const [cursor, setCursor] = useState<string | null>(null);
-  const keys = useLoad(() => app.api.get<List<Key>>('/keys', accountQuery(app)), [app.account]);
+  const keys = useLoad(() => app.api.get<KeyList>('/keys', accountQuery(app)), [app.account]);
   const loaded = useLoad(async () => {
     if (query === null) return undefined;
     return app.api.get<UsageAnswer>('/usage', { ...query, cursor, limit: 50, ...accountQuery(app) });

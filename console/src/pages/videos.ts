@@ -4,7 +4,7 @@
 // account's tasks at a time, so the selector has no "All" here, as on the ledger).
 
 import { useEffect, useState } from 'preact/hooks';
-import type { List } from '../api-types.js';
+import type { VideoTask, VideoTaskList as VideoTaskPage } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
 import { formatMoney } from '../components/format-number.js';
@@ -15,34 +15,7 @@ import { OffsetPages } from '../components/offset-pages.js';
 import { Table, type Column } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 
-type TaskStatus = 'submitting' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
-
-/** schemas/console/video-task.schema.json */
-interface VideoTask {
-  readonly id: string;
-  readonly account: string | null;
-  readonly key: { readonly id: string; readonly name: string };
-  readonly model: string;
-  readonly channel: string;
-  readonly status: TaskStatus;
-  readonly progress: number;
-  readonly prompt: string | null;
-  readonly created_at: string;
-  readonly completed_at: string | null;
-  readonly seconds: number | null;
-  readonly size: string | null;
-  readonly reserved: string;
-  readonly cost: string | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
-  readonly download: string | null;
-}
-
-interface VideoTaskPage extends List<VideoTask> {
-  readonly account: string;
-  readonly currency: string;
-  readonly total: number;
-  readonly offset: number;
-}
+type TaskStatus = VideoTask['status'];
 
 /** The server's page size. */
 const PAGE = 50;
