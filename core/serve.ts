@@ -114,7 +114,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await recordMoneyConfig(storage.store, config);
     const disabledAccounts = new DisabledAccounts(() => storage.store.ledger.disabledAccounts(), (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'));
     await life.start({ name: 'disabled accounts', start: () => disabledAccounts.start(), stop: () => disabledAccounts.stop() });
-    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, localAffinity, shared, disabledAccounts, reloads }), config);
+    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, localAffinity, shared, disabledAccounts, reloads, endpoints }), config);
     reloads.attach(runtime);
     if (config.log.level !== null) logger.level = config.log.level;
     await life.start({ name: 'runtime', stop: () => runtime.retire() });
@@ -161,8 +161,10 @@ async function startStorage(life: Lifecycle, config: ResolvedConfig, options: St
     holdTtlMs: config.pricing.reservationTimeoutMs,
     onError: (err) => logger.warn({ err }, 'renewing the balance held failed; retrying'),
   });
-  // Stopped after the writer: once every charge is written, nothing this process holds is needed any more.
-  await life.start({ name: 'balance holds', start: () => leases.start(), stop: () => closeLeases(leases, logger) });
+  // Stopped after the writer: once every charge is written, nothing this process holds is needed any more. Charges
+  // left unwritten keep theirs (they expire after pricing.reservation_timeout_ms), so no balance is given back twice.
+  const flush = { failed: false };
+  await life.start({ name: 'balance holds', start: () => leases.start(), stop: () => (flush.failed ? keepHolds(leases, logger) : closeLeases(leases, logger)) });
   const writer = new UsageWriter(store, {
     flushIntervalMs: options.usageFlushMs ?? 200,
     onError: (err, pending) => logger.error({ err, pending }, 'writing usage records failed; they stay queued'),
@@ -175,7 +177,10 @@ async function startStorage(life: Lifecycle, config: ResolvedConfig, options: St
     name: 'usage writer',
     // Every accepted record written (or journaled); throws when some could not be.
     stop: async () => {
-      await writer.close();
+      await writer.close().catch((err: unknown) => {
+        flush.failed = true;
+        throw err;
+      });
       if (journal !== undefined && writer.pending > 0) {
         logger.warn({ records: writer.pending, journal: journal.path }, 'the store does not answer: usage records wait in the journal for the next start');
       }
@@ -199,6 +204,12 @@ async function startShared(life: Lifecycle, config: ResolvedConfig, deps: Shared
   return shared;
 }
 
+/** Usage records were left unwritten: their holds stay until they expire, so the balance they hold is not spent twice. */
+function keepHolds(leases: Leases, logger: Logger): void {
+  leases.abandon();
+  logger.warn('usage records were left unwritten: the balance held for them is kept until pricing.reservation_timeout_ms');
+}
+
 /** Gives back every hold of this process. */
 async function closeLeases(leases: Leases, logger: Logger): Promise<void> {
   try {
@@ -216,6 +227,7 @@ interface Shared {
   readonly shared: SharedState | null;
   readonly disabledAccounts: DisabledAccounts;
   readonly reloads: ConfigReloads;
+  readonly endpoints: EndpointRegistry;
 }
 
 /** What outlives a config load: the process's store, writer, shared state and the test's overrides. */
@@ -231,7 +243,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     logger: options.logger,
     factories: pluginsOf(options.factories, options.features),
     bodyPool: new BodyPool(),
-    endpoints: options.endpoints ?? registryOf(options.features),
+    endpoints: parts.endpoints,
     mockImages: new MockImageFiles(),
     scanMemory: new ScanMemory(),
     leases: storage.leases,

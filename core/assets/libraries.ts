@@ -15,7 +15,7 @@ export interface LibraryChannel {
   /**
    * What of the operator's must never reach a caller: the channel's data-plane keys (Ark's API keys), the control
    * plane's AK/SK and the project name (an upstream error message may name them, whole, cut short or encoded); the
-   * asset-store plugin scrubs answers of them.
+   * asset library route scrubs answers of them.
    */
   readonly secrets: readonly string[];
 }

@@ -1,5 +1,5 @@
 // The contract of an asset library: Volcengine Ark's (a signed OpenAPI control plane) or the mock channel's (kept in
-// the store). The asset-store plugin decides who may call what; a library only carries an action out.
+// the store). The assets feature (features/assets) decides who may call what; a library only carries an action out.
 
 /** The eight actions the gateway serves, as Volcengine names them (Version 2024-01-01). */
 export const ASSET_ACTIONS = [

@@ -424,11 +424,11 @@ export interface ModelPrice {
 }
 export interface Route {
   /**
-   * The endpoint this route is for: its path for a POST endpoint (/v1/chat/completions), else its method and path pattern (GET /v1/videos/{id}). The allowed values come from the endpoint registry (core/endpoints/registry.ts), put in as an enum when the config is validated.
+   * The endpoint this route is for: its path for a POST endpoint (/v1/chat/completions), else its method and path pattern (GET /v1/videos/{id}). The allowed values come from the route registry (core/endpoints/model-routes.ts and features/<name>/index.ts), put in as an enum when the config is validated.
    */
   path: string;
   /**
-   * The chain, in order; exactly one terminal plugin (relay, models, billing, asset-store, video or admin).
+   * The chain, in order. A model route needs exactly one terminal plugin, relay; a feature's route (the model list, /v1/me and the billing routes, the asset library, the video tasks) answers with its own handler after the chain, which then lists middleware only (auth, rate-limit, quota, meter).
    *
    * @minItems 1
    */

@@ -8,7 +8,7 @@
 // method any of GET, POST, PATCH, DELETE; routes name an endpoint by its key (routeKeyOf).
 //
 // The routes come from core (the model routes, endpoints/model-routes.ts) and from the features (features/index.ts),
-// composed by features/compose.ts. A registry is an object handed to what derives from it (the config's parsing, the
+// composed by core/feature/compose.ts. A registry is an object handed to what derives from it (the config's parsing, the
 // runtime): a test or an embedding program may start a gateway with routes of its own.
 
 import type { ApiFormat, ChannelType } from '../config/resolved.js';

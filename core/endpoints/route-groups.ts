@@ -21,7 +21,7 @@ export type ConsoleAccess = 'page' | 'open' | 'user' | 'operator';
  * A route of the console (its API or its pages): the session, its CSRF token for a change and the operator, as
  * `access` asks, checked before the body by console-session. Routes open to anyone take a body of a few KB (`open`).
  */
-export function consoleRoute(method: HttpMethod, path: string, handler: RouteHandler, access: ConsoleAccess = 'user', reads?: BodyReads): Endpoint {
+export function consoleRoute(method: HttpMethod, path: string, handler: RouteHandler, access: ConsoleAccess, reads?: BodyReads): Endpoint {
   const body: BodyFamily = access === 'page' || access === 'open' ? 'open' : 'control';
   const chain: readonly ChainStep[] = [{ use: 'console-session', with: access === 'page' ? { access } : { access, schema: consoleSchemaName(method, path) } }];
   return { method, path, createFormat: createAdminFormat, chain, configurable: false, body, handler, ...(reads === undefined ? {} : { reads }) };

@@ -292,6 +292,13 @@ export class Leases {
     await this.#ledger.releaseHold(hold.id);
   }
 
+  /** Stops the upkeep and keeps every hold: they expire after the timeout (the usage records drawing on them were not written). */
+  abandon(): void {
+    this.#closed = true;
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
   /** Stops the upkeep and deletes every hold of this instance: call once its usage records are written. */
   async close(): Promise<void> {
     this.#closed = true;

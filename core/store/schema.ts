@@ -170,7 +170,7 @@ export interface PriceVersionsTable {
   created_at: EpochMsColumn;
 }
 
-/** An asset group made through the gateway: who owns it and where it lives (the asset-store plugin). */
+/** An asset group made through the gateway: who owns it and where it lives (features/assets). */
 export interface AssetGroupsTable {
   /** The library's own id (group-...). */
   id: string;

@@ -1,4 +1,4 @@
-// A succeeded task's file, opened at its upstream for a download (the video plugin's, the console's): only a task that
+// A succeeded task's file, opened at its upstream for a download (the video routes', the console's): only a task that
 // made one has one, and an upstream that cannot give it any more (Ark keeps results for 24 h) or cannot be reached is
 // the caller's 404 or 502, never an internal error. The URL is the upstream's word, so it is checked as an asset URL
 // is before the gateway fetches it (a relay used as a base URL could name an internal address): on the channel's own

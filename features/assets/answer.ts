@@ -1,4 +1,4 @@
-// What the asset-store plugin sends back: a library's result in Volcengine's envelope with the gateway's request id,
+// What the asset library route sends back: a library's result in Volcengine's envelope with the gateway's request id,
 // holding only the record fields Volcengine documents (nothing of the operator's: its project, account, resource
 // names); and an upstream's error as a GatewayError that keeps its code, its message scrubbed of the operator's ids.
 

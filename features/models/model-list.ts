@@ -8,7 +8,8 @@ import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js
 
 /** Models have no creation date of their own here; a fixed one keeps the answer stable across restarts. */
 const CREATED = 1_700_000_000;
-const CREATED_AT = new Date(CREATED * 1000).toISOString().replace('.000Z', 'Z');
+/** CREATED in Anthropic's shape. */
+const CREATED_AT = '2023-11-14T22:13:20Z';
 
 /** Anthropic's page size bounds (limit defaults to 20, at most 1000). */
 const DEFAULT_LIMIT = 20;

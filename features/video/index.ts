@@ -26,6 +26,6 @@ export const videoFeature: Feature = {
     { method: 'GET', path: '/v1/videos/{id}/content', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: downloadTask },
     { method: 'DELETE', path: '/v1/videos/{id}', wire: 'video', createFormat: createVideoTaskFormat, chain: VIDEO_READ, handler: cancelOwnTask },
     consoleRoute('GET', '/console/api/videos', listConsoleTasks, 'user', { query: ['offset', 'key', 'account'] }),
-    consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask),
+    consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask, 'user'),
   ],
 };

@@ -27,14 +27,13 @@ export const consoleSessionPlugin: PluginFactory<ConsoleSessionOptions, Uses> = 
   uses: USES,
   create(options, services): Plugin {
     const access = options.access ?? 'user';
+    if (access === 'page') return { name: 'console-session' };
+    const head = (ctx: RequestContext): Promise<void> | undefined => admit(ctx, services, access);
+    // The session is checked whatever the route declares; its request schema, when it names one.
     const schema = options.schema;
-    if (access === 'page' || schema === undefined) return { name: 'console-session' };
+    if (schema === undefined) return { name: 'console-session', head };
     const requests = new RequestSchemas();
-    return {
-      name: 'console-session',
-      head: (ctx) => admit(ctx, services, access),
-      request: (ctx) => requests.check(ctx, schema),
-    };
+    return { name: 'console-session', head, request: (ctx) => requests.check(ctx, schema) };
   },
 };
 

@@ -60,7 +60,7 @@ export const relayPlugin: PluginFactory<RelayOptions, Uses> = {
 async function relay(ctx: RequestContext, services: Services, serving: WeakMap<RequestContext, string>): Promise<RelayResult> {
   const { router, providers, metrics, logger } = services;
   const model = ctx.request.model;
-  // An endpoint about no model ('') has nothing to route by: its chain must end in a plugin of its own.
+  // An endpoint about no model ('') has nothing to route by: its route answers with a handler of its own.
   if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', "Missing required parameter: 'model'.", { param: 'model' });
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
