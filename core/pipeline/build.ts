@@ -9,7 +9,7 @@ import { schemaCompiler } from '../config/schema-compiler.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { Chain } from './chain.js';
-import { PHASES, type GatewayServices, type Plugin, type PluginFactory } from './plugin.js';
+import { PHASES, type GatewayServices, type Phase, type Plugin, type PluginFactory } from './plugin.js';
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set<string>(['name', ...PHASES]);
 
@@ -62,11 +62,6 @@ export function buildChains(
         issues.push(`${where}: plugin "${use.use}" appears twice in this route`);
         continue;
       }
-      // A plugin that needs another after it (its finish hands that one what it needs) must be written first.
-      const late = (factory.needs ?? []).filter((other) => seen.has(other));
-      if (late.length > 0) issues.push(`${where}: plugin "${use.use}" must come before ${late.map((o) => `"${o}"`).join(', ')} in a route`);
-      const missing = (factory.needs ?? []).filter((other) => !route.plugins.some((p) => p.use === other));
-      if (missing.length > 0) issues.push(`${where}: plugin "${use.use}" needs ${missing.map((o) => `"${o}"`).join(', ')} after it in the same route`);
       seen.add(use.use);
       const options = structuredClone(use.with) as Record<string, unknown>;
       const validate = validatorFor(use.use);
@@ -86,6 +81,7 @@ export function buildChains(
       if (unknown.length > 0) issues.push(`${where}: plugin ${use.use} has unknown phase(s): ${unknown.join(', ')}`);
       plugins.push(plugin);
     }
+    issues.push(...slotIssues(route, factories, config));
     const relays = plugins.filter((p) => p.relay !== undefined);
     // A feature's route answers with its handler, after its chain's middleware; a model route with its relay plugin.
     const handler = endpoints.byKey(route.path)?.handler;
@@ -118,4 +114,47 @@ export function buildChains(
 /** The services a plugin declares it uses, and no others. */
 function servicesFor<K extends keyof GatewayServices>(services: GatewayServices, uses: readonly K[]): Pick<GatewayServices, K> {
   return Object.fromEntries(uses.map((name) => [name, services[name]])) as Pick<GatewayServices, K>;
+}
+
+/** Phases in the order a request meets them; within one, config order but for the two that run in reverse. */
+const PHASE_ORDER: ReadonlyMap<Phase, number> = new Map(PHASES.map((phase, i) => [phase, i]));
+const REVERSED: ReadonlySet<Phase> = new Set<Phase>(['response', 'frame']);
+
+/** Whether what plugin `from` (at position `i`) does in phase `a` happens before what `j` does in `b`. */
+function runsBefore(a: Phase, i: number, b: Phase, j: number): boolean {
+  const pa = PHASE_ORDER.get(a) ?? 0;
+  const pb = PHASE_ORDER.get(b) ?? 0;
+  if (pa !== pb) return pa < pb;
+  return REVERSED.has(a) ? i > j : i < j;
+}
+
+/**
+ * The route's slots, checked from what each plugin declares: a slot it requires is provided by another plugin of the
+ * route, and a slot it requires or reads is provided, by one of them at least, before the phase that reads it.
+ */
+function slotIssues(route: ResolvedRoute, factories: ReadonlyMap<string, PluginFactory>, config: ResolvedConfig): string[] {
+  const chain = route.plugins.map((use) => ({ use, factory: factories.get(use.use) }));
+  const issues: string[] = [];
+  chain.forEach(({ use, factory }, i) => {
+    if (factory === undefined) return;
+    const wants = [...(factory.requires ?? []).map((need) => ({ need, required: true })), ...(factory.reads ?? []).map((need) => ({ need, required: false }))];
+    for (const { need, required } of wants) {
+      // The plugin's own earlier phases count as providers too (meter's finish reads what its frames found).
+      const providers = chain.flatMap(({ use: other, factory: by }, j) =>
+        by === undefined ? [] : (by.provides ?? []).filter((p) => p.slot === need.slot && (j !== i || runsBefore(p.phase, j, need.phase, i))).map((p) => ({ name: other.use, phase: p.phase, j })),
+      );
+      const where = config.locate(use.path);
+      if (providers.length === 0) {
+        if (!required) continue;
+        const could = [...factories.values()].filter((f) => f.name !== use.use && f.provides?.some((p) => p.slot === need.slot)).map((f) => `"${f.name}"`);
+        issues.push(`${where}: plugin "${use.use}" requires ${need.slot.name}, which no plugin of this route provides${could.length === 0 ? '' : ` (add ${could.join(' or ')})`}`);
+      } else if (!providers.some((p) => runsBefore(p.phase, p.j, need.phase, i))) {
+        const names = [...new Set(providers.map((p) => `"${p.name}"`))].join(', ');
+        // In a phase that runs in reverse (response, frame), running earlier means standing later in the route.
+        const side = REVERSED.has(need.phase) ? 'after' : 'before';
+        issues.push(`${where}: plugin "${use.use}" reads ${need.slot.name} in its ${need.phase} phase, but ${names} provides it only later: put ${names} ${side} "${use.use}"`);
+      }
+    }
+  });
+  return issues;
 }

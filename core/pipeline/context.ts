@@ -1,12 +1,10 @@
 // The typed per-request context every plugin reads and writes; no untyped bags.
 
-import type { HoldDraw } from '../store/store.js';
 import type { HttpMethod } from '../endpoints/http-method.js';
 import type { BodyFamily } from '../endpoints/registry.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
-import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { ClientAbort } from './client-abort.js';
 import type { Slot } from './slot.js';
@@ -58,14 +56,6 @@ export interface RequestContext {
   /** The channel that answered (or was last tried), and the model name sent to it. */
   channel: string | null;
   upstreamModel: string | null;
-  usage: Usage | null;
-  /** What the request cost and who pays (the quota plugin sets it at its finish; the usage record carries it). */
-  charge: Charge | null;
-  /**
-   * The output cap reserved for a request that named none (pricing.default_output_reserve; the quota plugin sets
-   * it): a translated request carries it upstream, so the upstream writes no more than was paid for. Null otherwise.
-   */
-  outputReserve: number | null;
   /**
    * Headers a plugin adds to the answer, whatever it is (success, stream head or error): the rate limits' remaining
    * counts. Null: none (no object per request).
@@ -80,27 +70,12 @@ export interface RequestContext {
   framesSent: number;
   /** The bytes of a whole (non-stream) answer's body sent to the client (what its output is estimated from when it reported no usage). */
   bodyBytesSent: number;
-  /** The stream's final usage has been read (FrameUsage.final): a cut after it needs no estimate. */
-  usageFinal: boolean;
   readonly stream: boolean;
   aborted: boolean;
   /** What a step of the chain put in `slot` (slot.ts) for the later ones; undefined when none did. */
   get<T>(slot: Slot<T>): T | undefined;
   /** Hands `value` to the chain's later steps and the route's handler. */
   set<T>(slot: Slot<T>, value: T): void;
-}
-
-/** A request's price, for its usage record (core/money). */
-export interface Charge {
-  /** Nano-units. */
-  readonly cost: bigint;
-  readonly priceVersion: string;
-  /** The account charged; absent for an unmetered key (its cost is recorded, not charged). */
-  readonly account?: string;
-  /** The holds the charge uses up (money/leases.ts). */
-  readonly draws: readonly HoldDraw[];
-  /** The output tokens were estimated from what was delivered. */
-  readonly estimated: boolean;
 }
 
 /** The request body to send upstream: the original bytes unless a plugin changed them. */

@@ -23,6 +23,7 @@ import type { AssetLibraries } from '../assets/libraries.js';
 import type { HostResolver } from '../assets/asset-url.js';
 import type { VideoUpstream } from '../video/upstream.js';
 import type { RequestContext } from './context.js';
+import type { Slot } from './slot.js';
 
 /** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
 export type RelayResult =
@@ -132,21 +133,30 @@ export interface GatewayServices {
   };
 }
 
+/** A slot a plugin provides or reads, and the phase it does so in. */
+export interface SlotUse {
+  readonly slot: Slot<unknown>;
+  readonly phase: Phase;
+}
+
 /**
  * A plugin's factory. `Options` is its `with:` block's type, generated from schemas/plugins/<name>.schema.json
  * into plugins/<name>/options.gen.ts (`npm run gen`): the chain builder checks the block against that schema
  * (defaults filled in) before `create` gets it. A plugin keeps per-request state in a WeakMap of the context
- * (meter does), so no plugin needs a field of its own in core's RequestContext.
+ * (meter does), and hands other plugins what they read through slots (request-slots.ts), so no plugin needs a field
+ * of its own in core's RequestContext.
  */
 export interface PluginFactory<Options = Readonly<Record<string, unknown>>, Uses extends keyof GatewayServices = keyof GatewayServices> {
   /** The `use:` value and the folder name; its `with:` block is checked against schemas/plugins/<name>.schema.json. */
   readonly name: string;
   /**
-   * Plugins a route with this one must also have, after it (its hooks run first in config order: quota's finish puts
-   * the charge on the context that meter's writes into the record, whose draws release quota's holds). A route
-   * without them, or with them before it, is refused.
+   * The context slots it puts a value in, and in which phase (request-slots.ts): what later steps read of it.
    */
-  readonly needs?: readonly string[];
+  readonly provides?: readonly SlotUse[];
+  /** The slots it cannot work without, and the phase it reads each in: a route without a provider is refused. */
+  readonly requires?: readonly SlotUse[];
+  /** The slots it reads when a plugin of the route provides them (each provider must come earlier). */
+  readonly reads?: readonly SlotUse[];
   /** The services it uses: `create` is handed these and no others (what a plugin depends on is written here). */
   readonly uses: readonly Uses[];
   create(options: Readonly<Options>, services: Pick<GatewayServices, Uses>): Plugin;

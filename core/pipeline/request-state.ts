@@ -12,11 +12,10 @@ import { NO_PARAMS, type BodyFamily, type BodyReads, type EndpointMatch } from '
 import { GatewayError, toGatewayError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
-import type { Usage } from '../ir/usage.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
-import type { Charge, HeaderValue, RequestContext } from './context.js';
+import type { HeaderValue, RequestContext } from './context.js';
 import { SlotValues, type Slot } from './slot.js';
 
 export class RequestState implements RequestContext {
@@ -24,13 +23,9 @@ export class RequestState implements RequestContext {
   key: AuthedKey | null = null;
   channel: string | null = null;
   upstreamModel: string | null = null;
-  usage: Usage | null = null;
-  charge: Charge | null = null;
-  outputReserve: number | null = null;
   framesSent = 0;
   bodyBytesSent = 0;
   responseHeaders: Readonly<Record<string, string>> | null = null;
-  usageFinal = false;
   status = 0;
   error: GatewayError | null = null;
   firstByteAt: number | null = null;

@@ -6,6 +6,7 @@ import { boundedUsage } from '../../core/ir/usage.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import { CHARGE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
@@ -34,7 +35,7 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
   const record = withMoney(tokenRecord(ctx, key, end), ctx, key.account);
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
-  const usage = ctx.usage;
+  const usage = ctx.get(USAGE);
   return Object.assign(record, {
     images: usage?.images ?? 0,
     inputImageTokens: usage?.inputImageTokens ?? 0,
@@ -49,15 +50,15 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
  * charges a priced record to (quota reserves from the key's account, the same name). One assign per record.
  */
 function withMoney(record: UsageRecord, ctx: RequestContext, account: string | undefined): UsageRecord {
-  const charge = ctx.charge;
-  if (charge === null) return account === undefined ? record : Object.assign(record, { account });
+  const charge = ctx.get(CHARGE);
+  if (charge === undefined) return account === undefined ? record : Object.assign(record, { account });
   const { cost, priceVersion, draws } = charge;
   const usageEstimated = charge.estimated;
   return Object.assign(record, account === undefined ? { cost, priceVersion, usageEstimated, draws } : { cost, priceVersion, usageEstimated, draws, account });
 }
 
 function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
-  const usage = ctx.usage;
+  const usage = ctx.get(USAGE);
   return {
     requestId: ctx.id,
     ts: ctx.receivedAt,
@@ -91,6 +92,17 @@ export type Services = Pick<GatewayServices, Uses>;
 export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
   name: 'meter',
   uses: USES,
+  // The usage it reads from the answer, for quota's charge, the limits' correction and its own record; the charge,
+  // when quota is in the route, which its record carries (quota's finish runs first: quota before meter).
+  provides: [
+    { slot: USAGE, phase: 'response' },
+    { slot: USAGE, phase: 'frame' },
+    { slot: USAGE_FINAL, phase: 'frame' },
+  ],
+  reads: [
+    { slot: CHARGE, phase: 'finish' },
+    { slot: USAGE, phase: 'finish' },
+  ],
   create(_options, services): Plugin {
     const metered = new WeakMap<RequestContext, MeterState>();
     const { metrics } = services;
@@ -116,13 +128,16 @@ export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
       },
       response(ctx, result) {
         // Bounded: an upstream's absurd count must not make a record the store refuses (core/ir/usage.ts).
-        if (result.kind === 'body' && result.status < 300) ctx.usage = boundedUsage(ctx.format.decodeUsage(result.body));
+        if (result.kind !== 'body' || result.status >= 300) return;
+        const usage = boundedUsage(ctx.format.decodeUsage(result.body));
+        if (usage !== null) ctx.set(USAGE, usage);
       },
       frame(ctx, frame) {
-        const found = ctx.format.decodeFrameUsage(frame, ctx.usage);
+        const found = ctx.format.decodeFrameUsage(frame, ctx.get(USAGE) ?? null);
         if (found.usage === null) return frame;
-        ctx.usage = boundedUsage(found.usage);
-        if (found.final === true) ctx.usageFinal = true;
+        const usage = boundedUsage(found.usage);
+        if (usage !== null) ctx.set(USAGE, usage);
+        if (found.final === true) ctx.set(USAGE_FINAL, true);
         return found.usageOnly && metered.get(ctx)?.dropUsageChunk === true ? null : frame;
       },
       finish(ctx) {
@@ -138,8 +153,8 @@ export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
         const labels = [ctx.route, model, channel];
         metrics.latency.observe(labels, (end - ctx.startedAt) / 1000);
         if (ctx.firstByteAt !== null) metrics.timeToFirstToken.observe(labels, (ctx.firstByteAt - ctx.startedAt) / 1000);
-        const usage = ctx.usage;
-        if (usage !== null) {
+        const usage = ctx.get(USAGE);
+        if (usage !== undefined) {
           metrics.tokens.inc([model, channel, 'prompt'], usage.promptTokens);
           metrics.tokens.inc([model, channel, 'completion'], usage.completionTokens);
           metrics.tokens.inc([model, channel, 'cached'], usage.cachedTokens);

@@ -14,6 +14,7 @@ import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
 import { callCost, costOf, type ModelPrice } from '../../core/money/price.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import { CHARGE, OUTPUT_RESERVE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
 import type { Budget } from '../../core/store/ledger-store.js';
 import type { QuotaOptions } from './options.gen.js';
 
@@ -43,9 +44,15 @@ export type Services = Pick<GatewayServices, Uses>;
 export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
   name: 'quota',
   uses: USES,
-  // Its finish sets the charge the meter's finish writes into the record; without a record the charge (and the
-  // hold it drew on, kept until the record is written) would never be settled.
-  needs: ['meter'],
+  // Its finish sets the charge the meter's finish writes into the record (so it stands before meter), from the usage
+  // meter read; without a record the charge (and the hold it drew on, kept until the record is written) would never
+  // be settled, so meter is required.
+  provides: [
+    { slot: OUTPUT_RESERVE, phase: 'request' },
+    { slot: USAGE, phase: 'finish' },
+    { slot: CHARGE, phase: 'finish' },
+  ],
+  requires: [{ slot: USAGE, phase: 'finish' }],
   create(_options, services): Plugin {
     const { pricing } = services.config;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
@@ -118,7 +125,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         const caps = ctx.format.outputCaps;
         const amount = maxCost(ctx.request, caps, price, pricing.multiplierOf(key.group), pricing.defaultOutputReserve);
         // A request naming no cap is reserved at the default: where it is translated, that is the cap sent upstream.
-        if (caps.length > 0 && pricing.defaultOutputReserve > 0 && outputCapOf(ctx.request.head, caps) === null) ctx.outputReserve = pricing.defaultOutputReserve;
+        if (caps.length > 0 && pricing.defaultOutputReserve > 0 && outputCapOf(ctx.request.head, caps) === null) ctx.set(OUTPUT_RESERVE, pricing.defaultOutputReserve);
         if (amount === 0n) {
           // A free model (or a multiplier of 0): nothing to set aside, still recorded.
           admitted.set(ctx, { price, reservation: null });
@@ -132,7 +139,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         if (admission === undefined || key === null) return;
         // Served: the client got a success status (a stream cut later still got one); only then does usage count.
         const served = ctx.status < 400;
-        let usage = served ? ctx.usage : null;
+        let usage = served ? (ctx.get(USAGE) ?? null) : null;
         let estimated = false;
         // Where the upstream did not report it all, the usage is estimated, and the estimate becomes the request's
         // usage, so that the record shows (and the audit computes) what was charged. (An image request's usage is
@@ -141,7 +148,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           // Usage without any input is none: every request has input. A translated answer whose upstream reported
           // nothing says zeros, in its client's shape, as if they were counts.
           const reported = usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : null;
-          if (ctx.stream && (!ctx.usageFinal || reported === null)) {
+          if (ctx.stream && (ctx.get(USAGE_FINAL) !== true || reported === null)) {
             // Cut before its end, or ended without its final usage (an upstream that ignores include_usage): the
             // output the client got is counted from what it was sent.
             const cut = cutStreamUsage(ctx.request, ctx.format.outputCaps, reported, ctx.framesSent);
@@ -155,7 +162,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           if (estimated) {
             // An estimate is bounded as a reported count is (meter), whatever max_tokens said.
             usage = boundedUsage(usage);
-            ctx.usage = usage;
+            if (usage !== null) ctx.set(USAGE, usage);
           }
         }
         // A flat call costs its price once it succeeded; a refused one (its upstream's 4xx, our 404) nothing.
@@ -168,10 +175,12 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
               ? 0n
               : costOf(usage, admission.price, pricing.multiplierOf(key.group));
         const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);
-        ctx.charge =
+        ctx.set(
+          CHARGE,
           key.account === undefined
             ? { cost, priceVersion: pricing.version, draws, estimated }
-            : { cost, priceVersion: pricing.version, account: key.account, draws, estimated };
+            : { cost, priceVersion: pricing.version, account: key.account, draws, estimated },
+        );
       },
     };
   },

@@ -15,6 +15,7 @@ import type { InFlight } from '../../core/metrics/in-flight-gauge.js';
 import { requestTokens } from '../../core/money/estimate.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
+import { USAGE } from '../../core/pipeline/request-slots.js';
 import type { RateLimitOptions } from './options.gen.js';
 
 /** What an admitted request holds until its finish. */
@@ -34,6 +35,8 @@ export type Services = Pick<GatewayServices, Uses>;
 export const rateLimitPlugin: PluginFactory<RateLimitOptions, Uses> = {
   name: 'rate-limit',
   uses: USES,
+  // Its finish corrects a key's token count with the usage, when the route reads any (meter).
+  reads: [{ slot: USAGE, phase: 'finish' }],
   create(options, services): Plugin {
     const plan = new LimitPlan(services.config);
     const routeRpm = options.route_rpm;
@@ -108,8 +111,8 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions, Uses> = {
  * none: a translated answer says zeros when its upstream reported nothing).
  */
 function usedTokens(ctx: RequestContext): number | null {
-  const usage = ctx.usage;
-  if (usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0)) return usage.promptTokens + usage.completionTokens;
+  const usage = ctx.get(USAGE);
+  if (usage !== undefined && (usage.promptTokens > 0 || usage.completionTokens > 0)) return usage.promptTokens + usage.completionTokens;
   return ctx.status >= 400 ? 0 : null;
 }
 

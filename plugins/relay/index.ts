@@ -6,6 +6,7 @@ import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
+import { OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
 import { readWhole } from '../../core/providers/read-whole.js';
 import { scrubError, scrubErrorBody, scrubErrorFrame } from '../../core/providers/scrub-secrets.js';
@@ -43,6 +44,8 @@ export type Services = Pick<GatewayServices, Uses>;
 export const relayPlugin: PluginFactory<RelayOptions, Uses> = {
   name: 'relay',
   uses: USES,
+  // A translated request carries the output cap quota reserved, when the route reserves one.
+  reads: [{ slot: OUTPUT_RESERVE, phase: 'relay' }],
   create(_options, services): Plugin {
     // The channel each request is being served by, counted in flight (services.channelLoad) until its finish.
     const serving = new WeakMap<RequestContext, string>();

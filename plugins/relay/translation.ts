@@ -10,6 +10,7 @@ import { removeTopLevelFields } from '../../core/formats/json-edit.js';
 import { StreamTranslation, type TranslatedStreamHooks } from '../../core/formats/translate-stream.js';
 import type { ChatRequest } from '../../core/ir/request.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
+import { OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
 import type { Attempt } from '../../core/routing/router.js';
 import { frameBatches, type FrameSource } from '../../core/sse/frame-batches.js';
 import type { SseFrame } from '../../core/sse/frame.js';
@@ -46,9 +47,9 @@ export class RequestTranslator {
     if (this.decoded === null) {
       try {
         const decoded = client.decodeRequest(this.ctx.request);
-        const reserved = this.ctx.outputReserve;
+        const reserved = this.ctx.get(OUTPUT_RESERVE);
         // Metered and naming no cap: the upstream is told the cap that was reserved, not its API's default or none.
-        this.decoded = decoded.maxTokens === null && reserved !== null ? Object.assign({}, decoded, { maxTokens: reserved }) : decoded;
+        this.decoded = decoded.maxTokens === null && reserved !== undefined ? Object.assign({}, decoded, { maxTokens: reserved }) : decoded;
       } catch (err) {
         if (!(err instanceof GatewayError)) throw err;
         this.decoded = err;

@@ -15,6 +15,7 @@ import type { Store } from '../../core/store/store.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
 import { Router } from '../../core/routing/router.js';
+import { SlotValues } from '../../core/pipeline/slot.js';
 
 function sink(saturated: boolean): UsageSink & { records: UsageRecord[] } {
   const records: UsageRecord[] = [];
@@ -27,6 +28,7 @@ function services(usage: UsageSink): GatewayServices {
 
 function context(body: Record<string, unknown>): RequestContext {
   const raw = Buffer.from(JSON.stringify(body));
+  const slots = new SlotValues();
   return {
     id: 'req_1',
     route: '/v1/chat/completions',
@@ -42,22 +44,18 @@ function context(body: Record<string, unknown>): RequestContext {
     key: { id: 'k1', name: 'tester', group: 'pro' },
     channel: 'a',
     upstreamModel: 'gpt-4o',
-    usage: null,
     status: 200,
     error: null,
     firstByteAt: null,
     stream: body['stream'] === true,
     aborted: false,
-    charge: null,
     framesSent: 0,
     bodyBytesSent: 0,
     responseHeaders: null,
-    usageFinal: false,
-    outputReserve: null,
     safe: false,
     carriesBody: true,
-    get: () => undefined,
-    set: () => undefined,
+    get: (key) => slots.get(key),
+    set: (key, value) => slots.set(key, value),
   };
 }
 

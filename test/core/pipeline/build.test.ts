@@ -149,7 +149,7 @@ test('a route that puts meter before quota is refused: the record would be writt
       - use: quota
       - use: relay
 `),
-    ['routes[0].plugins[2] (gw.yaml:10): plugin "quota" must come before "meter" in a route'],
+    ['routes[0].plugins[1] (gw.yaml:9): plugin "meter" reads charge in its finish phase, but "quota" provides it only later: put "quota" before "meter"'],
   );
 });
 
@@ -162,6 +162,6 @@ test('a route with quota and no meter is refused: its charges would never be wri
       - use: quota
       - use: relay
 `),
-    ['routes[0].plugins[1] (gw.yaml:9): plugin "quota" needs "meter" after it in the same route'],
+    ['routes[0].plugins[1] (gw.yaml:9): plugin "quota" requires usage, which no plugin of this route provides (add "meter")'],
   );
 });
