@@ -35,7 +35,6 @@ import { LocalInstances } from './shared/instances.js';
 import { Runtime, type RuntimeDeps } from './runtime.js';
 import { Lifecycle } from './lifecycle.js';
 import { ConfigReloads, recordMoneyConfig } from './reload.js';
-import { VideoPoller } from './video/poller.js';
 import { UsagePruner } from './store/usage-pruner.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import { openStore } from './store/open-store.js';
@@ -67,8 +66,6 @@ export interface StartOptions {
   readonly mockClock?: () => number;
   /** scrypt's cost for console passwords (a test's small one); PASSWORD_COST when absent. */
   readonly passwordCost?: PasswordCost;
-  /** How often the video poller looks for due tasks (tests look often); default the poll interval, at most 1 s. */
-  readonly videoPollTickMs?: number;
 }
 
 export interface RunningGateway {
@@ -121,9 +118,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
     const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
     await life.start({ name: 'usage pruner', start: () => pruner.start(), stop: () => pruner.stop() });
-    // Unfinished video tasks are the store's: this instance reads those due, one instance at a time per task.
-    const videoPoller = new VideoPoller({ owner: runtime.current.services.instances.id, deps: () => runtime.current.services, ...(options.videoPollTickMs === undefined ? {} : { tickMs: options.videoPollTickMs }) });
-    await life.start({ name: 'video poller', start: () => videoPoller.start(), stop: () => videoPoller.stop() });
+    const jobs = { instance: runtime.current.services.instances.id, services: () => runtime.current.services };
+    for (const job of options.features.flatMap((feature) => feature.jobs?.(jobs) ?? [])) await life.start(job);
     const listeners = await startListeners(life, runtime, config, options.port ?? config.server.port);
     // Stopped first: load balancers see /readyz turn 503 and stop sending; what they still send meanwhile is served.
     await life.start({ name: 'drain', stop: () => drain(runtime, logger) });

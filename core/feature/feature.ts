@@ -3,7 +3,8 @@
 // (features/index.ts; compose.ts here).
 
 import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
-import type { PluginFactory } from '../pipeline/plugin.js';
+import type { Service } from '../lifecycle.js';
+import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
 
 export interface Feature {
   /** Its folder's name. */
@@ -12,6 +13,16 @@ export interface Feature {
   readonly routes: readonly Endpoint[];
   /** The client APIs its routes speak beyond the chat APIs, with the channel types that speak each natively. */
   readonly wires?: readonly WireDeclaration[];
+  /** Its background work: services the lifecycle starts after the runtime and stops before it (core/lifecycle.ts). */
+  readonly jobs?: (env: JobEnv) => readonly Service[];
   /** Plugins it brings for chains to name (`use:`), beside plugins/. */
   readonly plugins?: readonly PluginFactory[];
+}
+
+/** What a feature's background job runs against. */
+export interface JobEnv {
+  /** This instance's name (a lease owner's). */
+  readonly instance: string;
+  /** The current config load's services: a reload swaps them, so a job asks at each run. */
+  readonly services: () => GatewayServices;
 }

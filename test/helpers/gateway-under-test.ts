@@ -15,6 +15,8 @@ import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { FEATURES } from '../../features/index.js';
+import { createVideoFeature } from '../../features/video/index.js';
+import type { Feature } from '../../core/feature/feature.js';
 
 export const TEST_KEY = 'sk-test-0123456789abcdefghij';
 export const LIMITED_KEY = 'sk-limited-0123456789abcdefgh';
@@ -90,7 +92,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
   if (options.configMode !== undefined) await chmod(configPath, options.configMode);
   const gateway = await startGateway({
     configPath,
-    features: FEATURES,
+    features: featuresFor(options.videoPollTickMs),
     factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),
     logger: options.logger ?? createSilentLogger(),
     port: 0,
@@ -101,7 +103,6 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.endpoints === undefined ? {} : { endpoints: options.endpoints }),
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
-    ...(options.videoPollTickMs === undefined ? {} : { videoPollTickMs: options.videoPollTickMs }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
@@ -144,4 +145,9 @@ export function channel(name: string, url: string, extra = ''): string {
     models: ["gpt-*"]
     cooldown_ms: 0
 ${extra}`;
+}
+
+/** The built-in features; with `pollTickMs`, the video poller looks that often (a feature's own option). */
+function featuresFor(pollTickMs: number | undefined): readonly Feature[] {
+  return pollTickMs === undefined ? FEATURES : FEATURES.map((f) => (f.name === 'video' ? createVideoFeature({ pollTickMs }) : f));
 }
