@@ -9,12 +9,19 @@ import { REPO_ROOT } from '../helpers/repo-root.js';
 
 /** A comparison of the request's method, path or route, or a test of a path by pattern or prefix. */
 const CHECKS: readonly RegExp[] = [
+  // The request's method, path or route, compared, switched on, or taken apart.
   /\bctx\.(?:route|path|method)\s*(?:===|!==|==|!=)/,
   /(?:===|!==|==|!=)\s*ctx\.(?:route|path|method)\b/,
-  /\bctx\.(?:route|path)\s*(?:\?\?[^;]*?)?\)?\.(?:startsWith|endsWith|includes|match|split)\(/,
-  /\bmethod\s*(?:===|!==)\s*'(?:GET|HEAD|POST|PATCH|PUT|DELETE)'/,
-  /'\/(?:v1|admin|console)\/[^']*'\s*(?:===|!==)|(?:===|!==)\s*'\/(?:v1|admin|console)\//,
-  /\/\^\\\/(?:v1|admin|console)/,
+  /\bswitch\s*\(\s*ctx\.(?:route|path|method)\b/,
+  /\bctx\.(?:route|path)\s*(?:\?\?[^;]*?)?\)?\.(?:startsWith|endsWith|includes|match|split|replace)\(/,
+  /\.includes\(\s*ctx\.(?:route|path|method)\b/,
+  /\{\s*(?:[\w\s,]*,\s*)?(?:route|path|method)\b[^}]*\}\s*=\s*ctx\b/,
+  // A method named by its string, either side of the comparison, in either quotes.
+  /\bmethod\s*(?:===|!==|==|!=)\s*['"](?:GET|HEAD|POST|PATCH|PUT|DELETE)['"]/,
+  /['"](?:GET|HEAD|POST|PATCH|PUT|DELETE)['"]\s*(?:===|!==|==|!=)\s*(?:ctx\.)?method\b/,
+  // A path of ours compared or matched by a pattern.
+  /['"]\/(?:v1|admin|console)\/[^'"]*['"]\s*(?:===|!==)|(?:===|!==)\s*['"]\/(?:v1|admin|console)\//,
+  /\/\^?\\\/(?:v1|admin|console)\\\//,
 ];
 
 function listTs(dir: string): string[] {
@@ -26,7 +33,7 @@ function listTs(dir: string): string[] {
 }
 
 function violations(path: string, text: string): string[] {
-  return text.split('\n').flatMap((line, i) => (CHECKS.some((check) => check.test(line.replace(/\/\/.*$/, ''))) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+  return text.split('\n').flatMap((line, i) => (CHECKS.some((check) => check.test(line.replace(/(^|\s)\/\/.*$/, ''))) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
 }
 
 describe('route checks', () => {
@@ -44,6 +51,12 @@ describe('route checks', () => {
       "if (method !== 'GET' && method !== 'HEAD') requireJson(ctx);",
       "if (ctx.method === 'POST') {",
       "return /^\\/console\\/api\\/(accounts)/.test(path);",
+      "if (/\\/console\\/api\\//.test(p)) {",
+      "switch (ctx.method) {",
+      "const { path } = ctx;",
+      "if (['GET', 'HEAD'].includes(ctx.method)) return;",
+      "if ('GET' === method) return;",
+      'if (method === "DELETE") return;',
     ].filter((line) => violations('x.ts', line).length === 0);
     assert.deepEqual(caught, []);
     assert.deepEqual(violations('x.ts', "if (!ctx.safe) requireJson(ctx); // ctx.method === 'GET' once"), []);
