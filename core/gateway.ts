@@ -19,7 +19,9 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { buildChains } from './pipeline/build.js';
 import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
-import { createProviders, createVideoUpstreams, type Provider } from './providers/index.js';
+import { createProviders, type Provider } from './providers/index.js';
+import type { Feature, FeatureServices } from './feature/feature.js';
+import type { Slot } from './pipeline/slot.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
@@ -45,6 +47,8 @@ export interface GatewayDeps {
   readonly factories: ReadonlyMap<string, PluginFactory>;
   /** The endpoints the chains serve (endpoints/registry.ts). */
   readonly endpoints: EndpointRegistry;
+  /** The features whose services each config load makes (features/index.ts); none without. */
+  readonly features?: readonly Feature[];
   /** The images the mock channel hands out as URLs, kept across reloads; a gateway of its own without. */
   readonly mockImages?: MockImageFiles;
   /** What reading large request bodies reuses (formats/scan-memory.ts), kept across reloads; a gateway of its own without. */
@@ -83,6 +87,8 @@ export class Gateway {
   readonly trustedProxies: AddressList | null;
   /** GET /v1/models: the configured models, globs expanded over what the upstreams list (startDiscovery). */
   readonly catalog: ModelCatalog;
+  /** The features' services of this load, closed with its upstream pools. */
+  readonly #owned: [FeatureServices<unknown>, unknown][] = [];
   private inFlight = 0;
   private retiring: (() => void) | null = null;
 
@@ -100,6 +106,8 @@ export class Gateway {
     // Without a long-lived one (a gateway of its own), read when an account is disabled through it (refresh()).
     const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => deps.store.ledger.disabledAccounts());
     const router = new Router(config.channels, { health: deps.health });
+    // Each feature's services of this load, made once core's are (they may use them), by the slot each names.
+    const owned = new Map<Slot<unknown>, unknown>();
     this.services = {
       config,
       router,
@@ -121,8 +129,17 @@ export class Gateway {
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
       assets: new AssetLibraries(config.channels, libraryFor(deps.store, deps.mockClock ?? Date.now), router.health),
       resolveHost: deps.resolveHost ?? systemResolver,
-      videoUpstreams: createVideoUpstreams(),
+      feature: <T>(slot: Slot<T>): T => {
+        if (!owned.has(slot)) throw new Error(`no feature of this gateway keeps services under "${slot.name}"`);
+        return owned.get(slot) as T;
+      },
     };
+    for (const feature of deps.features ?? []) {
+      if (feature.services === undefined) continue;
+      const made = feature.services.create(this.services);
+      owned.set(feature.services.slot, made);
+      this.#owned.push([feature.services, made]);
+    }
     this.chains = buildChains(config, deps.factories, this.formats, this.services, deps.endpoints);
   }
 
@@ -151,7 +168,10 @@ export class Gateway {
     this.catalog.stop();
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.retiring = resolve));
     await Promise.all(
-      [...this.services.providers.values(), ...this.services.videoUpstreams.values()].map((p) => p.close()).concat(this.services.assets.close()),
+      [...this.services.providers.values()]
+        .map((p) => p.close())
+        .concat(this.services.assets.close())
+        .concat([...this.#owned].map(([feature, services]) => feature.close(services))),
     );
   }
 }

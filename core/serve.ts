@@ -238,6 +238,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     metrics: parts.metrics,
     logger: options.logger,
     factories: pluginsOf(options.factories, options.features),
+    features: options.features,
     bodyPool: new BodyPool(),
     endpoints: parts.endpoints,
     mockImages: new MockImageFiles(),

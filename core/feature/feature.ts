@@ -5,6 +5,7 @@
 import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
 import type { Service } from '../lifecycle.js';
 import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
+import type { Slot } from '../pipeline/slot.js';
 
 export interface Feature {
   /** Its folder's name. */
@@ -13,6 +14,8 @@ export interface Feature {
   readonly routes: readonly Endpoint[];
   /** The client APIs its routes speak beyond the chat APIs, with the channel types that speak each natively. */
   readonly wires?: readonly WireDeclaration[];
+  /** What it keeps per config load, for its handlers and jobs (`services.feature(slot)`). */
+  readonly services?: FeatureServices<unknown>;
   /** Its background work: services the lifecycle starts after the runtime and stops before it (core/lifecycle.ts). */
   readonly jobs?: (env: JobEnv) => readonly Service[];
   /** Plugins it brings for chains to name (`use:`), beside plugins/. */
@@ -25,4 +28,14 @@ export interface JobEnv {
   readonly instance: string;
   /** The current config load's services: a reload swaps them, so a job asks at each run. */
   readonly services: () => GatewayServices;
+}
+
+/**
+ * A feature's services of one config load (an upstream pool, a table of libraries): made with the load's Gateway
+ * from core's services, reached through `services.feature(slot)`, closed when the Gateway retires.
+ */
+export interface FeatureServices<S> {
+  readonly slot: Slot<S>;
+  create(core: GatewayServices): S;
+  close(services: S): Promise<void>;
 }

@@ -21,7 +21,6 @@ import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import type { AssetLibraries } from '../assets/libraries.js';
 import type { HostResolver } from '../assets/asset-url.js';
-import type { VideoUpstream } from '../video/upstream.js';
 import type { RequestContext } from './context.js';
 import type { Slot } from './slot.js';
 
@@ -122,8 +121,8 @@ export interface GatewayServices {
   readonly channelLoad: ChannelLoad;
   /** The channels holding an asset library (`assets: true`), one library each. */
   readonly assets: AssetLibraries;
-  /** The video task upstream of each channel type that runs tasks (core/video/upstream.ts). */
-  readonly videoUpstreams: ReadonlyMap<ChannelType, VideoUpstream>;
+  /** A feature's services of this config load (core/feature/feature.ts), by the slot it declares them under. */
+  feature<T>(slot: Slot<T>): T;
   /** How an asset URL's host is resolved, to refuse internal addresses before anything is sent. */
   readonly resolveHost: HostResolver;
   /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */

@@ -10,6 +10,7 @@ import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js
 import type { VideoTaskRow } from '../../core/store/video-task-store.js';
 import { taskNotFound } from '../../core/video/read.js';
 import { openTaskFile } from '../../core/video/task-file.js';
+import { videoDepsOf } from './services.js';
 import { offsetParam } from '../../core/console/query-params.js';
 import { consoleJson } from '../../core/console/console-answer.js';
 import { requireAccount, scopeOf } from '../../core/console/scope.js';
@@ -76,7 +77,7 @@ export async function videoContent(ctx: RequestContext, services: GatewayService
   const row = await services.store.videoTasks.task(id);
   if (row === undefined || (account !== null && row.account !== account)) throw taskNotFound(id);
   ctx.channel = row.channel;
-  const file = await openTaskFile(services, row, ctx.abort.signal);
+  const file = await openTaskFile(videoDepsOf(services), row, ctx.abort.signal);
   const headers: Record<string, string> = {
     'content-type': file.contentType,
     // The page's link saves the file rather than opening the player in place of the console.

@@ -7,6 +7,7 @@ import type { BodyReads, ChainStep } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { downloadConsoleTask, listConsoleTasks } from './console-videos.js';
 import { videoPollerJob } from './poller-job.js';
+import { videoServices } from './services.js';
 import { cancelOwnTask, createTask, downloadTask, listOwnTasks, readTask } from './tasks.js';
 import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../../core/formats/video/index.js';
 
@@ -36,6 +37,7 @@ export function createVideoFeature(options: VideoFeatureOptions = {}): Feature {
       consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask, 'user'),
     ],
     // Unfinished tasks are the store's: each instance reads those due, one instance at a time per task.
+    services: videoServices,
     jobs: (env) => [videoPollerJob(env, options.pollTickMs)],
   };
 }

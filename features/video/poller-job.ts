@@ -4,9 +4,10 @@
 import type { JobEnv } from '../../core/feature/feature.js';
 import type { Service } from '../../core/lifecycle.js';
 import { VideoPoller } from '../../core/video/poller.js';
+import { videoDepsOf } from './services.js';
 
 /** `tickMs`: how often it looks for due tasks (tests look often); default the poll interval, at most 1 s. */
 export function videoPollerJob(env: JobEnv, tickMs?: number): Service {
-  const poller = new VideoPoller({ owner: env.instance, deps: env.services, ...(tickMs === undefined ? {} : { tickMs }) });
+  const poller = new VideoPoller({ owner: env.instance, deps: () => videoDepsOf(env.services()), ...(tickMs === undefined ? {} : { tickMs }) });
   return { name: 'video poller', start: () => poller.start(), stop: () => poller.stop() };
 }

@@ -16,6 +16,7 @@ import type { VideoDeps } from '../../core/video/video-deps.js';
 import { cancelTask } from './cancel.js';
 import { download } from './download.js';
 import { listTasks } from './list.js';
+import { videoDepsOf } from './services.js';
 import { videoObject } from './video-object.js';
 
 type KeyedHandler = (ctx: RequestContext, deps: VideoDeps, key: AuthedKey, owner: string) => Promise<RelayResult>;
@@ -25,7 +26,7 @@ function keyed(handler: KeyedHandler): RouteHandler {
   return (ctx: RequestContext, services: GatewayServices) => {
     if (ctx.key === null) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'An API key is required.');
     // A client's GET that reads a task from its upstream holds the task's lease under the request's own name.
-    return handler(ctx, services, ctx.key, `${services.instances.id}:read:${ctx.id}`);
+    return handler(ctx, videoDepsOf(services), ctx.key, `${services.instances.id}:read:${ctx.id}`);
   };
 }
 

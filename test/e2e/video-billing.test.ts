@@ -8,6 +8,7 @@ import { auditBooks } from '../../core/money/audit.js';
 import { VideoPoller } from '../../core/video/poller.js';
 import { until } from '../helpers/poll.js';
 import { ALICE, BROKE, HALF, SEEDANCE, startVideoGateway, startVideoPlanes, TEST_KEY, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { videoDepsOf } from '../../features/video/services.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
 /** 108,900 tokens at 2.00 per 1M. */
@@ -137,7 +138,7 @@ describe('video task billing', () => {
     assert.equal(await balance('acme'), start, 'not charged yet');
     const stray = await store().ledger.acquireHold({ budget: { kind: 'account', account: 'acme' }, min: 1000n, want: 1000n, owner: 'task:video_neverwritten', now: Date.now(), expiresAt: Date.now() + 3_600_000 });
     assert.equal(stray.granted, true);
-    const poller = new VideoPoller({ owner: 'sweep-test', deps: () => services });
+    const poller = new VideoPoller({ owner: 'sweep-test', deps: () => videoDepsOf(services) });
     await poller.sweep(Date.now() + 60_000);
     await poller.sweep(Date.now() + 60_000);
     assert.equal(start - (await balance('acme')), TASK_COST, 'charged once');

@@ -9,6 +9,7 @@ import { auditBooks } from '../../core/money/audit.js';
 import { VideoPoller } from '../../core/video/poller.js';
 import { until } from '../helpers/poll.js';
 import { ALICE, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { videoDepsOf } from '../../features/video/services.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
 /** Served by the channels' `doubao-seedance-*`, priced by its own entry, which comes first. */
@@ -114,7 +115,7 @@ describe('video tasks priced per second', () => {
       at: Date.now(),
     });
     assert.equal(won, true);
-    await new VideoPoller({ owner: 'per-second-sweep', deps: () => services }).sweep(Date.now() + 60_000);
+    await new VideoPoller({ owner: 'per-second-sweep', deps: () => videoDepsOf(services) }).sweep(Date.now() + 60_000);
     assert.equal(start - (await balance('acme')), TASK_COST);
     assert.equal((await record(id))?.videoSeconds, 8);
   });
