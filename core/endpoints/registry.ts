@@ -15,7 +15,7 @@ import type { ApiFormat, ChannelType } from '../config/resolved.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { ScanMemory } from '../formats/scan-memory.js';
 import type { RouteHandler } from '../pipeline/plugin.js';
-import type { MockAnswer } from '../providers/mock/answers.js';
+import type { MockAnswer } from '../providers/provider.js';
 import type { HttpMethod } from './http-method.js';
 import { percentDecode } from './intake-names.js';
 

@@ -61,3 +61,14 @@ export interface Provider {
    */
   listModels?(channel: ResolvedChannel, key: string, signal: AbortSignal): Promise<readonly string[]>;
 }
+
+/** Where the mock channel keeps the images it hands out as URLs (mock/image-files.ts). */
+export interface MockFiles {
+  add(png: Buffer): string;
+}
+
+/**
+ * What the `mock` channel answers on a route (a route's `mock`, endpoints/registry.ts): `files` keeps the images it
+ * hands out as URLs.
+ */
+export type MockAnswer = (request: UpstreamRequest, files: MockFiles) => Promise<UpstreamResponse>;

@@ -212,6 +212,13 @@ describe('architecture of the source tree', () => {
     assertNone(files.flatMap(checkDirection));
   });
 
+  it('the route registry knows no mock: a route carries its mock answer, the registry only its type', () => {
+    const registry = files.find((f) => f.path === 'core/endpoints/registry.ts');
+    assert.ok(registry !== undefined);
+    assert.deepEqual(findImports(registry.text).filter((r) => r.specifier.includes('/mock/')), []);
+    assert.ok(findImports(registry.text).length > 0);
+  });
+
   it('only core/http/ imports fastify', () => {
     assertNone(files.flatMap(checkFastify));
     assert.ok(files.some((f) => f.path.startsWith('core/http/') && findImports(f.text).some((r) => r.specifier === 'fastify')));

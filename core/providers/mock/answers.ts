@@ -3,16 +3,14 @@
 
 import type { WireFormat } from '../../config/resolved.js';
 import { GatewayError } from '../../errors.js';
-import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
+import type { MockAnswer, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { answerCountTokens, answerMessages } from './anthropic.js';
 import { answerChat } from './chat.js';
-import type { MockImageFiles } from './image-files.js';
 import { answerImages } from './images.js';
 import { refusalOf } from './refusal.js';
 import { answerCompact, answerResponses } from './responses.js';
 
-/** The mock's answer to one call: `files` keeps the images it hands out as URLs. */
-export type MockAnswer = (request: UpstreamRequest, files: MockImageFiles) => Promise<UpstreamResponse>;
+export type { MockAnswer };
 
 /** A JSON API's answer: the body read, refused as the real API refuses it (refusal.ts), else answered. */
 function jsonAnswer(wire: WireFormat, answer: (request: UpstreamRequest, body: Record<string, unknown>) => UpstreamResponse): MockAnswer {

@@ -6,9 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import busboy from 'busboy';
 import { openaiFields } from '../../formats/openai-chat/fields.js';
 import { encodeError } from '../../formats/openai-chat/errors.js';
-import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
+import type { MockFiles, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { drawImage, editImage, mockSizeOf, readSource, type ImageSize } from './draw-image.js';
-import { MOCK_IMAGE_PATH, type MockImageFiles } from './image-files.js';
+import { MOCK_IMAGE_PATH } from './image-files.js';
 import { jsonResponse, renderedResponse, sseResponse } from './respond.js';
 import { GatewayError } from '../../errors.js';
 
@@ -22,7 +22,7 @@ interface ImageJob {
   readonly source: Buffer | null;
 }
 
-export async function answerImages(request: UpstreamRequest, files: MockImageFiles): Promise<UpstreamResponse> {
+export async function answerImages(request: UpstreamRequest, files: MockFiles): Promise<UpstreamResponse> {
   let job: ImageJob;
   try {
     job = request.path === '/v1/images/edits' ? await readEdit(request) : readGeneration(request);
