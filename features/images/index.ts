@@ -2,7 +2,7 @@
 
 import { METERED } from '../../core/endpoints/model-routes.js';
 import type { Feature } from '../../core/feature/feature.js';
-import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from '../../core/formats/openai-images/index.js';
+import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from './format.js';
 import { MOCK_IMAGES } from '../../core/providers/mock/answers.js';
 
 export const imagesFeature: Feature = {

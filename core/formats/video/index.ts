@@ -9,7 +9,7 @@ import type { ClientFormat, ParsedRequest } from '../format.js';
 import { createJsonBodyReader } from '../json-request.js';
 import { LazyRequest } from '../lazy-request.js';
 import { isMultipartForm, MultipartProblem, readMultipartForm } from '../multipart-form.js';
-import { isJson, mediaTypeOf, unsupportedMedia } from '../openai-images/content-type.js';
+import { isJson, mediaTypeOf, unsupportedMedia } from '../content-type.js';
 import { encodeError, encodeStreamError, isErrorFrame } from '../openai-chat/errors.js';
 import { wordOpenAIProblem } from '../openai-chat/request.js';
 import { plainFormat } from '../plain-format.js';

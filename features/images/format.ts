@@ -1,14 +1,14 @@
 // The OpenAI Images client format: POST /v1/images/generations (JSON) and /v1/images/edits (multipart). Served
 // natively only (there is no counterpart in another API), answers and errors in OpenAI's shape.
 
-import type { ClientFormat } from '../format.js';
-import { plainFormat } from '../plain-format.js';
-import { encodeError, encodeStreamError, isErrorFrame as isChatErrorFrame } from '../openai-chat/errors.js';
-import { decodeImageEdit } from './edits.js';
-import { createGenerationsDecoder } from './generations.js';
-import { ScanMemory } from '../scan-memory.js';
+import type { ClientFormat } from '../../core/formats/format.js';
+import { plainFormat } from '../../core/formats/plain-format.js';
+import { encodeError, encodeStreamError, isErrorFrame as isChatErrorFrame } from '../../core/formats/openai-chat/errors.js';
+import { decodeImageEdit } from './edits-request.js';
+import { createGenerationsDecoder } from './generations-request.js';
+import { ScanMemory } from '../../core/formats/scan-memory.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
-import type { SseFrame } from '../../sse/frame.js';
+import type { SseFrame } from '../../core/sse/frame.js';
 
 /** A stream's failure: `event: error`, or a data frame with a top-level `error` as on the other OpenAI APIs. */
 function isErrorFrame(frame: SseFrame): boolean {

@@ -1,12 +1,12 @@
 // Reads a POST /v1/images/generations request: a JSON body, checked shallowly, forwarded as the client's bytes.
 
-import type { BodyBytes } from '../body-bytes.js';
-import type { ParsedRequest } from '../format.js';
-import { createJsonBodyReader } from '../json-request.js';
-import type { ScanMemory } from '../scan-memory.js';
-import { LazyRequest } from '../lazy-request.js';
-import { wordOpenAIProblem } from '../openai-chat/request.js';
-import { isJson, mediaTypeOf, unsupportedMedia } from './content-type.js';
+import type { BodyBytes } from '../../core/formats/body-bytes.js';
+import type { ParsedRequest } from '../../core/formats/format.js';
+import { createJsonBodyReader } from '../../core/formats/json-request.js';
+import type { ScanMemory } from '../../core/formats/scan-memory.js';
+import { LazyRequest } from '../../core/formats/lazy-request.js';
+import { wordOpenAIProblem } from '../../core/formats/openai-chat/request.js';
+import { isJson, mediaTypeOf, unsupportedMedia } from '../../core/formats/content-type.js';
 import { defaultImageModel } from './default-model.js';
 
 export function createGenerationsDecoder(memory: ScanMemory): (raw: BodyBytes, contentType?: string) => ParsedRequest {

@@ -1,14 +1,14 @@
 // Reads a POST /v1/images/edits request: a multipart form whose fields are read only to route and check it; the
 // upstream gets the client's bytes and content type (boundary included), never a re-encoded form.
 
-import { GatewayError } from '../../errors.js';
-import type { BodyBytes } from '../body-bytes.js';
-import type { ParsedRequest } from '../format.js';
-import { LazyRequest } from '../lazy-request.js';
-import { textPartNames } from '../multipart-edit.js';
-import { isMultipartForm, MultipartProblem, readMultipartForm, type MultipartForm } from '../multipart-form.js';
-import { invalidField, missingField } from '../openai-chat/fields.js';
-import { isJson, mediaTypeOf, unsupportedMedia } from './content-type.js';
+import { GatewayError } from '../../core/errors.js';
+import type { BodyBytes } from '../../core/formats/body-bytes.js';
+import type { ParsedRequest } from '../../core/formats/format.js';
+import { LazyRequest } from '../../core/formats/lazy-request.js';
+import { textPartNames } from '../../core/formats/multipart-edit.js';
+import { isMultipartForm, MultipartProblem, readMultipartForm, type MultipartForm } from '../../core/formats/multipart-form.js';
+import { invalidField, missingField } from '../../core/formats/openai-chat/fields.js';
+import { isJson, mediaTypeOf, unsupportedMedia } from '../../core/formats/content-type.js';
 import { defaultImageModel } from './default-model.js';
 
 const ROUTE = '/v1/images/edits';

@@ -1,11 +1,11 @@
 // Usage of the Images API: the images made (data[] of a whole answer, the completed events of a stream) and, from
 // the GPT image models, tokens with their image part (input_tokens_details, output_tokens_details).
 
-import type { Usage } from '../../ir/usage.js';
-import type { SseFrame } from '../../sse/frame.js';
-import type { FrameUsage } from '../format.js';
-import { topLevelArrayLength, topLevelJson } from '../json-scan.js';
-import { count, field } from '../json-fields.js';
+import type { Usage } from '../../core/ir/usage.js';
+import type { SseFrame } from '../../core/sse/frame.js';
+import type { FrameUsage } from '../../core/formats/format.js';
+import { topLevelArrayLength, topLevelJson } from '../../core/formats/json-scan.js';
+import { count, field } from '../../core/formats/json-fields.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 

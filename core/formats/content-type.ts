@@ -1,6 +1,7 @@
-// What the image endpoints accept as a body's content type, and the 415 for the rest.
+// What the form-taking endpoints (image edits, video submissions) accept as a body's content type, and the 415 for
+// the rest.
 
-import { GatewayError } from '../../errors.js';
+import { GatewayError } from '../errors.js';
 
 /** The media type alone, lower case (`multipart/form-data` of `multipart/form-data; boundary=x`); '' when absent. */
 export function mediaTypeOf(contentType: string | undefined): string {
