@@ -18,11 +18,19 @@ export type ConsoleUsageCsv = string;
  */
 export type ConsoleVideoContent = string;
 /**
+ * PATCH /console/api/accounts/{name} (operator), 200: the account, disabled or enabled.
+ */
+export type ConsoleAccountEdited = ConsoleAccount;
+/**
  * PATCH /console/api/keys/{id}, 200: the key as edited.
  */
 export type ConsoleKeyEdited = ConsoleKey & {
   key?: never;
 };
+/**
+ * POST /console/api/accounts (operator), 201: the new account (balance 0).
+ */
+export type ConsoleAccountCreated = ConsoleAccount;
 /**
  * POST /console/api/asset-groups/{id}/bind (operator), 200: the group as now bound to the key named.
  */
@@ -713,38 +721,6 @@ export interface ConsoleVideoTask {
   download: string | null;
 }
 /**
- * PATCH /console/api/accounts/{name} (operator), 200: the account, disabled or enabled.
- */
-export interface ConsoleAccountEdited {
-  name: string;
-  description: string | null;
-  /**
-   * An amount that may be negative (a balance, a charge in the ledger), as formatMoney writes it.
-   */
-  balance: string;
-  currency: string;
-  /**
-   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
-   */
-  created_at: string;
-  /**
-   * Its keys are refused.
-   */
-  disabled: boolean;
-  /**
-   * The groups its users may make keys in: file_groups and console_groups together (features/console/account-groups.ts).
-   */
-  groups: string[];
-  /**
-   * From gateway.yaml's accounts[].groups: the console cannot remove them.
-   */
-  file_groups: string[];
-  /**
-   * Set by the operator in the console (PATCH {groups}).
-   */
-  console_groups: string[];
-}
-/**
  * POST /console/api/accounts/{name}/credit (operator): 201 with the new entry, or 200 with applied false and the first entry when this idempotency_key had credited already (nothing added twice); the account as it now is. The entry has no account field here (the ledger page's entries do).
  */
 export interface ConsoleCredited {
@@ -764,38 +740,6 @@ export interface ConsoleUserMade {
    * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
    */
   link_expires_at: string;
-}
-/**
- * POST /console/api/accounts (operator), 201: the new account (balance 0).
- */
-export interface ConsoleAccountCreated {
-  name: string;
-  description: string | null;
-  /**
-   * An amount that may be negative (a balance, a charge in the ledger), as formatMoney writes it.
-   */
-  balance: string;
-  currency: string;
-  /**
-   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
-   */
-  created_at: string;
-  /**
-   * Its keys are refused.
-   */
-  disabled: boolean;
-  /**
-   * The groups its users may make keys in: file_groups and console_groups together (features/console/account-groups.ts).
-   */
-  groups: string[];
-  /**
-   * From gateway.yaml's accounts[].groups: the console cannot remove them.
-   */
-  file_groups: string[];
-  /**
-   * Set by the operator in the console (PATCH {groups}).
-   */
-  console_groups: string[];
 }
 /**
  * POST /console/api/config/reload (operator), 200: whether this instance now runs the file (false: the file was rejected and the previous config stays; the log names the problems), and a sentence saying so.
