@@ -116,13 +116,29 @@ export interface FleetMember {
   readonly url: string;
 }
 
-/** Starts `count` gateway processes on one config, each on a free port, and resolves once every one listens. */
+/**
+ * Starts `count` gateway processes on one config, each on a free port, and resolves once every one listens. A port
+ * is free when it is picked and taken when the child binds it, so another process may take it between the two: a
+ * member that exits on EADDRINUSE starts again on another port (its journal is named after the port, so it cannot
+ * listen on port 0 and report it).
+ */
 export async function startFleet(configPath: string, count: number): Promise<FleetMember[]> {
-  const members: FleetMember[] = [];
-  for (let i = 0; i < count; i++) {
+  const start = async (): Promise<FleetMember> => {
     const port = await freePort();
-    members.push({ cli: spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' })), url: `http://127.0.0.1:${port}` });
+    return { cli: spawnCli(['serve', '--config', configPath], cliEnv({ PORT: String(port), LOG_LEVEL: 'info' })), url: `http://127.0.0.1:${port}` };
+  };
+  const members: FleetMember[] = [];
+  for (let i = 0; i < count; i++) members.push(await start());
+  for (let i = 0; i < members.length; i++) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await waitForLog((members[i] as FleetMember).cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+        members[i] = await start();
+      }
+    }
   }
-  for (const m of members) await waitForLog(m.cli, 'gateway listening', { timeoutMs: 30_000, intervalMs: 50 });
   return members;
 }
