@@ -3,14 +3,14 @@
 import { METERED } from '../../core/endpoints/model-routes.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { createOpenAIImagesEditsFormat, createOpenAIImagesGenerationsFormat } from './format.js';
-import { MOCK_IMAGES } from '../../core/providers/mock/answers.js';
+import { answerEdits, answerGenerations } from './mock-answer.js';
 
 export const imagesFeature: Feature = {
   name: 'images',
   wires: [{ name: 'openai-images', native: ['openai', 'mock'] }],
   routes: [
-    { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED, mock: MOCK_IMAGES },
+    { method: 'POST', path: '/v1/images/generations', wire: 'openai-images', createFormat: createOpenAIImagesGenerationsFormat, chain: METERED, mock: answerGenerations },
     // A multipart form: read within server.body_limit, its fields read to route it, its bytes forwarded as sent.
-    { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: MOCK_IMAGES },
+    { method: 'POST', path: '/v1/images/edits', wire: 'openai-images', createFormat: createOpenAIImagesEditsFormat, chain: METERED, mock: answerEdits },
   ],
 };

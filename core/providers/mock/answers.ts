@@ -6,7 +6,6 @@ import { GatewayError } from '../../errors.js';
 import type { MockAnswer, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { answerCountTokens, answerMessages } from './anthropic.js';
 import { answerChat } from './chat.js';
-import { answerImages } from './images.js';
 import { refusalOf } from './refusal.js';
 import { answerCompact, answerResponses } from './responses.js';
 
@@ -31,4 +30,3 @@ export const MOCK_COUNT_TOKENS = jsonAnswer('anthropic-messages', (_request, bod
 export const MOCK_RESPONSES = jsonAnswer('openai-responses', answerResponses);
 export const MOCK_COMPACT = jsonAnswer('openai-responses', answerCompact);
 /** The image endpoints' bodies are not all JSON (an edit is a multipart form): read by their own answer. */
-export const MOCK_IMAGES: MockAnswer = (request, files) => answerImages(request, files);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PNG } from 'pngjs';
-import { drawImage, editImage, mockSizeOf, readSource } from '../../../../core/providers/mock/draw-image.js';
+import { drawImage, editImage, mockSizeOf, readSource } from './mock-draw.js';
 
 function solid(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
   const png = new PNG({ width, height });

@@ -1,16 +1,16 @@
 // The mock channel's Images API: /v1/images/generations and /v1/images/edits, answered with real PNGs drawn
-// offline (draw-image.ts), as `b64_json` or as a `url` the gateway serves for an hour (image-files.ts); with
+// offline (mock-draw.ts), as `b64_json` or as a `url` the gateway serves for an hour (core/providers/mock/image-files.ts); with
 // `stream: true`, partial-image events and a completed event per image, as OpenAI streams them.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import busboy from 'busboy';
-import { openaiFields } from '../../formats/openai-chat/fields.js';
-import { encodeError } from '../../formats/openai-chat/errors.js';
-import type { MockFiles, UpstreamRequest, UpstreamResponse } from '../provider.js';
-import { drawImage, editImage, mockSizeOf, readSource, type ImageSize } from './draw-image.js';
-import { MOCK_IMAGE_PATH } from './image-files.js';
-import { jsonResponse, renderedResponse, sseResponse } from './respond.js';
-import { GatewayError } from '../../errors.js';
+import { openaiFields } from '../../core/formats/openai-chat/fields.js';
+import { encodeError } from '../../core/formats/openai-chat/errors.js';
+import type { MockFiles, UpstreamRequest, UpstreamResponse } from '../../core/providers/provider.js';
+import { drawImage, editImage, mockSizeOf, readSource, type ImageSize } from './mock-draw.js';
+import { MOCK_IMAGE_PATH } from '../../core/providers/mock/image-files.js';
+import { jsonResponse, renderedResponse, sseResponse } from '../../core/providers/mock/respond.js';
+import { GatewayError } from '../../core/errors.js';
 
 /** The Images API's own bound on `n`. */
 const MAX_N = 10;
@@ -22,10 +22,20 @@ interface ImageJob {
   readonly source: Buffer | null;
 }
 
-export async function answerImages(request: UpstreamRequest, files: MockFiles): Promise<UpstreamResponse> {
+/** POST /v1/images/generations: a JSON body. */
+export function answerGenerations(request: UpstreamRequest, files: MockFiles): Promise<UpstreamResponse> {
+  return answerJob(request, async () => readGeneration(request), files);
+}
+
+/** POST /v1/images/edits: a multipart form with the image to edit. */
+export function answerEdits(request: UpstreamRequest, files: MockFiles): Promise<UpstreamResponse> {
+  return answerJob(request, () => readEdit(request), files);
+}
+
+async function answerJob(request: UpstreamRequest, read: () => Promise<ImageJob>, files: MockFiles): Promise<UpstreamResponse> {
   let job: ImageJob;
   try {
-    job = request.path === '/v1/images/edits' ? await readEdit(request) : readGeneration(request);
+    job = await read();
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     return renderedResponse(encodeError(err));
