@@ -1,8 +1,9 @@
 // The console API's JSON answers, and the headers every console answer carries, pages and API alike.
 
+import { jsonAnswer } from '../pipeline/json-answer.js';
 import type { RelayResult } from '../pipeline/plugin.js';
 
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -13,11 +14,6 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function consoleJson(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): RelayResult {
-  return {
-    kind: 'body',
-    status,
-    // Sessions and CSRF tokens are in these answers: never cached anywhere.
-    headers: Object.assign({ 'content-type': 'application/json', 'cache-control': 'no-store' }, PAGE_HEADERS, headers),
-    body: Buffer.from(JSON.stringify(value)),
-  };
+  // Sessions and CSRF tokens are in these answers: never cached anywhere.
+  return jsonAnswer(status, value, Object.assign({ 'cache-control': 'no-store' }, PAGE_HEADERS, headers));
 }

@@ -22,7 +22,7 @@ export async function servePage(ctx: RequestContext): Promise<RelayResult> {
 }
 
 /** One of the built files; any other name is not found. */
-export async function pageFile(file: string, dir: string = join(findPackageRoot(), 'dist', 'console')): Promise<RelayResult> {
+async function pageFile(file: string, dir: string = join(findPackageRoot(), 'dist', 'console')): Promise<RelayResult> {
   const type = TYPES[file];
   if (type === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No console file "${file}".`);
   let body: Buffer;
