@@ -82,7 +82,7 @@ const ERRORS = {
   GW_ERR_ASSET_GROUP_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_group_not_found' },
   GW_ERR_ASSET_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_not_found' },
   GW_ERR_ASSET_GROUP_LIMIT: { status: 403, kind: 'permission', wireCode: 'QuotaExceeded.AssetGroups' },
-  GW_ERR_ASSET_URL_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_url' },
+  GW_ERR_URL_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_url' },
   GW_ERR_ASSET_LIBRARY_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'asset_library_unavailable' },
   GW_ERR_VIDEO_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'video_not_found' },
   GW_ERR_VIDEO_ASSET_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_asset_reference' },

@@ -33,7 +33,7 @@ import { AddressList } from './keys/address-list.js';
 import type { Store } from './store/store.js';
 import { AssetLibraries } from './assets/libraries.js';
 import type { AssetLibrary } from './assets/library.js';
-import { systemResolver, type HostResolver } from './assets/asset-url.js';
+import { systemResolver, type HostResolver } from './http/public-url.js';
 import { createMockAssetLibrary } from './providers/mock/asset-library.js';
 import { createVolcengineLibrary } from './providers/volcengine/control-plane.js';
 

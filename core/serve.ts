@@ -25,7 +25,7 @@ import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
 import { Leases } from './money/leases.js';
 import type { Limiter } from './limits/limiter.js';
-import type { HostResolver } from './assets/asset-url.js';
+import type { HostResolver } from './http/public-url.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
 import { ChannelLoad } from './routing/channel-load.js';

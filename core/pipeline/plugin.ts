@@ -20,7 +20,7 @@ import type { FrameSource } from '../sse/frame-batches.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import type { AssetLibraries } from '../assets/libraries.js';
-import type { HostResolver } from '../assets/asset-url.js';
+import type { HostResolver } from '../http/public-url.js';
 import type { RequestContext } from './context.js';
 import type { Slot } from './slot.js';
 

@@ -4,7 +4,7 @@
 // is before the gateway fetches it (a relay used as a base URL could name an internal address): on the channel's own
 // origin, or https to a public host. What comes back is served as a video, never as a page of the gateway's origin.
 
-import { checkHost } from '../assets/asset-url.js';
+import { checkHost } from '../http/public-url.js';
 import { GatewayError } from '../errors.js';
 import type { ResolvedChannel } from '../config/resolved.js';
 import type { VideoTaskRow } from '../store/video-task-store.js';

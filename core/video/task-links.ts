@@ -1,9 +1,9 @@
 // The links of a video task, read once where the caller wrote them: Ark fetches every URL it is given and resolves every
-// `asset://` link it finds, so each is held to CreateAsset's rules (core/assets/asset-url.ts) or to the asset library's
+// `asset://` link it finds, so each is held to CreateAsset's rules (core/http/public-url.ts) or to the asset library's
 // ownership (asset-links.ts) before anything is written or sent. Read here without DNS; the host names are resolved by
 // checkTaskHosts at submission.
 
-import { checkHost, readAssetUrl, type HostResolver } from '../assets/asset-url.js';
+import { checkHost, readPublicUrl, type HostResolver } from '../http/public-url.js';
 import { GatewayError } from '../errors.js';
 
 /** What a task links to: `asset://` ids, each once, in order, and host names still to resolve with the field naming each. */
@@ -34,8 +34,8 @@ function addAsset(links: TaskLinks, id: string): void {
 
 /** A URL refusal naming the caller's field. */
 function refusedAt(param: string, err: unknown): unknown {
-  if (!(err instanceof GatewayError) || err.code !== 'GW_ERR_ASSET_URL_REFUSED') return err;
-  return new GatewayError('GW_ERR_ASSET_URL_REFUSED', `Invalid '${param}': ${err.message}`, { param });
+  if (!(err instanceof GatewayError) || err.code !== 'GW_ERR_URL_REFUSED') return err;
+  return new GatewayError('GW_ERR_URL_REFUSED', `Invalid '${param}': ${err.message}`, { param });
 }
 
 /**
@@ -51,15 +51,15 @@ export function readMediaUrl(value: unknown, param: string, links: TaskLinks): s
       return `asset://${id}`;
     }
     if (ASSET_SCHEME.test(value)) {
-      throw new GatewayError('GW_ERR_ASSET_URL_REFUSED', `Invalid '${param}': an asset link is asset://<Id>, the Id as the asset library gave it.`, { param });
+      throw new GatewayError('GW_ERR_URL_REFUSED', `Invalid '${param}': an asset link is asset://<Id>, the Id as the asset library gave it.`, { param });
     }
     if (value.length <= MAX_DATA_URL && DATA_URL.test(value)) return value;
   }
   try {
-    const url = readAssetUrl(value);
+    const url = readPublicUrl(value);
     const host = url.hostname;
     if (!links.hosts.has(host)) {
-      if (links.hosts.size >= MAX_HOSTS) throw new GatewayError('GW_ERR_ASSET_URL_REFUSED', `URL names a host beyond the ${MAX_HOSTS} one task may link to: put the files on fewer hosts, or in the asset library.`);
+      if (links.hosts.size >= MAX_HOSTS) throw new GatewayError('GW_ERR_URL_REFUSED', `URL names a host beyond the ${MAX_HOSTS} one task may link to: put the files on fewer hosts, or in the asset library.`);
       links.hosts.set(host, param);
     }
     return url.href;

@@ -1,7 +1,7 @@
 // What the video task code needs of a config load (the plugin's services, or the poller's current Gateway's).
 
 import type { AssetLibraries } from '../assets/libraries.js';
-import type { HostResolver } from '../assets/asset-url.js';
+import type { HostResolver } from '../http/public-url.js';
 import type { ChannelType, ResolvedConfig } from '../config/resolved.js';
 import type { Logger } from '../logging/logger.js';
 import type { Router } from '../routing/router.js';

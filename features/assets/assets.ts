@@ -1,7 +1,7 @@
 // The asset actions on one asset: CreateAsset (into the caller's own bound group, its URL checked first), GetAsset and
 // UpdateAsset. ListAssets is list-assets.ts.
 
-import { checkAssetUrl } from '../../core/assets/asset-url.js';
+import { checkPublicUrl } from '../../core/http/public-url.js';
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
@@ -17,7 +17,7 @@ export const STATUSES: ReadonlySet<string> = new Set<AssetStatus>(['Processing',
 export async function createAsset(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
   // A foreign or unbound group is refused as a missing one, before the URL is even looked at.
   const group = await ownGroup(services, key, textOf(body, 'GroupId') ?? '', 'GroupId');
-  const url = await checkAssetUrl(body['URL'], services.resolveHost);
+  const url = await checkPublicUrl(body['URL'], services.resolveHost);
   const assetType = textOf(body, 'AssetType') ?? '';
   const sent: Record<string, unknown> = { GroupId: group.id, URL: url, AssetType: assetType };
   const name = textOf(body, 'Name');

@@ -9,7 +9,7 @@ import type { EndpointRegistry } from '../../core/endpoints/registry.js';
 import { createSilentLogger, type Logger } from '../../core/logging/logger.js';
 import type { PluginFactory } from '../../core/pipeline/plugin.js';
 import type { Limiter } from '../../core/limits/limiter.js';
-import type { HostResolver } from '../../core/assets/asset-url.js';
+import type { HostResolver } from '../../core/http/public-url.js';
 import { startGateway, type RunningGateway } from '../../core/serve.js';
 import { openStore } from '../../core/store/open-store.js';
 import type { UsageRecord } from '../../core/store/store.js';

@@ -36,7 +36,7 @@ const CODES: Partial<Readonly<Record<ErrorCode, string>>> = {
   GW_ERR_REQUEST_MISSING_FIELD: 'MissingParameter',
   GW_ERR_REQUEST_TOO_LARGE: 'RequestEntityTooLarge',
   GW_ERR_REQUEST_TIMEOUT: 'RequestTimeout',
-  GW_ERR_ASSET_URL_REFUSED: 'InvalidParameter.URL',
+  GW_ERR_URL_REFUSED: 'InvalidParameter.URL',
   GW_ERR_ASSET_GROUP_NOT_FOUND: 'NotFound.group_id',
   GW_ERR_ASSET_NOT_FOUND: 'NotFound.asset_id',
   GW_ERR_UPSTREAM_TIMEOUT: 'GatewayTimeout',

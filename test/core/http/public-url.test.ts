@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkAssetUrl, type HostResolver } from '../../../core/assets/asset-url.js';
+import { checkPublicUrl, type HostResolver } from '../../../core/http/public-url.js';
 import { GatewayError } from '../../../core/errors.js';
 
 const answering =
@@ -26,12 +26,12 @@ function recording(): { readonly resolve: HostResolver; readonly asked: string[]
 
 async function assertRefused(value: unknown, resolve: HostResolver, words: RegExp, timeoutMs?: number): Promise<GatewayError> {
   let caught: unknown;
-  await assert.rejects(checkAssetUrl(value, resolve, timeoutMs), (error: unknown) => {
+  await assert.rejects(checkPublicUrl(value, resolve, timeoutMs), (error: unknown) => {
     caught = error;
     return true;
   });
   assert.ok(caught instanceof GatewayError, String(value));
-  assert.equal(caught.code, 'GW_ERR_ASSET_URL_REFUSED');
+  assert.equal(caught.code, 'GW_ERR_URL_REFUSED');
   assert.equal(caught.status, 400);
   assert.equal(caught.param, 'URL');
   assert.match(caught.message, /^URL /);
@@ -39,10 +39,10 @@ async function assertRefused(value: unknown, resolve: HostResolver, words: RegEx
   return caught;
 }
 
-describe('checkAssetUrl: what is no link at all', () => {
+describe('checkPublicUrl: what is no link at all', () => {
   it('refuses a value that is not a string, or empty', async () => {
     for (const value of [undefined, null, 42, {}, ['https://example.com/a.png'], '', '   ']) {
-      await assertRefused(value, answering('93.184.215.14'), /must be a public https:\/\/ link to the image or video/);
+      await assertRefused(value, answering('93.184.215.14'), /must be a public https:\/\/ link to the file/);
     }
   });
 
@@ -50,7 +50,7 @@ describe('checkAssetUrl: what is no link at all', () => {
     const base = 'https://example.com/';
     await assertRefused(base + 'a'.repeat(2049 - base.length), answering('93.184.215.14'), /longer than 2048 characters/);
     const longest = base + 'a'.repeat(2048 - base.length);
-    assert.equal(await checkAssetUrl(longest, answering('93.184.215.14')), longest);
+    assert.equal(await checkPublicUrl(longest, answering('93.184.215.14')), longest);
   });
 
   it('refuses data URIs, even long ones, and says to upload the file', async () => {
@@ -70,7 +70,7 @@ describe('checkAssetUrl: what is no link at all', () => {
   });
 });
 
-describe('checkAssetUrl: the form of the link', () => {
+describe('checkPublicUrl: the form of the link', () => {
   it('asks for https:// for every other scheme', async () => {
     for (const value of ['http://example.com/cat.png', 'ftp://example.com/cat.png', 'asset://asset-2024', 'javascript:alert(1)', 'example.com:443/a.png']) {
       await assertRefused(value, answering('93.184.215.14'), /^URL must use https:\/\/\.$/);
@@ -96,7 +96,7 @@ describe('checkAssetUrl: the form of the link', () => {
   });
 });
 
-describe('checkAssetUrl: IP literals', () => {
+describe('checkPublicUrl: IP literals', () => {
   it('refuses non-public addresses, in every form WHATWG reads, without resolving', async () => {
     const { resolve, asked } = recording();
     const literals = [
@@ -139,18 +139,18 @@ describe('checkAssetUrl: IP literals', () => {
       'https://[::ffff:8.8.8.8]/a.png',
       'https://[64:ff9b::8.8.8.8]/a.png',
     ]) {
-      assert.equal(await checkAssetUrl(value, resolve), new URL(value).href, 'the normal form goes upstream');
+      assert.equal(await checkPublicUrl(value, resolve), new URL(value).href, 'the normal form goes upstream');
     }
     assert.deepEqual(asked, []);
   });
 });
 
-describe('checkAssetUrl: host names', () => {
+describe('checkPublicUrl: host names', () => {
   it('resolves a public name and returns the URL in its normal form', async () => {
     const { resolve, asked } = recording();
-    assert.equal(await checkAssetUrl('https://example.com/cat.png', resolve), 'https://example.com/cat.png');
+    assert.equal(await checkPublicUrl('https://example.com/cat.png', resolve), 'https://example.com/cat.png');
     const mixedCase = 'https://CDN.Example.com:8443/cat.png?x=1#top';
-    assert.equal(await checkAssetUrl(mixedCase, answering('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c')), 'https://cdn.example.com:8443/cat.png?x=1#top');
+    assert.equal(await checkPublicUrl(mixedCase, answering('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c')), 'https://cdn.example.com:8443/cat.png?x=1#top');
     assert.deepEqual(asked, ['example.com']);
   });
 

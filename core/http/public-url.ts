@@ -1,5 +1,6 @@
-// The check of an asset's URL before a CreateAsset goes to Volcengine, which then downloads it: the gateway must not
-// become a way to make the provider fetch internal addresses, and inputs the upstream refuses anyway fail here, clearly.
+// The check of a link a caller hands the gateway for an upstream to download (a file to register, a frame to start
+// from): the gateway must not become a way to make the provider fetch internal addresses, and inputs the upstream
+// refuses anyway fail here, clearly.
 
 import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
@@ -64,14 +65,14 @@ const NON_PUBLIC_IPV6: readonly (readonly [string, number])[] = [
 // Names that only mean something inside a network; a resolver here may not answer as the upstream's would.
 const LOCAL_SUFFIXES: readonly string[] = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa', '.lan'];
 
-const refused = (message: string): GatewayError => new GatewayError('GW_ERR_ASSET_URL_REFUSED', message, { param: 'URL' });
+const refused = (message: string): GatewayError => new GatewayError('GW_ERR_URL_REFUSED', message, { param: 'URL' });
 
 /**
- * The URL to send in a CreateAsset (as WHATWG normalises it), or a GW_ERR_ASSET_URL_REFUSED naming why not. A host name is
+ * The URL to send upstream (as WHATWG normalises it), or a GW_ERR_URL_REFUSED naming why not. A host name is
  * resolved with `resolve` within `timeoutMs`; it is refused when any address it resolves to is not public.
  */
-export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeoutMs = 3000): Promise<string> {
-  const url = readAssetUrl(value);
+export async function checkPublicUrl(value: unknown, resolve: HostResolver, timeoutMs = 3000): Promise<string> {
+  const url = readPublicUrl(value);
   await checkHost(url.hostname, resolve, timeoutMs);
   // As parsed here (WHATWG's normal form): the upstream then reads the host that was checked, not its own reading of
   // the caller's text.
@@ -79,11 +80,11 @@ export async function checkAssetUrl(value: unknown, resolve: HostResolver, timeo
 }
 
 /**
- * Every rule of checkAssetUrl that needs no DNS: the link parsed, or a GW_ERR_ASSET_URL_REFUSED. Its host is a public
+ * Every rule of checkPublicUrl that needs no DNS: the link parsed, or a GW_ERR_URL_REFUSED. Its host is a public
  * IP literal or a name still to be resolved (checkHost), so a caller that checks many links reads them all first.
  */
-export function readAssetUrl(value: unknown): URL {
-  if (typeof value !== 'string' || value.trim() === '') throw refused('URL must be a public https:// link to the image or video.');
+export function readPublicUrl(value: unknown): URL {
+  if (typeof value !== 'string' || value.trim() === '') throw refused('URL must be a public https:// link to the file.');
   refuseInlineContent(value);
   if (value.length > MAX_LENGTH) throw refused(`URL is longer than ${MAX_LENGTH} characters.`);
   // WHATWG drops tabs and newlines and reads a backslash as a slash; the upstream's parser may not, and the host it
@@ -110,7 +111,7 @@ function refuseInlineContent(value: string): void {
   }
 }
 
-/** Refuses (GW_ERR_ASSET_URL_REFUSED) a host that is an internal address or a name resolving to one. */
+/** Refuses (GW_ERR_URL_REFUSED) a host that is an internal address or a name resolving to one. */
 export async function checkHost(hostname: string, resolve: HostResolver, timeoutMs: number): Promise<void> {
   if (!namesHost(hostname)) return;
   const addresses = await resolveWithin(hostname, resolve, timeoutMs);
@@ -122,7 +123,7 @@ export async function checkHost(hostname: string, resolve: HostResolver, timeout
 }
 
 /**
- * Judges a host without DNS: refuses (GW_ERR_ASSET_URL_REFUSED) an internal IP literal or a local name; true when it is
+ * Judges a host without DNS: refuses (GW_ERR_URL_REFUSED) an internal IP literal or a local name; true when it is
  * a name whose addresses are still to be checked, false for a public IP literal.
  */
 export function namesHost(hostname: string): boolean {
