@@ -16,8 +16,8 @@ export interface Usage {
   readonly inputImageTokens?: number;
   /** Output tokens that were images (output_tokens_details.image_tokens; a subset of completionTokens). */
   readonly outputImageTokens?: number;
-  /** Seconds of video made (a video task's reported duration); absent elsewhere. */
-  readonly videoSeconds?: number;
+  /** Seconds of timed output made (a generated clip's reported duration); absent elsewhere. */
+  readonly seconds?: number;
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
@@ -42,7 +42,7 @@ export function boundedUsage(usage: Usage | null): Usage | null {
     !over(usage.images) &&
     !over(usage.inputImageTokens) &&
     !over(usage.outputImageTokens) &&
-    !over(usage.videoSeconds)
+    !over(usage.seconds)
   ) {
     return usage;
   }
@@ -59,6 +59,6 @@ export function boundedUsage(usage: Usage | null): Usage | null {
     usage.images === undefined ? {} : { images: bound(usage.images) },
     usage.inputImageTokens === undefined ? {} : { inputImageTokens: bound(usage.inputImageTokens) },
     usage.outputImageTokens === undefined ? {} : { outputImageTokens: bound(usage.outputImageTokens) },
-    usage.videoSeconds === undefined ? {} : { videoSeconds: bound(usage.videoSeconds) },
+    usage.seconds === undefined ? {} : { seconds: bound(usage.seconds) },
   );
 }

@@ -32,8 +32,8 @@ function usageOf(record: UsageRecord): Usage {
     cacheWriteTokens: record.cacheWriteTokens,
     reasoningTokens: record.reasoningTokens,
   };
-  // A video task's seconds are charged at per_second: the record's own count, as its cost was computed from it.
-  if (record.videoSeconds !== undefined) Object.assign(usage, { videoSeconds: record.videoSeconds });
+  // Timed output's seconds are charged at per_second: the record's own count, as its cost was computed from it.
+  if (record.seconds !== undefined) Object.assign(usage, { seconds: record.seconds });
   if (record.images === undefined) return usage;
   return Object.assign(usage, { images: record.images, inputImageTokens: record.inputImageTokens ?? 0, outputImageTokens: record.outputImageTokens ?? 0 });
 }

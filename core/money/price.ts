@@ -6,7 +6,7 @@ import { divCeil, MAX_AMOUNT, type Ratio } from './decimal.js';
 
 const PER_MILLION = 1_000_000n;
 
-/** A model's prices in nano-units: per 1M tokens of each kind, per image made, and per second of video made. */
+/** A model's prices in nano-units: per 1M tokens of each kind, per image made, and per second of timed output made. */
 export interface ModelPrice {
   readonly input: bigint;
   readonly output: bigint;
@@ -19,9 +19,9 @@ export interface ModelPrice {
   /** Output tokens that are images; the output price when not given. */
   readonly outputImage: bigint;
   readonly perImage: bigint;
-  /** Per second of video made (a video task's reported duration); 0 when not given. */
+  /** Per second of timed output made (a generated clip's reported duration); 0 when not given. */
   readonly perSecond: bigint;
-  /** A video model's reservation per task, in place of the estimate from its resolution and duration. */
+  /** What a task of this model sets aside when it is made (`per_task`), in place of its feature's own estimate. */
   readonly taskReserve?: bigint;
 }
 
@@ -43,7 +43,7 @@ export function costOf(usage: Usage, price: ModelPrice, multiplier: Ratio): bigi
     BigInt(plainOutput) * price.output +
     BigInt(outputImage) * price.outputImage +
     BigInt(usage.images ?? 0) * price.perImage * PER_MILLION +
-    BigInt(usage.videoSeconds ?? 0) * price.perSecond * PER_MILLION;
+    BigInt(usage.seconds ?? 0) * price.perSecond * PER_MILLION;
   const cost = divCeil(perMillion * multiplier.numerator, PER_MILLION * multiplier.denominator);
   // Bounded as every amount is: a record's cost must fit the store's 64-bit column, whatever the prices.
   return cost > MAX_AMOUNT ? MAX_AMOUNT : cost;

@@ -394,6 +394,19 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.createIndex('asset_group_slots_key_idx').ifNotExists().on('asset_group_slots').columns(['key_id', 'account']).execute();
       },
     },
+    '0016_video_seconds_renamed': {
+      // The seconds a record is charged at per_second are any timed output's (a video's today, speech's tomorrow):
+      // the column carries no feature's name.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await renameColumnIfPresent(db, dialect, 'usage_records', 'video_seconds', 'seconds');
+      },
+    },
+    '0017_usage_seconds': {
+      // Seconds of timed output a record is charged for at per_second (0016 renamed the column where it was).
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'usage_records', [['seconds', 'integer']]);
+      },
+    },
   };
 }
 
@@ -409,6 +422,17 @@ async function addMissingColumns(db: Kysely<unknown>, dialect: StoreDialect, tab
   }
   const present = new Set((await db.introspection.getTables()).find((t) => t.name === table)?.columns.map((c) => c.name));
   for (const [name, type] of columns) if (!present.has(name)) await db.schema.alterTable(table).addColumn(name, type).execute();
+}
+
+/**
+ * Renames `from` to `to` when the table has `from` and not yet `to` (a SQLite migration cut short runs again and finds
+ * it renamed; a database restored from before the rename and migrated again finds both, and keeps its `to`).
+ */
+async function renameColumnIfPresent(db: Kysely<unknown>, dialect: StoreDialect, table: string, from: string, to: string): Promise<void> {
+  const columns = dialect === 'postgres'
+    ? new Set((await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`.execute(db)).rows.map((r) => r.name))
+    : new Set((await db.introspection.getTables()).find((t) => t.name === table)?.columns.map((c) => c.name));
+  if (columns.has(from) && !columns.has(to)) await db.schema.alterTable(table).renameColumn(from, to).execute();
 }
 
 function createMigrationProvider(dialect: StoreDialect): MigrationProvider {

@@ -136,7 +136,7 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
     images: record.images ?? null,
     input_image_tokens: record.images === undefined ? null : (record.inputImageTokens ?? 0),
     output_image_tokens: record.images === undefined ? null : (record.outputImageTokens ?? 0),
-    video_seconds: record.videoSeconds ?? null,
+    seconds: record.seconds ?? null,
     // Timings may come from performance.now(); INTEGER columns (strict in PostgreSQL) want whole ms.
     latency_ms: Math.round(record.latencyMs),
     ttft_ms: record.ttftMs === null ? null : Math.round(record.ttftMs),
@@ -155,7 +155,7 @@ export function decodeUsageRow(row: UsageRow): UsageRecord {
     row.price_version === null ? {} : { priceVersion: row.price_version },
     row.account === null ? {} : { account: row.account },
     row.usage_estimated === null ? {} : { usageEstimated: decodeFlag(row.usage_estimated) },
-    row.video_seconds === null ? {} : { videoSeconds: decodeInteger(row.video_seconds) },
+    row.seconds === null ? {} : { seconds: decodeInteger(row.seconds) },
   );
   if (row.images === null) return record;
   return Object.assign(record, {

@@ -64,8 +64,8 @@ export interface UsageRecordsTable {
   images: number | null;
   input_image_tokens: number | null;
   output_image_tokens: number | null;
-  /** Null but on a succeeded video task's record. */
-  video_seconds: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Seconds of timed output charged at per_second; null on records of other work. */
+  seconds: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   latency_ms: number;
   ttft_ms: number | null;
   aborted: FlagColumn;

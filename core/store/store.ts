@@ -38,8 +38,8 @@ export interface UsageRecord {
   /** Of promptTokens and completionTokens, the image tokens (the GPT image models report them; with `images`). */
   readonly inputImageTokens?: number;
   readonly outputImageTokens?: number;
-  /** Seconds of video made (a succeeded video task's; absent on the other routes), charged at per_second. */
-  readonly videoSeconds?: number;
+  /** Seconds of timed output made (a generated clip's; absent on the other routes), charged at per_second. */
+  readonly seconds?: number;
   readonly latencyMs: number;
   /** Time to the first byte of the response body; null when none was sent. */
   readonly ttftMs: number | null;

@@ -113,7 +113,7 @@ function usageRecord(row: VideoTaskRow): UsageRecord {
   };
   // The seconds charged at per_second (the settlement wrote them on the row), kept whatever the price: the audit
   // computes the cost again from the record.
-  if (status === 'succeeded' && row.seconds !== null) Object.assign(record, { videoSeconds: row.seconds });
+  if (status === 'succeeded' && row.seconds !== null) Object.assign(record, { seconds: row.seconds });
   // The key's account, priced or not: its users see every task of theirs (as meter's records of the other routes).
   if (row.account !== null) Object.assign(record, { account: row.account });
   // A model without a price (an unmetered key's, or `unpriced: free`) has no cost to record.

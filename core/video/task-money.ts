@@ -21,7 +21,7 @@ export function holdOwner(taskId: string): string {
  * seconds are at per_second. One costOf, so the sum is rounded once.
  */
 export function taskCost(price: ModelPrice, totalTokens: number, seconds: number, multiplier: Ratio): bigint {
-  return costOf({ promptTokens: 0, completionTokens: totalTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, videoSeconds: seconds }, price, multiplier);
+  return costOf({ promptTokens: 0, completionTokens: totalTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, seconds }, price, multiplier);
 }
 
 /** The most a task of `resolution` and `seconds` (null: auto, which may run the longest) may cost. */

@@ -61,7 +61,7 @@ describe('video tasks priced per second', () => {
     const charged = await record(id);
     assert.equal(charged?.cost, TASK_COST);
     assert.equal(charged?.completionTokens, 217_800);
-    assert.equal(charged?.videoSeconds, 8);
+    assert.equal(charged?.seconds, 8);
     assert.equal(charged?.priceVersion, v.gw.gateway.runtime.current.services.config.pricing.version);
   });
 
@@ -71,7 +71,7 @@ describe('video tasks priced per second', () => {
     planes.ark.finish(lastUpstream(), { totalTokens: 217_800, duration: 8 });
     await settled(id);
     assert.equal(start - (await balance('other')), TASK_COST / 2n);
-    assert.equal((await record(id))?.videoSeconds, 8);
+    assert.equal((await record(id))?.seconds, 8);
   });
 
   test('a task whose upstream reports no duration is charged the seconds asked', async () => {
@@ -81,7 +81,7 @@ describe('video tasks priced per second', () => {
     await settled(id);
     // 100,000 tokens at 2.00 per 1M (0.2) + 6 s at 0.05 (0.3).
     assert.equal(start - (await balance('acme')), 500_000_000n);
-    assert.equal((await record(id))?.videoSeconds, 6);
+    assert.equal((await record(id))?.seconds, 6);
   });
 
   test('auto (-1) reserves the longest clip in seconds too; a failed task is charged nothing, and has no seconds', async () => {
@@ -94,7 +94,7 @@ describe('video tasks priced per second', () => {
     assert.equal(await balance('acme'), start);
     const failed = await record(id);
     assert.equal(failed?.cost, 0n);
-    assert.equal(failed?.videoSeconds, undefined);
+    assert.equal(failed?.seconds, undefined);
   });
 
   test("a settlement whose record was lost is charged from the row by the sweep, the row's seconds included", async () => {
@@ -117,7 +117,7 @@ describe('video tasks priced per second', () => {
     assert.equal(won, true);
     await new VideoPoller({ owner: 'per-second-sweep', deps: () => videoDepsOf(services) }).sweep(Date.now() + 60_000);
     assert.equal(start - (await balance('acme')), TASK_COST);
-    assert.equal((await record(id))?.videoSeconds, 8);
+    assert.equal((await record(id))?.seconds, 8);
   });
 
   test('the audit computes every per-second charge again and finds nothing wrong', async () => {

@@ -29,8 +29,8 @@ describe('boundedUsage', () => {
   });
 
   it("bounds a video's seconds, and keeps them when within the bound", () => {
-    const usage: Usage = { promptTokens: 0, completionTokens: 108_900, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, videoSeconds: 8 };
+    const usage: Usage = { promptTokens: 0, completionTokens: 108_900, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, seconds: 8 };
     assert.equal(boundedUsage(usage), usage);
-    assert.equal(boundedUsage(Object.assign({}, usage, { videoSeconds: 2 ** 40 }))?.videoSeconds, MAX_USAGE_COUNT);
+    assert.equal(boundedUsage(Object.assign({}, usage, { seconds: 2 ** 40 }))?.seconds, MAX_USAGE_COUNT);
   });
 });

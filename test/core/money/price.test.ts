@@ -51,12 +51,12 @@ describe('costOf', () => {
   it('prices seconds of video at per_second, with the tokens, rounded once', () => {
     const seedance = price({ output: '2.00', perSecond: '0.05' });
     // 108,900 x 2.00 per 1M + 8 x 0.05 = 0.2178 + 0.4
-    assert.equal(costOf(usage({ completionTokens: 108_900, videoSeconds: 8 }), seedance, ONE), parseMoney('0.6178'));
-    assert.equal(costOf(usage({ completionTokens: 108_900, videoSeconds: 8 }), seedance, parseRatio('0.5')), parseMoney('0.3089'));
+    assert.equal(costOf(usage({ completionTokens: 108_900, seconds: 8 }), seedance, ONE), parseMoney('0.6178'));
+    assert.equal(costOf(usage({ completionTokens: 108_900, seconds: 8 }), seedance, parseRatio('0.5')), parseMoney('0.3089'));
     assert.equal(costOf(usage({ completionTokens: 108_900 }), seedance, ONE), parseMoney('0.2178'), 'no seconds, no per-second charge');
-    assert.equal(costOf(usage({ videoSeconds: 8 }), price({ output: '2.00' }), ONE), 0n, 'no per_second price, no charge for seconds');
+    assert.equal(costOf(usage({ seconds: 8 }), price({ output: '2.00' }), ONE), 0n, 'no per_second price, no charge for seconds');
     // Half a nano-unit of seconds and a millionth of one of tokens: 1 rounded once, 2 if each part were rounded.
-    assert.equal(costOf(usage({ completionTokens: 1, videoSeconds: 1 }), price({ output: '0.000000001', perSecond: '0.000000001' }), parseRatio('0.5')), 1n);
+    assert.equal(costOf(usage({ completionTokens: 1, seconds: 1 }), price({ output: '0.000000001', perSecond: '0.000000001' }), parseRatio('0.5')), 1n);
   });
 
   it('equals the exact rational sum rounded up, for any counts, prices and multiplier', () => {
@@ -68,7 +68,7 @@ describe('costOf', () => {
         fc.bigInt({ min: 0n, max: 5_000_000_000n }),
         (t, [input, output, cacheRead, cacheWrite, perImage, perSecond], m) => {
           const p: ModelPrice = { input, output, cacheRead, cacheWrite, inputImage: input, outputImage: output, perImage, perSecond };
-          const u = usage({ promptTokens: t.plain + t.read + t.write, cachedTokens: t.read, cacheWriteTokens: t.write, completionTokens: t.out, images: t.images, videoSeconds: t.seconds });
+          const u = usage({ promptTokens: t.plain + t.read + t.write, cachedTokens: t.read, cacheWriteTokens: t.write, completionTokens: t.out, images: t.images, seconds: t.seconds });
           const multiplier = { numerator: m, denominator: 1_000_000_000n };
           const exactNumerator =
             (BigInt(t.plain) * input + BigInt(t.read) * cacheRead + BigInt(t.write) * cacheWrite + BigInt(t.out) * output + BigInt(t.images) * perImage * 1_000_000n + BigInt(t.seconds) * perSecond * 1_000_000n) * m;

@@ -131,20 +131,20 @@ for (const backend of storeBackends()) describe(`store usage (${backend.name})`,
   });
 
   it("keeps a video task's seconds, priced or not, in multi-row statements and single rows, and none where there were none", async () => {
-    const priced = makeUsage({ requestId: 'video-priced', videoSeconds: 8, cost: 617_800_000n, priceVersion: 'v1' });
-    const unpriced = makeUsage({ requestId: 'video-free', ts: priced.ts + 1, videoSeconds: 5 });
+    const priced = makeUsage({ requestId: 'video-priced', seconds: 8, cost: 617_800_000n, priceVersion: 'v1' });
+    const unpriced = makeUsage({ requestId: 'video-free', ts: priced.ts + 1, seconds: 5 });
     const chat = makeUsage({ requestId: 'chat', ts: priced.ts + 2 });
     // 57 more, so that SQLite writes a 50-row statement and single rows: every other one a video task's.
-    const batch = Array.from({ length: 57 }, (_, i) => Object.assign(makeUsage({ requestId: `seconds-${i}`, ts: priced.ts + 3 + i }), i % 2 === 0 ? { videoSeconds: i } : {}));
+    const batch = Array.from({ length: 57 }, (_, i) => Object.assign(makeUsage({ requestId: `seconds-${i}`, ts: priced.ts + 3 + i }), i % 2 === 0 ? { seconds: i } : {}));
     await store.insertUsage([priced, unpriced, chat, ...batch]);
     await store.close();
     store = await openStore(file);
 
     const listed = await store.listUsage({ limit: 100 });
     assert.deepEqual([...listed].reverse(), [priced, unpriced, chat, ...batch]);
-    assert.equal(Object.hasOwn(listed.find((r) => r.requestId === 'chat') ?? {}, 'videoSeconds'), false, 'absent stays absent');
+    assert.equal(Object.hasOwn(listed.find((r) => r.requestId === 'chat') ?? {}, 'seconds'), false, 'absent stays absent');
     const [audited] = await store.pricedUsage(0, 10);
-    assert.equal(audited?.record.videoSeconds, 8, 'the audit reads the seconds of a priced record');
+    assert.equal(audited?.record.seconds, 8, 'the audit reads the seconds of a priced record');
   });
 
   it('inserts all or none', async () => {

@@ -27,7 +27,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       const names = raw.prepare('select name from kysely_migration order by name').pluck().all();
-      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access', '0008_usage_hourly', '0009_console', '0010_console_reads', '0011_account_key_groups', '0012_assets', '0013_video_tasks', '0014_usage_pruned', '0015_asset_group_slots']);
+      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access', '0008_usage_hourly', '0009_console', '0010_console_reads', '0011_account_key_groups', '0012_assets', '0013_video_tasks', '0014_usage_pruned', '0015_asset_group_slots', '0016_video_seconds_renamed', '0017_usage_seconds']);
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
       const tables = raw
         .prepare("select name from sqlite_master where type = 'table' and name in ('api_keys', 'usage_records')")
@@ -50,11 +50,7 @@ describe('openStore', () => {
     raw.exec(`drop index usage_records_request_id_key;
       create index usage_records_request_id_idx on usage_records (request_id);
       create unique index usage_records_priced_request_idx on usage_records (request_id) where cost is not null;
-      delete from kysely_migration where name = '0005_one_record_per_request';
-      delete from kysely_migration where name = '0006_key_limits';
-      delete from kysely_migration where name = '0007_key_access';
-      delete from kysely_migration where name = '0008_usage_hourly';
-      delete from kysely_migration where name = '0009_console'; delete from kysely_migration where name = '0010_console_reads'; delete from kysely_migration where name = '0011_account_key_groups'; delete from kysely_migration where name = '0012_assets'; delete from kysely_migration where name = '0013_video_tasks'; delete from kysely_migration where name = '0014_usage_pruned'; delete from kysely_migration where name = '0015_asset_group_slots';`);
+      delete from kysely_migration where name >= '0005_one_record_per_request';`);
     raw.prepare('insert into usage_records (request_id, ts, key_id, key_name, group_name, route, model, status, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted) select request_id, 3, key_id, key_name, group_name, route, model, 500, stream, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, latency_ms, aborted from usage_records where request_id = ?').run('twice');
     assert.equal(raw.prepare('select count(*) from usage_records').pluck().get(), 3, 'written twice before the migration');
     raw.close();
@@ -80,11 +76,7 @@ describe('openStore', () => {
     // Cut after its drops, before its record: the old indexes gone, the new one maybe made, 0005 not recorded.
     const raw = new BetterSqlite3(file);
     raw.exec(`create index usage_records_request_id_idx on usage_records (request_id);
-      delete from kysely_migration where name = '0005_one_record_per_request';
-      delete from kysely_migration where name = '0006_key_limits';
-      delete from kysely_migration where name = '0007_key_access';
-      delete from kysely_migration where name = '0008_usage_hourly';
-      delete from kysely_migration where name = '0009_console'; delete from kysely_migration where name = '0010_console_reads'; delete from kysely_migration where name = '0011_account_key_groups'; delete from kysely_migration where name = '0012_assets'; delete from kysely_migration where name = '0013_video_tasks'; delete from kysely_migration where name = '0014_usage_pruned'; delete from kysely_migration where name = '0015_asset_group_slots';
+      delete from kysely_migration where name >= '0005_one_record_per_request';
       alter table api_keys drop column concurrency_limit;
       alter table api_keys drop column allowed_ips;`); // and 0006 and 0007 cut before their last column
     raw.close();
@@ -110,7 +102,7 @@ describe('openStore', () => {
     await store.close();
     // As a store before 0008 had it: the records, no sums.
     const raw = new BetterSqlite3(file);
-    raw.exec(`drop table usage_hourly; delete from kysely_migration where name = '0008_usage_hourly'; delete from kysely_migration where name = '0009_console'; delete from kysely_migration where name = '0010_console_reads'; delete from kysely_migration where name = '0011_account_key_groups'; delete from kysely_migration where name = '0012_assets'; delete from kysely_migration where name = '0013_video_tasks'; delete from kysely_migration where name = '0014_usage_pruned'; delete from kysely_migration where name = '0015_asset_group_slots';`);
+    raw.exec(`drop table usage_hourly; delete from kysely_migration where name >= '0008_usage_hourly';`);
     raw.close();
     const migrated = await openStore(`sqlite:${file}`);
     try {

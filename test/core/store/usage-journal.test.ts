@@ -18,7 +18,7 @@ const FULL: UsageRecord = makeUsage({
   images: 2,
   inputImageTokens: 10,
   outputImageTokens: 20,
-  videoSeconds: 5,
+  seconds: 5,
   cost: 9_007_199_254_740_993_123n,
   priceVersion: 'v7',
   account: 'acme',
@@ -41,7 +41,7 @@ describe('journal codec', () => {
     const bare = makeUsage();
     const back = decodeJournalRecord(encodeJournalRecord(bare));
     assert.deepEqual(back, bare);
-    for (const field of ['images', 'inputImageTokens', 'outputImageTokens', 'videoSeconds', 'cost', 'priceVersion', 'account', 'usageEstimated', 'draws']) {
+    for (const field of ['images', 'inputImageTokens', 'outputImageTokens', 'seconds', 'cost', 'priceVersion', 'account', 'usageEstimated', 'draws']) {
       assert.equal(field in back, false, field);
     }
   });
