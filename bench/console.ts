@@ -20,6 +20,7 @@ import type { UsageRecord } from '../core/store/store.js';
 import pg from 'pg';
 import { builtinPlugins } from '../plugins/index.js';
 import { FEATURES } from '../features/index.js';
+import { STORE_PARTS } from '../features/index.js';
 
 const RECORDS = Number(process.env['BENCH_CONSOLE_RECORDS'] ?? 1_000_000);
 const DAYS = 30;
@@ -69,7 +70,7 @@ function record(i: number): UsageRecord {
 }
 
 async function seed(): Promise<void> {
-  const store = await openStore(storeUrl);
+  const store = await openStore(storeUrl, STORE_PARTS);
   try {
     const have = await store.countUsage();
     if (have >= RECORDS) {

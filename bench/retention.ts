@@ -16,6 +16,7 @@ import { createSilentLogger } from '../core/logging/logger.js';
 import { openStore } from '../core/store/open-store.js';
 import type { UsageRecord } from '../core/store/store.js';
 import { UsagePruner } from '../core/store/usage-pruner.js';
+import { STORE_PARTS } from '../features/index.js';
 
 const RECORDS = Number(process.env['BENCH_RETENTION_RECORDS'] ?? 1_000_000);
 const BOUND_MS = 20;
@@ -52,7 +53,7 @@ function record(i: number): UsageRecord {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-retention-'));
-const store = await openStore(`sqlite:${join(dir, 'gateway.db')}`);
+const store = await openStore(`sqlite:${join(dir, 'gateway.db')}`, STORE_PARTS);
 try {
   await store.ledger.ensureAccounts(ACCOUNTS.map((name) => ({ name, description: null })), START);
   const seeding = performance.now();

@@ -17,6 +17,7 @@ import { RequestIds } from '../core/pipeline/request-id.js';
 import { openStore } from '../core/store/open-store.js';
 import type { UsageRecord } from '../core/store/store.js';
 import { UsageWriter } from '../core/store/usage-writer.js';
+import { STORE_PARTS } from '../features/index.js';
 
 export interface UsageWriterResult {
   readonly added: number;
@@ -109,7 +110,7 @@ async function feed(writer: UsageWriter, seconds: number): Promise<FeedStats> {
 }
 
 async function main(): Promise<void> {
-  const store = await openStore(`sqlite:${values.db as string}`);
+  const store = await openStore(`sqlite:${values.db as string}`, STORE_PARTS);
   let writeErrors = 0;
   const options = { flushIntervalMs: 200, onError: () => void writeErrors++ };
 

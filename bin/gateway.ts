@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../core/config/load.js';
-import { BUILTIN_ENDPOINTS, FEATURES } from '../features/index.js';
+import { BUILTIN_ENDPOINTS, FEATURES, STORE_PARTS } from '../features/index.js';
 import { ConfigError } from '../core/config/resolved.js';
 import { createKey, describeKey, updateKey } from '../core/keys/key-admin.js';
 import { KEY_FLAG_OPTIONS, keyFields } from './key-flags.js';
@@ -15,11 +15,12 @@ import { MemoryLimiter } from '../core/limits/memory-limiter.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
 import { formatMoney } from '../core/money/decimal.js';
-import { describeGroup, rebindGroup } from '../core/assets/rebind.js';
+import { describeGroup, rebindGroup } from '../features/assets/rebind.js';
 import type { Store } from '../core/store/store.js';
 import { createLogger } from '../core/logging/logger.js';
 import { openStore } from '../core/store/open-store.js';
 import { describeStoreUrl } from '../core/store/store-url.js';
+import { ASSET_STORE } from '../features/assets/store-part.js';
 
 const USAGE = `usage:
   gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
@@ -76,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'keys') {
     const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
-    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    const store = await openStore(config.store.url, STORE_PARTS, { poolMax: config.store.poolMax });
     try {
       if (sub === 'create') {
         const created = await createKey(store, config, Object.assign({ group: values.group, account: values.account }, keyFields(values)));
@@ -106,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'admin' && sub === 'create-user' && arg !== undefined) {
     const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
-    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    const store = await openStore(config.store.url, STORE_PARTS, { poolMax: config.store.poolMax });
     try {
       const signIn = new ConsoleSignIn({ store: store.console, limiter: new MemoryLimiter(), adminToken: () => null });
       const made = await createConsoleUser(store.console, signIn, arg, null);
@@ -119,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'accounts') {
     const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
-    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    const store = await openStore(config.store.url, STORE_PARTS, { poolMax: config.store.poolMax });
     try {
       // The file's accounts exist as soon as any command runs, as when the server starts.
       await store.ledger.ensureAccounts(config.accounts, Date.now());
@@ -130,7 +131,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'assets') {
     const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
-    const store = await openStore(config.store.url, { poolMax: config.store.poolMax });
+    const store = await openStore(config.store.url, STORE_PARTS, { poolMax: config.store.poolMax });
     try {
       if (sub === 'rebind' && arg !== undefined && arg2 !== undefined) {
         console.log(JSON.stringify(describeGroup(await rebindGroup(store, config, arg, arg2))));
@@ -139,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
       if (sub === 'groups') {
         for (let offset = 0; ; offset += 500) {
           const page = { offset, limit: 500 };
-          const found = await store.assets.accountGroups(values.account ?? null, values.key === undefined ? page : Object.assign(page, { keyId: values.key }));
+          const found = await store.part(ASSET_STORE).accountGroups(values.account ?? null, values.key === undefined ? page : Object.assign(page, { keyId: values.key }));
           for (const group of found.rows) console.log(JSON.stringify(describeGroup(group)));
           if (found.rows.length < 500) return 0;
         }

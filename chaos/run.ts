@@ -6,7 +6,7 @@
 
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VIDEO_LEASE_MS } from '../core/video/poller.js';
+import { VIDEO_LEASE_MS } from '../features/video/poller.js';
 import { ownRedisSkip } from '../test/helpers/own-redis.js';
 import { ADMIN_TOKEN, chaosConfig, POOR_CREDIT, RICH_CREDIT } from './config.js';
 import { faultCycle, type FaultKind, type FaultWindow } from './faults.js';

@@ -1,4 +1,5 @@
-// The one error type of the gateway and the single table of its codes; formats render it in their wire shape.
+// The one error type of the gateway and the table of core's codes (a feature declares its own beside it, with
+// declareErrors); formats render every one in their wire shape.
 
 import { isStoreUnreachable } from './store/store-unreachable.js';
 
@@ -18,7 +19,7 @@ export type ErrorKind =
   | 'overloaded'
   | 'internal';
 
-interface ErrorSpec {
+export interface ErrorSpec {
   readonly status: number;
   readonly kind: ErrorKind;
   /** The OpenAI-style `code` field, when the real API has one for this case. */
@@ -78,26 +79,22 @@ const ERRORS = {
   GW_ERR_LIMITS_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'rate_limits_unavailable' },
   GW_ERR_SHARED_STATE_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'shared_state_unavailable' },
   GW_ERR_SHUTTING_DOWN: { status: 503, kind: 'overloaded', wireCode: 'server_shutting_down' },
-  GW_ERR_ASSET_ACTION_UNKNOWN: { status: 404, kind: 'not_found', wireCode: 'unknown_action' },
-  GW_ERR_ASSET_GROUP_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_group_not_found' },
-  GW_ERR_ASSET_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'asset_not_found' },
-  GW_ERR_ASSET_GROUP_LIMIT: { status: 403, kind: 'permission', wireCode: 'QuotaExceeded.AssetGroups' },
   GW_ERR_URL_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_url' },
-  GW_ERR_ASSET_LIBRARY_UNAVAILABLE: { status: 503, kind: 'overloaded', wireCode: 'asset_library_unavailable' },
-  GW_ERR_VIDEO_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'video_not_found' },
-  GW_ERR_VIDEO_ASSET_REFUSED: { status: 400, kind: 'invalid_request', wireCode: 'invalid_asset_reference' },
-  GW_ERR_VIDEO_ASSET_NOT_READY: { status: 400, kind: 'invalid_request', wireCode: 'asset_not_ready' },
-  GW_ERR_VIDEO_ASSET_CHANNELS: { status: 400, kind: 'invalid_request', wireCode: 'asset_channel_mismatch' },
-  GW_ERR_VIDEO_NOT_READY: { status: 409, kind: 'invalid_request', wireCode: 'video_not_ready' },
-  GW_ERR_VIDEO_NOT_CANCELLABLE: { status: 409, kind: 'invalid_request', wireCode: 'video_not_cancellable' },
-  // Written into a task's usage record when it ends without a video (never an answer's status).
-  GW_ERR_VIDEO_TASK_FAILED: { status: 502, kind: 'upstream', wireCode: 'video_generation_failed' },
-  GW_ERR_VIDEO_TASK_CANCELLED: { status: 409, kind: 'invalid_request', wireCode: 'video_cancelled' },
-  GW_ERR_VIDEO_TASK_EXPIRED: { status: 504, kind: 'timeout', wireCode: 'video_expired' },
   GW_ERR_INTERNAL: { status: 500, kind: 'internal', wireCode: 'internal_error' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
+
+/** A feature's own code (features/<name>/errors.ts): its name with its spec, so core renders it like its own. */
+export interface DeclaredError<C extends string = string> {
+  readonly code: C;
+  readonly spec: ErrorSpec;
+}
+
+/** A feature's table of codes, each named GW_ERR_*, as values to throw with: `new GatewayError(ERRORS.X, ...)`. */
+export function declareErrors<const T extends Readonly<Record<`GW_ERR_${string}`, ErrorSpec>>>(table: T): { readonly [K in keyof T & string]: DeclaredError<K> } {
+  return Object.freeze(Object.fromEntries(Object.entries(table).map(([code, spec]) => [code, Object.freeze({ code, spec })]))) as { readonly [K in keyof T & string]: DeclaredError<K> };
+}
 
 export interface GatewayErrorOptions {
   readonly cause?: unknown;
@@ -112,7 +109,8 @@ export interface GatewayErrorOptions {
 }
 
 export class GatewayError extends Error {
-  readonly code: ErrorCode;
+  /** Core's code, or a feature's (declareErrors). */
+  readonly code: ErrorCode | `GW_ERR_${string}`;
   readonly status: number;
   readonly kind: ErrorKind;
   readonly wireCode: string | null;
@@ -120,11 +118,11 @@ export class GatewayError extends Error {
   readonly upstreamStatus: number | null;
   readonly retryAfter: number | null;
 
-  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+  constructor(code: ErrorCode | DeclaredError, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    const spec: ErrorSpec = ERRORS[code];
+    const spec: ErrorSpec = typeof code === 'string' ? ERRORS[code] : code.spec;
     this.name = 'GatewayError';
-    this.code = code;
+    this.code = typeof code === 'string' ? code : (code.code as `GW_ERR_${string}`);
     this.status = spec.status;
     this.kind = spec.kind;
     this.wireCode = options.wireCode ?? spec.wireCode;

@@ -21,7 +21,7 @@ import type { Chain } from './pipeline/chain.js';
 import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugin.js';
 import { createProviders, type Provider } from './providers/index.js';
 import type { Feature, FeatureServices } from './feature/feature.js';
-import type { Slot } from './pipeline/slot.js';
+import type { Slot } from './slot.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
@@ -31,11 +31,7 @@ import type { PasswordCost } from './console/password.js';
 import { ConsoleSignIn } from './console/sign-in.js';
 import { AddressList } from './keys/address-list.js';
 import type { Store } from './store/store.js';
-import { AssetLibraries } from './assets/libraries.js';
-import type { AssetLibrary } from './assets/library.js';
 import { systemResolver, type HostResolver } from './http/public-url.js';
-import { createMockAssetLibrary } from './providers/mock/asset-library.js';
-import { createVolcengineLibrary } from './providers/volcengine/control-plane.js';
 
 /** What outlives a config load: the process's store, usage writer, affinity bindings, metrics and log. */
 export interface GatewayDeps {
@@ -67,9 +63,9 @@ export interface GatewayDeps {
   readonly disabledAccounts?: DisabledAccounts;
   /** Reads the config file again and applies it (the console's reload button); absent: no file to reload. */
   readonly reload?: () => Promise<boolean>;
-  /** How asset URLs' host names are resolved before a CreateAsset (tests resolve without DNS); the system's without. */
+  /** How links' host names are resolved before an upstream fetches them (tests resolve without DNS); the system's without. */
   readonly resolveHost?: HostResolver;
-  /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's without. */
+  /** The clock the mock channel's stores read (a test's, moved by hand); the system's without. */
   readonly mockClock?: () => number;
   /** scrypt's cost for console passwords (tests that sign in by the hundred set a small one); PASSWORD_COST without. */
   readonly passwordCost?: PasswordCost;
@@ -127,18 +123,18 @@ export class Gateway {
       instances: deps.instances ?? new LocalInstances(`gw-${randomUUID()}`),
       consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken, ...(deps.passwordCost === undefined ? {} : { passwordCost: deps.passwordCost }) }),
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
-      assets: new AssetLibraries(config.channels, libraryFor(deps.store, deps.mockClock ?? Date.now), router.health),
+      mockClock: deps.mockClock ?? Date.now,
       resolveHost: deps.resolveHost ?? systemResolver,
       feature: <T>(slot: Slot<T>): T => {
         if (!owned.has(slot)) throw new Error(`no feature of this gateway keeps services under "${slot.name}"`);
         return owned.get(slot) as T;
       },
+      findFeature: <T>(slot: Slot<T>): T | undefined => owned.get(slot) as T | undefined,
     };
-    for (const feature of deps.features ?? []) {
-      if (feature.services === undefined) continue;
-      const made = feature.services.create(this.services);
-      owned.set(feature.services.slot, made);
-      this.#owned.push([feature.services, made]);
+    for (const services of (deps.features ?? []).flatMap((feature) => feature.services ?? [])) {
+      const made = services.create(this.services);
+      owned.set(services.slot, made);
+      this.#owned.push([services, made]);
     }
     this.chains = buildChains(config, deps.factories, this.formats, this.services, deps.endpoints);
   }
@@ -170,18 +166,9 @@ export class Gateway {
     await Promise.all(
       [...this.services.providers.values()]
         .map((p) => p.close())
-        .concat(this.services.assets.close())
         .concat([...this.#owned].map(([feature, services]) => feature.close(services))),
     );
   }
-}
-
-/** A channel's asset library: Volcengine's control plane, or the mock's in the store. */
-function libraryFor(store: Store, mockClock: () => number): (channel: ResolvedChannel) => AssetLibrary {
-  return (channel) =>
-    channel.control === undefined
-      ? createMockAssetLibrary(store.assets.mock, channel.name, mockClock)
-      : createVolcengineLibrary({ control: channel.control, timeoutMs: channel.control.timeoutMs });
 }
 
 /** A channel lists its upstream's models through its type's provider, with its first key (no rotation needed). */

@@ -19,7 +19,7 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { PluginFactory } from './pipeline/plugin.js';
 import { MemoryAffinityStore } from './routing/memory-affinity.js';
 import type { EndpointRegistry } from './endpoints/registry.js';
-import { pluginsOf, registryOf } from './feature/compose.js';
+import { pluginsOf, registryOf, storePartsOf } from './feature/compose.js';
 import type { Feature } from './feature/feature.js';
 import { BodyPool } from './formats/body-pool.js';
 import { ScanMemory } from './formats/scan-memory.js';
@@ -149,7 +149,7 @@ async function startStorage(life: Lifecycle, config: ResolvedConfig, options: St
   const journal = isPostgresUrl(config.store.url)
     ? await life.open('usage journal', () => new UsageJournal(journalPathFor(config, options.port ?? config.server.port)), (j) => j.close())
     : undefined;
-  const store = await life.open('store', () => openStore(config.store.url, { poolMax: config.store.poolMax }), (s) => s.close());
+  const store = await life.open('store', () => openStore(config.store.url, storePartsOf(options.features), { poolMax: config.store.poolMax }), (s) => s.close());
   if (journal !== undefined && journal.size > 0) {
     logger.warn({ records: journal.size, journal: journal.path }, 'writing the usage records an earlier run left in the journal');
   }

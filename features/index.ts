@@ -2,7 +2,8 @@
 // registry and the plugin set from it (core/feature/compose.ts); a new capability is a folder here and a line below.
 
 import type { Feature } from '../core/feature/feature.js';
-import { registryOf } from '../core/feature/compose.js';
+import { registryOf, storePartsOf } from '../core/feature/compose.js';
+import type { StorePart } from '../core/store/store-part.js';
 import { adminFeature } from './admin/index.js';
 import { assetsFeature } from './assets/index.js';
 import { billingFeature } from './billing/index.js';
@@ -15,3 +16,6 @@ export const FEATURES: readonly Feature[] = [imagesFeature, assetsFeature, video
 
 /** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */
 export const BUILTIN_ENDPOINTS = registryOf(FEATURES);
+
+/** The built-in features' parts of the store: what openStore takes for the gateway's database. */
+export const STORE_PARTS: readonly StorePart<unknown>[] = storePartsOf(FEATURES);

@@ -3,7 +3,7 @@
 
 import { GatewayError } from '../errors.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { slot, type Slot } from '../pipeline/slot.js';
+import { slot, type Slot } from '../slot.js';
 import type { ConsoleUser } from '../store/console-store.js';
 
 export interface SignedSession {

@@ -4,6 +4,7 @@ import { MODEL_ROUTES, MODEL_WIRES } from '../endpoints/model-routes.js';
 import { EndpointRegistry } from '../endpoints/registry.js';
 import type { PluginFactory } from '../pipeline/plugin.js';
 import type { Feature } from './feature.js';
+import type { StorePart } from '../store/store-part.js';
 
 /** The model routes, then each feature's, in the list's order (a route key twice is refused by the registry). */
 export function registryOf(features: readonly Feature[]): EndpointRegistry {
@@ -23,4 +24,9 @@ export function pluginsOf(plugins: ReadonlyMap<string, PluginFactory>, features:
     }
   }
   return all;
+}
+
+/** The features' parts of the store, for openStore: every one, always (a history missing one's migrations is refused). */
+export function storePartsOf(features: readonly Feature[]): readonly StorePart<unknown>[] {
+  return features.flatMap((feature) => (feature.store === undefined ? [] : [feature.store]));
 }

@@ -1,11 +1,12 @@
-// A feature: one capability in one folder (features/<name>/): its routes with their handlers, and the plugins it
-// brings. Core builds the route registry and the plugin set of a gateway from one list of features
+// A feature: one capability in one folder (features/<name>/): its routes with their handlers, its tables, its
+// services and jobs, and the plugins it brings. Core builds the route registry and the plugin set of a gateway from one list of features
 // (features/index.ts; compose.ts here).
 
 import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
 import type { Service } from '../lifecycle.js';
 import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
-import type { Slot } from '../pipeline/slot.js';
+import type { Slot } from '../slot.js';
+import type { StorePart } from '../store/store-part.js';
 
 export interface Feature {
   /** Its folder's name. */
@@ -14,8 +15,10 @@ export interface Feature {
   readonly routes: readonly Endpoint[];
   /** The client APIs its routes speak beyond the chat APIs, with the channel types that speak each natively. */
   readonly wires?: readonly WireDeclaration[];
-  /** What it keeps per config load, for its handlers and jobs (`services.feature(slot)`). */
-  readonly services?: FeatureServices<unknown>;
+  /** What it keeps per config load, for its handlers and jobs (`services.feature(slot)`), in the order made. */
+  readonly services?: readonly FeatureServices<unknown>[];
+  /** Its tables: their migrations and its access to them (`store.part(slot)`). */
+  readonly store?: StorePart<unknown>;
   /** Its background work: services the lifecycle starts after the runtime and stops before it (core/lifecycle.ts). */
   readonly jobs?: (env: JobEnv) => readonly Service[];
   /** Plugins it brings for chains to name (`use:`), beside plugins/. */

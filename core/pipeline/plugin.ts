@@ -19,10 +19,9 @@ import type { Router } from '../routing/router.js';
 import type { FrameSource } from '../sse/frame-batches.js';
 import type { SseFrame } from '../sse/frame.js';
 import type { Store, UsageRecord } from '../store/store.js';
-import type { AssetLibraries } from '../assets/libraries.js';
 import type { HostResolver } from '../http/public-url.js';
 import type { RequestContext } from './context.js';
-import type { Slot } from './slot.js';
+import type { Slot } from '../slot.js';
 
 /** What the terminal relay hands back: a whole body, or a lazy stream of frames. */
 export type RelayResult =
@@ -119,11 +118,13 @@ export interface GatewayServices {
   readonly disabledAccounts: DisabledAccounts;
   /** Requests in flight per channel (routing/channel-load.ts): relay counts them, the console shows them. */
   readonly channelLoad: ChannelLoad;
-  /** The channels holding an asset library (`assets: true`), one library each. */
-  readonly assets: AssetLibraries;
   /** A feature's services of this config load (core/feature/feature.ts), by the slot it declares them under. */
   feature<T>(slot: Slot<T>): T;
-  /** How an asset URL's host is resolved, to refuse internal addresses before anything is sent. */
+  /** The same, or undefined when no feature of this gateway keeps services under the slot (an optional contract). */
+  findFeature<T>(slot: Slot<T>): T | undefined;
+  /** The clock the mock channel's stores read (a test's, moved by hand; the system's). */
+  readonly mockClock: () => number;
+  /** How a link's host is resolved (http/public-url.ts), to refuse internal addresses before anything is sent. */
   readonly resolveHost: HostResolver;
   /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */
   readonly control: {

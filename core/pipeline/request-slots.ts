@@ -4,7 +4,7 @@
 
 import type { Usage } from '../ir/usage.js';
 import type { HoldDraw } from '../store/store.js';
-import { slot, type Slot } from './slot.js';
+import { slot, type Slot } from '../slot.js';
 
 /** A request's price, for its usage record (core/money). */
 export interface Charge {

@@ -16,7 +16,7 @@ import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
 import type { ClientAbort } from './client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
-import { SlotValues, type Slot } from './slot.js';
+import { SlotValues, type Slot } from '../slot.js';
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;

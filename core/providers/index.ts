@@ -7,19 +7,8 @@ import type { MockImageFiles } from './mock/image-files.js';
 import { createMockProvider } from './mock/index.js';
 import { createOpenAIProvider } from './openai/index.js';
 import type { Provider } from './provider.js';
-import type { VideoUpstream } from '../video/upstream.js';
-import { createArkVideoUpstream } from './volcengine/data-plane.js';
-import { createMockVideoUpstream } from './mock/video-tasks.js';
 
 export type { Provider } from './provider.js';
-
-/** The video task upstream of each channel type that runs tasks, owned by one Gateway (its pools close with it). */
-export function createVideoUpstreams(): ReadonlyMap<ChannelType, VideoUpstream> {
-  return new Map<ChannelType, VideoUpstream>([
-    ['volcengine', createArkVideoUpstream()],
-    ['mock', createMockVideoUpstream()],
-  ]);
-}
 
 /** One provider instance per channel type, owned by one Gateway (so its pools close with it). */
 export function createProviders(mockImages: MockImageFiles, endpoints: EndpointRegistry): ReadonlyMap<ChannelType, Provider> {

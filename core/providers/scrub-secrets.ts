@@ -103,7 +103,8 @@ export function scrubError(error: GatewayError, channelKeys: readonly string[]):
   if (error.param !== null) options.param = error.param;
   if (error.upstreamStatus !== null) options.upstreamStatus = error.upstreamStatus;
   if (error.retryAfter !== null) options.retryAfter = error.retryAfter;
-  return new GatewayError(error.code, message, options);
+  // Its own code and spec again (a feature's code is not in core's table).
+  return new GatewayError({ code: error.code, spec: { status: error.status, kind: error.kind, wireCode: error.wireCode } }, message, options);
 }
 
 function scrubValue(value: unknown, channelKeys: readonly string[], deep: { changed: boolean }): unknown {

@@ -1,12 +1,12 @@
 // The Store over a Kysely instance; dialect-neutral queries so SQLite and PostgreSQL share every line of it.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { KyselyAssets } from './kysely-assets.js';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
-import { KyselyVideoTasks } from './kysely-video-tasks.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
+import type { StorePart } from './store-part.js';
+import type { Slot } from '../slot.js';
 import type { HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
@@ -22,21 +22,26 @@ export class KyselyStore implements Store {
   readonly #dialect: StoreDialect;
   readonly ledger: KyselyLedger;
   readonly console: KyselyConsole;
-  readonly assets: KyselyAssets;
-  readonly videoTasks: KyselyVideoTasks;
+  readonly #parts: readonly StorePart<unknown>[];
+  readonly #opened = new Map<Slot<unknown>, unknown>();
   #closed = false;
 
-  constructor(db: Kysely<Database>, dialect: StoreDialect) {
+  constructor(db: Kysely<Database>, dialect: StoreDialect, parts: readonly StorePart<unknown>[]) {
     this.#db = db;
     this.#dialect = dialect;
     this.ledger = new KyselyLedger(db, dialect);
     this.console = new KyselyConsole(db);
-    this.assets = new KyselyAssets(db, dialect);
-    this.videoTasks = new KyselyVideoTasks(db, dialect);
+    this.#parts = parts;
+    for (const part of parts) this.#opened.set(part.slot, part.open(db, dialect));
+  }
+
+  part<T>(slot: Slot<T>): T {
+    if (!this.#opened.has(slot)) throw new Error(`the store was opened without the part "${slot.name}"`);
+    return this.#opened.get(slot) as T;
   }
 
   migrate(): Promise<void> {
-    return migrateToLatest(this.#db, this.#dialect);
+    return migrateToLatest(this.#db, this.#dialect, this.#parts);
   }
 
   async pruneUsage(before: number, limit: number): Promise<number> {
@@ -243,8 +248,8 @@ export class KyselyStore implements Store {
         .where('id', '=', key.id)
         .where('revoked_at', 'is', null)
         .execute();
-      // Its asset groups are unbound with it, in the same transaction: no moment where a revoked key's groups are bound.
-      await trx.updateTable('asset_groups').set({ bound: 0, updated_at: at }).where('key_id', '=', key.id).where('bound', '=', 1).execute();
+      // What the features bind to it lets go in the same transaction: no moment where a revoked key still holds it.
+      for (const part of this.#parts) await part.keyRevoked?.(trx, key.id, at);
       return this.#findKey(trx, 'id', key.id);
     });
   }

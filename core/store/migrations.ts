@@ -1,6 +1,7 @@
 // Versioned schema migrations, kept in code so a single build carries its schema; applied by Kysely's Migrator.
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
+import type { StorePart } from './store-part.js';
 
 /** The dialects the migrations know how to spell; only the auto-increment key differs between them. */
 export type StoreDialect = 'sqlite' | 'postgres';
@@ -267,103 +268,6 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await addMissingColumns(db, dialect, 'accounts', [['key_groups', 'text']]);
       },
     },
-    '0012_assets': {
-      // The asset library's ownership (which key owns a group, which group an asset is in) and the mock's library.
-      async up(db: Kysely<unknown>): Promise<void> {
-        await db.schema
-          .createTable('asset_groups')
-          .ifNotExists()
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('channel', 'text', (c) => c.notNull())
-          .addColumn('key_id', 'text', (c) => c.notNull())
-          .addColumn('account', 'text')
-          .addColumn('bound', 'integer', (c) => c.notNull())
-          .addColumn('name', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'bigint', (c) => c.notNull())
-          .addColumn('updated_at', 'bigint', (c) => c.notNull())
-          .execute();
-        // A key's list pages its groups newest first; a revocation unbinds them all; the console lists an account's.
-        await db.schema.createIndex('asset_groups_key_idx').ifNotExists().on('asset_groups').columns(['key_id', 'created_at', 'id']).execute();
-        await db.schema.createIndex('asset_groups_account_idx').ifNotExists().on('asset_groups').columns(['account', 'created_at']).execute();
-        await db.schema
-          .createTable('assets')
-          .ifNotExists()
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('group_id', 'text', (c) => c.notNull())
-          .addColumn('channel', 'text', (c) => c.notNull())
-          .addColumn('asset_type', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'bigint', (c) => c.notNull())
-          .addColumn('updated_at', 'bigint', (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex('assets_group_idx').ifNotExists().on('assets').columns(['group_id', 'created_at']).execute();
-        await db.schema
-          .createTable('mock_asset_records')
-          .ifNotExists()
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('channel', 'text', (c) => c.notNull())
-          .addColumn('kind', 'text', (c) => c.notNull())
-          .addColumn('group_id', 'text')
-          .addColumn('created_at', 'bigint', (c) => c.notNull())
-          .addColumn('record', 'text', (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex('mock_asset_records_idx').ifNotExists().on('mock_asset_records').columns(['channel', 'kind', 'group_id', 'created_at']).execute();
-      },
-    },
-    '0013_video_tasks': {
-      // Video tasks (store/video-task-store.ts): one row per task from its submission to its settlement, with the
-      // lease that lets one instance at a time poll it.
-      async up(db: Kysely<unknown>): Promise<void> {
-        await db.schema
-          .createTable('video_tasks')
-          .ifNotExists()
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('key_id', 'text', (c) => c.notNull())
-          .addColumn('key_name', 'text', (c) => c.notNull())
-          .addColumn('account', 'text')
-          .addColumn('group_name', 'text', (c) => c.notNull())
-          .addColumn('channel', 'text', (c) => c.notNull())
-          .addColumn('upstream_id', 'text')
-          .addColumn('model', 'text', (c) => c.notNull())
-          .addColumn('upstream_model', 'text', (c) => c.notNull())
-          .addColumn('shape', 'text', (c) => c.notNull())
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('progress', 'integer', (c) => c.notNull())
-          .addColumn('prompt', 'text')
-          .addColumn('seconds', 'integer')
-          .addColumn('size', 'text')
-          .addColumn('result_url', 'text')
-          .addColumn('error_code', 'text')
-          .addColumn('error_message', 'text')
-          .addColumn('created_at', 'bigint', (c) => c.notNull())
-          .addColumn('updated_at', 'bigint', (c) => c.notNull())
-          .addColumn('completed_at', 'bigint')
-          .addColumn('expires_at', 'bigint', (c) => c.notNull())
-          .addColumn('reserved', 'bigint', (c) => c.notNull())
-          .addColumn('holds', 'text', (c) => c.notNull())
-          // A long video's token count is past what a small integer is sure to hold everywhere.
-          .addColumn('total_tokens', 'bigint')
-          .addColumn('cost', 'bigint')
-          .addColumn('settled_at', 'bigint')
-          .addColumn('next_poll_at', 'bigint', (c) => c.notNull())
-          .addColumn('polls', 'integer', (c) => c.notNull())
-          .addColumn('lease_owner', 'text')
-          .addColumn('lease_until', 'bigint')
-          .addColumn('key_fingerprint', 'text')
-          .addColumn('recorded_at', 'bigint')
-          .addColumn('price_version', 'text')
-          .execute();
-        // A key's list pages by (created_at, id); the console lists an account's newest first; pollers look for the
-        // unsettled tasks that are due; the recorder looks for the settled tasks whose usage record is not written
-        // (recorded_at null), oldest settled first.
-        await db.schema.createIndex('video_tasks_key_idx').ifNotExists().on('video_tasks').columns(['key_id', 'created_at', 'id']).execute();
-        await db.schema.createIndex('video_tasks_account_idx').ifNotExists().on('video_tasks').columns(['account', 'created_at']).execute();
-        await db.schema.createIndex('video_tasks_due_idx').ifNotExists().on('video_tasks').columns(['settled_at', 'next_poll_at']).execute();
-        await db.schema.createIndex('video_tasks_unrecorded_idx').ifNotExists().on('video_tasks').columns(['recorded_at', 'settled_at']).execute();
-        // A succeeded task's record counts the seconds of video it made (charged at a model's per_second).
-        await addMissingColumns(db, dialect, 'usage_records', [['video_seconds', 'integer']]);
-      },
-    },
     '0014_usage_pruned': {
       // usage.retention_days: what the pruned records cost, per account, so that the audit still balances each
       // account's charges against the costs of its records (those kept, and those pruned).
@@ -375,30 +279,6 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .addColumn('cost', 'bigint', (c) => c.notNull())
           .addColumn('records', 'bigint', (c) => c.notNull())
           .execute();
-      },
-    },
-    '0015_asset_group_slots': {
-      // A CreateAssetGroup takes one of its key's slots before the library is asked, counted with the key's groups
-      // under one lock, so parallel creates on any instance never pass the per-key cap, and a group the library made
-      // but the store could not record stays counted.
-      async up(db: Kysely<unknown>): Promise<void> {
-        await db.schema
-          .createTable('asset_group_slots')
-          .ifNotExists()
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('key_id', 'text', (c) => c.notNull())
-          .addColumn('account', 'text')
-          .addColumn('channel', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'bigint', (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex('asset_group_slots_key_idx').ifNotExists().on('asset_group_slots').columns(['key_id', 'account']).execute();
-      },
-    },
-    '0016_video_seconds_renamed': {
-      // The seconds a record is charged at per_second are any timed output's (a video's today, speech's tomorrow):
-      // the column carries no feature's name.
-      async up(db: Kysely<unknown>): Promise<void> {
-        await renameColumnIfPresent(db, dialect, 'usage_records', 'video_seconds', 'seconds');
       },
     },
     '0017_usage_seconds': {
@@ -415,7 +295,7 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
  * again and finds some of its columns there (its introspection sees the one database); PostgreSQL's introspection
  * would see every schema's table of that name, so it is asked IF NOT EXISTS instead.
  */
-async function addMissingColumns(db: Kysely<unknown>, dialect: StoreDialect, table: string, columns: readonly (readonly [string, 'integer' | 'bigint' | 'text'])[]): Promise<void> {
+export async function addMissingColumns(db: Kysely<unknown>, dialect: StoreDialect, table: string, columns: readonly (readonly [string, 'integer' | 'bigint' | 'text'])[]): Promise<void> {
   if (dialect === 'postgres') {
     for (const [name, type] of columns) await sql`alter table ${sql.table(table)} add column if not exists ${sql.ref(name)} ${sql.raw(type)}`.execute(db);
     return;
@@ -428,27 +308,34 @@ async function addMissingColumns(db: Kysely<unknown>, dialect: StoreDialect, tab
  * Renames `from` to `to` when the table has `from` and not yet `to` (a SQLite migration cut short runs again and finds
  * it renamed; a database restored from before the rename and migrated again finds both, and keeps its `to`).
  */
-async function renameColumnIfPresent(db: Kysely<unknown>, dialect: StoreDialect, table: string, from: string, to: string): Promise<void> {
+export async function renameColumnIfPresent(db: Kysely<unknown>, dialect: StoreDialect, table: string, from: string, to: string): Promise<void> {
   const columns = dialect === 'postgres'
     ? new Set((await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`.execute(db)).rows.map((r) => r.name))
     : new Set((await db.introspection.getTables()).find((t) => t.name === table)?.columns.map((c) => c.name));
   if (columns.has(from) && !columns.has(to)) await db.schema.alterTable(table).renameColumn(from, to).execute();
 }
 
-function createMigrationProvider(dialect: StoreDialect): MigrationProvider {
+/** Core's migrations and the features' (store-part.ts), one history ordered by name; a name twice is refused. */
+function createMigrationProvider(dialect: StoreDialect, parts: readonly StorePart<unknown>[]): MigrationProvider {
   const migrations = buildMigrations(dialect);
+  for (const part of parts) {
+    for (const [name, migration] of Object.entries(part.migrations(dialect))) {
+      if (name in migrations) throw new Error(`store part ${part.slot.name}: a migration named "${name}" exists already`);
+      migrations[name] = migration;
+    }
+  }
   return {
     getMigrations: () => Promise.resolve(migrations),
   };
 }
 
 /** Applies pending migrations; a no-op when the schema is current. Throws naming the migration that failed. */
-export async function migrateToLatest(db: Kysely<Database>, dialect: StoreDialect): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>, dialect: StoreDialect, parts: readonly StorePart<unknown>[]): Promise<void> {
   // PostgreSQL: Kysely looks for its own tables in every schema it can see, so one database holding the gateway in
   // several schemas (one per test, or per tenant) would find another's and never make its own; name the schema
   // the connection works in (its search_path's first).
   const migrationTableSchema = dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: createMigrationProvider(dialect), ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
+  const migrator = new Migrator({ db, provider: createMigrationProvider(dialect, parts), ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
   const { error, results } = await migrator.migrateToLatest();
   if (error === undefined) return;
   const failed = results?.find((r) => r.status === 'Error')?.migrationName;

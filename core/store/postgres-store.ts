@@ -5,6 +5,7 @@ import { Kysely, type PostgresCursor, type PostgresPool, type PostgresPoolClient
 import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
 import pg from 'pg';
 import { KyselyStore } from './kysely-store.js';
+import type { StorePart } from './store-part.js';
 import { isConnectionFailure, StoreUnreachableError } from './store-unreachable.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
@@ -56,6 +57,6 @@ function markedPool(pool: pg.Pool): PostgresPool {
 }
 
 /** Opens a pool of at most `poolMax` connections (none until the first query); openStore() migrates. */
-export function createPostgresStore(url: string, poolMax: number): Store {
-  return new KyselyStore(new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool: markedPool(postgresPool(url, poolMax)) }) }), 'postgres');
+export function createPostgresStore(url: string, poolMax: number, parts: readonly StorePart<unknown>[]): Store {
+  return new KyselyStore(new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool: markedPool(postgresPool(url, poolMax)) }) }), 'postgres', parts);
 }

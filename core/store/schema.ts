@@ -170,104 +170,6 @@ export interface PriceVersionsTable {
   created_at: EpochMsColumn;
 }
 
-/** An asset group made through the gateway: who owns it and where it lives (features/assets). */
-export interface AssetGroupsTable {
-  /** The library's own id (group-...). */
-  id: string;
-  channel: string;
-  /** The key that owns it: kept when it is unbound (the record of who made it), changed by a rebind. */
-  key_id: string;
-  account: string | null;
-  /** 1: bound to key_id; 0: unbound (its key was revoked), readable by no key until an operator rebinds it. */
-  bound: ColumnType<number | string | bigint, number, number>;
-  /** As last set through the gateway (Create, Update): what ListAssetGroups filters by Name. */
-  name: string;
-  created_at: EpochMsColumn;
-  updated_at: EpochMsColumn;
-}
-
-/** A CreateAssetGroup in flight (or one whose group the store could not record): it counts toward its key's cap. */
-export interface AssetGroupSlotsTable {
-  id: string;
-  key_id: string;
-  account: string | null;
-  /** The library the create went to: where an operator looks for a group made but not recorded. */
-  channel: string;
-  created_at: EpochMsColumn;
-}
-
-/** An asset registered through the gateway, in one of those groups. */
-export interface AssetsTable {
-  id: string;
-  group_id: string;
-  channel: string;
-  asset_type: string;
-  /** Processing | Active | Failed, as the library last said. */
-  status: string;
-  created_at: EpochMsColumn;
-  updated_at: EpochMsColumn;
-}
-
-/** The mock channel's asset library: its groups' and assets' records as a library would keep them (JSON). */
-export interface MockAssetRecordsTable {
-  id: string;
-  channel: string;
-  /** group | asset */
-  kind: string;
-  /** An asset's group; null for a group. */
-  group_id: string | null;
-  created_at: EpochMsColumn;
-  record: string;
-}
-
-/** A video task (store/video-task-store.ts): its owner, the upstream's progress, its money and its poller's lease. */
-export interface VideoTasksTable {
-  /** The public id (video_... or task_...). */
-  id: string;
-  key_id: string;
-  key_name: string;
-  /** Null for an unmetered key. */
-  account: string | null;
-  group_name: string;
-  channel: string;
-  /** The upstream's task id; null while submitting. */
-  upstream_id: string | null;
-  model: string;
-  upstream_model: string;
-  /** openai | generations */
-  shape: string;
-  status: string;
-  progress: ColumnType<number | string | bigint, number, number>;
-  prompt: string | null;
-  seconds: ColumnType<number | string | bigint | null, number | null, number | null>;
-  size: string | null;
-  result_url: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: EpochMsColumn;
-  updated_at: EpochMsColumn;
-  completed_at: ColumnType<number | string | bigint | null, number | null, number | null>;
-  expires_at: EpochMsColumn;
-  reserved: MoneyColumn;
-  /** JSON array of {holdId, amount}, amount a decimal string (nano-units are past what a JSON number holds exactly). */
-  holds: string;
-  total_tokens: ColumnType<number | string | bigint | null, number | null, number | null>;
-  cost: ColumnType<number | string | bigint | null, bigint | null, bigint | null>;
-  settled_at: ColumnType<number | string | bigint | null, number | null, number | null>;
-  next_poll_at: EpochMsColumn;
-  polls: ColumnType<number | string | bigint, number, number>;
-  /** The instance polling it; null when no one is. */
-  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Epoch ms the lease runs to; past it, another instance may take it. */
-  lease_until: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
-  /** The first 16 hex digits of the SHA-256 of the upstream key that made it; null while submitting. */
-  key_fingerprint: string | null;
-  /** When its usage record was written after its settlement; null until then. */
-  recorded_at: ColumnType<number | string | bigint | null, number | null, number | null>;
-  /** The prices its cost was computed with (pricing.version); null until settled, or when its model had no price. */
-  price_version: string | null;
-}
-
 /** What the records usage.retention_days pruned cost, per account (the audit adds it to the records kept). */
 export interface UsagePrunedTable {
   account: string;
@@ -277,10 +179,6 @@ export interface UsagePrunedTable {
 
 export interface Database {
   api_keys: ApiKeysTable;
-  asset_groups: AssetGroupsTable;
-  asset_group_slots: AssetGroupSlotsTable;
-  assets: AssetsTable;
-  mock_asset_records: MockAssetRecordsTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
   usage_pruned: UsagePrunedTable;
@@ -292,5 +190,4 @@ export interface Database {
   holds: HoldsTable;
   key_spend: KeySpendTable;
   price_versions: PriceVersionsTable;
-  video_tasks: VideoTasksTable;
 }

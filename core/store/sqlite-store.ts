@@ -6,6 +6,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { planCharges, sorted } from './charge-plan.js';
 import { chargeKey } from './kysely-ledger.js';
 import { KyselyStore } from './kysely-store.js';
+import type { StorePart } from './store-part.js';
 import { encodeUsageRow } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { Store, UsageRecord } from './store.js';
@@ -22,7 +23,7 @@ import { HOURLY_COLUMNS, hourlyRows, hourlyUpsertSql, insertedOnce } from './usa
 const PRAGMAS: readonly string[] = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'foreign_keys = ON', 'temp_store = MEMORY'];
 
 /** Opens (creating the file and its parent directory) without migrating; openStore() migrates. */
-export function createSqliteStore(filename: string): Store {
+export function createSqliteStore(filename: string, parts: readonly StorePart<unknown>[]): Store {
   if (filename !== SQLITE_MEMORY) mkdirSync(dirname(filename), { recursive: true });
   const database = new BetterSqlite3(filename);
   try {
@@ -33,7 +34,7 @@ export function createSqliteStore(filename: string): Store {
     database.close();
     throw err;
   }
-  return new SqliteStore(database);
+  return new SqliteStore(database, parts);
 }
 
 /** Rows per multi-row INSERT: 50 x 28 columns stays far below SQLite's bound-variable limit (32766). */
@@ -49,8 +50,8 @@ class SqliteStore extends KyselyStore {
   #insertBatch: ((records: readonly UsageRecord[]) => void) | undefined;
   #charges: SqliteCharges | undefined;
 
-  constructor(database: BetterSqlite3.Database) {
-    super(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite');
+  constructor(database: BetterSqlite3.Database, parts: readonly StorePart<unknown>[]) {
+    super(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), 'sqlite', parts);
     this.#database = database;
   }
 

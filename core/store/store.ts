@@ -2,10 +2,9 @@
 // their ledger and the balance instances hold (LedgerStore, store.ledger). SQLite by default, PostgreSQL for several instances;
 // one contract, one query layer (kysely-store.ts), and one test suite run against both.
 
-import type { AssetStore } from './asset-store.js';
+import type { Slot } from '../slot.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
-import type { VideoTaskStore } from './video-task-store.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
 import type { ResolvedLimits } from '../config/resolved.js';
 
@@ -194,10 +193,8 @@ export interface UsageStore {
 export interface Store extends KeyStore, UsageStore {
   readonly ledger: LedgerStore;
   readonly console: ConsoleStore;
-  /** Asset groups' and assets' ownership, and the mock channel's library. */
-  readonly assets: AssetStore;
-  /** Video tasks from submission to settlement, and the leases their pollers hold. */
-  readonly videoTasks: VideoTaskStore;
+  /** A feature's part of the store (store-part.ts), by its slot; throws for one the store was not opened with. */
+  part<T>(slot: Slot<T>): T;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
   /** One round trip to the database (readiness: it answers); throws when it does not. */

@@ -7,7 +7,8 @@ import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from './migrations.js';
 import type { Database } from './schema.js';
 
-export async function writeTransaction<T>(db: Kysely<Database>, dialect: StoreDialect, body: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+/** Over core's tables, or core's and a feature's (`Kysely<Database & ItsTables>`). */
+export async function writeTransaction<T, DB extends Database = Database>(db: Kysely<DB>, dialect: StoreDialect, body: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   if (dialect === 'postgres') return db.transaction().execute(body);
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);

@@ -5,7 +5,7 @@
 // per call, pricing.calls: `videogen.asset.CreateAsset`), recording meter's. The action is the API's own parameter
 // (Volcengine's Action), one route for the eight.
 
-import type { AssetAction } from '../../core/assets/library.js';
+import type { AssetAction } from './library.js';
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
@@ -15,6 +15,7 @@ import { createAsset, getAsset, updateAsset } from './assets.js';
 import { listAssets } from './list-assets.js';
 import { createGroup, getGroup, listGroups, updateGroup } from './groups.js';
 import type { Body } from './request-fields.js';
+import { ASSET_ERRORS } from './errors.js';
 
 type Action = (ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body) => Promise<Record<string, unknown>>;
 
@@ -35,6 +36,6 @@ export async function runAction(ctx: RequestContext, services: GatewayServices):
   // The format read the action from the path and checked the body against its schema.
   const action = ctx.params?.['action'] ?? '';
   const run = ACTIONS.get(action);
-  if (run === undefined) throw new GatewayError('GW_ERR_ASSET_ACTION_UNKNOWN', `The asset library has no action "${action.slice(0, 64)}".`);
+  if (run === undefined) throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_ACTION_UNKNOWN, `The asset library has no action "${action.slice(0, 64)}".`);
   return envelope(ctx, action, await run(ctx, services, key, ctx.request.head));
 }

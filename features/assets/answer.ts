@@ -2,10 +2,10 @@
 // holding only the record fields Volcengine documents (nothing of the operator's: its project, account, resource
 // names); and an upstream's error as a GatewayError that keeps its code, its message scrubbed of the operator's ids.
 
-import type { LibraryChannel } from '../../core/assets/libraries.js';
-import type { LibraryAnswer } from '../../core/assets/library.js';
+import type { LibraryChannel } from './libraries.js';
+import type { LibraryAnswer } from './library.js';
 import { GatewayError, type ErrorCode } from '../../core/errors.js';
-import { isVolcengineCode, responseMetadata } from '../../core/formats/volcengine-asset/envelope.js';
+import { isVolcengineCode, responseMetadata } from './envelope.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
 import { scrubSecrets } from '../../core/providers/scrub-secrets.js';

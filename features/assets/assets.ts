@@ -6,11 +6,12 @@ import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
-import type { AssetStatus } from '../../core/store/asset-store.js';
+import type { AssetStatus } from './asset-store.js';
 import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
 import { ownAsset, ownGroup } from './ownership.js';
 import { textOf, type Body } from './request-fields.js';
+import { ASSET_STORE } from './store-part.js';
 
 export const STATUSES: ReadonlySet<string> = new Set<AssetStatus>(['Processing', 'Active', 'Failed']);
 
@@ -26,7 +27,7 @@ export async function createAsset(ctx: RequestContext, services: GatewayServices
   const id = result['Id'];
   if (typeof id !== 'string' || id === '') throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The asset library did not say which asset it made.');
   const at = Date.now();
-  await services.store.assets.addAsset({ id, groupId: group.id, channel: group.channel, assetType, status: 'Processing', createdAt: at, updatedAt: at });
+  await services.store.part(ASSET_STORE).addAsset({ id, groupId: group.id, channel: group.channel, assetType, status: 'Processing', createdAt: at, updatedAt: at });
   return { Id: id };
 }
 
@@ -38,7 +39,7 @@ export async function getAsset(ctx: RequestContext, services: GatewayServices, k
   // The store's copy of the status (video tasks read it), kept as the library last said; the caller's answer does not
   // wait on it, nor fail with it.
   if (typeof status === 'string' && STATUSES.has(status) && status !== asset.status) {
-    services.store.assets.setAssetStatus(asset.id, status as AssetStatus, Date.now()).catch((err: unknown) => services.logger.warn({ err }, 'asset status not saved'));
+    services.store.part(ASSET_STORE).setAssetStatus(asset.id, status as AssetStatus, Date.now()).catch((err: unknown) => services.logger.warn({ err }, 'asset status not saved'));
   }
   return record;
 }

@@ -4,14 +4,16 @@
 // account (core/assets/rebind.ts), as after a key rotation. Ownership is the store's; the library is only asked about
 // assets still Processing, so that the page shows them Active once the library says so.
 
-import { rebindGroup } from '../../core/assets/rebind.js';
+import { rebindGroup } from './rebind.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
-import type { AssetGroupRow, AssetRow, AssetStatus } from '../../core/store/asset-store.js';
+import type { AssetGroupRow, AssetRow, AssetStatus } from './asset-store.js';
 import { offsetParam } from '../../core/console/query-params.js';
 import { consoleJson } from '../../core/console/console-answer.js';
 import { scopeOf } from '../../core/console/scope.js';
 import { sessionOf } from '../../core/console/session-slot.js';
+import { ASSET_STORE } from './store-part.js';
+import { ASSETS } from './services.js';
 
 const PAGE = 50;
 /** The newest assets shown under each group (the library's own list has them all). */
@@ -31,14 +33,14 @@ async function keyNames(services: GatewayServices): Promise<Map<string, string>>
 
 /** What the library says of a Processing asset now, written to the store when it changed; undefined when it did not. */
 async function readStatus(services: GatewayServices, asset: AssetRow, signal: AbortSignal): Promise<AssetStatus | undefined> {
-  const library = services.assets.byName(asset.channel)?.library;
+  const library = services.feature(ASSETS).byName(asset.channel)?.library;
   if (library === undefined) return undefined;
   try {
     const answer = await library.call('GetAsset', { Id: asset.id }, signal);
     const result = answer.body['Result'];
     const status = typeof result === 'object' && result !== null ? (result as Record<string, unknown>)['Status'] : undefined;
     if (answer.status !== 200 || typeof status !== 'string' || !STATUSES.has(status) || status === asset.status) return undefined;
-    await services.store.assets.setAssetStatus(asset.id, status as AssetStatus, Date.now());
+    await services.store.part(ASSET_STORE).setAssetStatus(asset.id, status as AssetStatus, Date.now());
     return status as AssetStatus;
   } catch {
     // A page that shows the stored status is better than no page: the next load asks again.
@@ -70,7 +72,7 @@ function shownGroup(group: AssetGroupRow, assets: readonly AssetRow[], names: Re
 
 /** A page of `account`'s groups (null: every account's, the operator's view), newest first. */
 export async function assetGroupsPage(ctx: RequestContext, services: GatewayServices, account: string | null, query: URLSearchParams): Promise<Record<string, unknown>> {
-  const { assets } = services.store;
+  const assets = services.store.part(ASSET_STORE);
   const offset = offsetParam(query);
   const found = await assets.accountGroups(account, { offset, limit: PAGE });
   // One read per group: a group with thousands of assets cannot crowd the others out of the page.
@@ -83,7 +85,7 @@ export async function assetGroupsPage(ctx: RequestContext, services: GatewayServ
 export async function bindAssetGroup(ctx: RequestContext, services: GatewayServices): Promise<Record<string, unknown>> {
   const { store, config } = services;
   const group = await rebindGroup(store, config, ctx.params?.['id'] ?? '', ctx.request.head['key']);
-  const [assets, names] = await Promise.all([store.assets.groupAssets([group.id], ASSETS_PER_GROUP), keyNames(services)]);
+  const [assets, names] = await Promise.all([store.part(ASSET_STORE).groupAssets([group.id], ASSETS_PER_GROUP), keyNames(services)]);
   return shownGroup(group, assets, names, new Map());
 }
 

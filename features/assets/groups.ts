@@ -10,6 +10,9 @@ import { callerRecord } from './answer.js';
 import { callLibrary, channelOf } from './library-call.js';
 import { ownerOf, ownGroup } from './ownership.js';
 import { pageOf, textOf, type Body } from './request-fields.js';
+import { ASSET_ERRORS } from './errors.js';
+import { ASSET_STORE } from './store-part.js';
+import { ASSETS } from './services.js';
 
 /**
  * The most groups one key holds. Groups cost the operator's library quota and nothing else (CreateAssetGroup is free
@@ -33,8 +36,8 @@ function madeNothing(err: unknown): boolean {
 }
 
 export async function createGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
-  const channel = services.assets.forNewGroup();
-  if (channel === undefined) throw new GatewayError('GW_ERR_ASSET_LIBRARY_UNAVAILABLE', 'No asset library is configured on this gateway.');
+  const channel = services.feature(ASSETS).forNewGroup();
+  if (channel === undefined) throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_LIBRARY_UNAVAILABLE, 'No asset library is configured on this gateway.');
   const name = textOf(body, 'Name') ?? '';
   const sent: Record<string, unknown> = { Name: name, GroupType: 'AIGC' };
   const description = textOf(body, 'Description');
@@ -42,21 +45,21 @@ export async function createGroup(ctx: RequestContext, services: GatewayServices
   // The cap is taken before the library is asked, atomically in the store (a check then a write raced: 30 creates in
   // parallel at 195 made 212). A group the library may have made stays counted when it cannot be recorded.
   const slot = `slot_${randomUUID()}`;
-  if (!(await services.store.assets.takeGroupSlot(ownerOf(key), slot, channel.name, MAX_GROUPS_PER_KEY, Date.now()))) {
-    throw new GatewayError('GW_ERR_ASSET_GROUP_LIMIT', `This key holds ${MAX_GROUPS_PER_KEY} asset groups, the most one key may; add assets to those it has.`);
+  if (!(await services.store.part(ASSET_STORE).takeGroupSlot(ownerOf(key), slot, channel.name, MAX_GROUPS_PER_KEY, Date.now()))) {
+    throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_GROUP_LIMIT, `This key holds ${MAX_GROUPS_PER_KEY} asset groups, the most one key may; add assets to those it has.`);
   }
   let id: unknown;
   try {
     id = (await callLibrary(ctx, services, channel, 'CreateAssetGroup', sent))['Id'];
   } catch (err) {
     // A store that cannot give the slot back keeps it counted (the safe side), and the caller hears the library's error.
-    if (madeNothing(err)) await services.store.assets.releaseGroupSlot(slot).catch((cause: unknown) => services.logger.warn({ err: cause, slot }, 'an asset group slot could not be given back'));
+    if (madeNothing(err)) await services.store.part(ASSET_STORE).releaseGroupSlot(slot).catch((cause: unknown) => services.logger.warn({ err: cause, slot }, 'an asset group slot could not be given back'));
     throw err;
   }
   if (typeof id !== 'string' || id === '') throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The asset library did not say which group it made.');
   const at = Date.now();
   try {
-    await services.store.assets.addGroup({ id, channel: channel.name, keyId: key.id, account: key.account ?? null, bound: true, name, createdAt: at, updatedAt: at }, slot);
+    await services.store.part(ASSET_STORE).addGroup({ id, channel: channel.name, keyId: key.id, account: key.account ?? null, bound: true, name, createdAt: at, updatedAt: at }, slot);
   } catch (err) {
     // The slot stays taken: the group exists in the library, owned by no key, and still counts against this one's cap.
     services.logger.error({ err, group: id, channel: channel.name, slot }, 'an asset group the library made could not be recorded; its slot stays counted against the key');
@@ -78,7 +81,7 @@ export async function updateGroup(ctx: RequestContext, services: GatewayServices
   for (const field of ['Name', 'Description']) if (body[field] !== undefined) sent[field] = body[field];
   const result = await callLibrary(ctx, services, channel, 'UpdateAssetGroup', sent);
   // The store's name (what ListAssetGroups filters by) and update time follow the library's.
-  await services.store.assets.renameGroup(group.id, textOf(body, 'Name') ?? group.name, Date.now());
+  await services.store.part(ASSET_STORE).renameGroup(group.id, textOf(body, 'Name') ?? group.name, Date.now());
   return callerRecord(result, channel);
 }
 
@@ -87,7 +90,7 @@ export async function listGroups(ctx: RequestContext, services: GatewayServices,
   const filter = (body['Filter'] ?? {}) as Body;
   const ids = Array.isArray(filter['GroupIds']) ? (filter['GroupIds'] as string[]) : undefined;
   const name = textOf(filter, 'Name');
-  const found = await services.store.assets.keyGroups(
+  const found = await services.store.part(ASSET_STORE).keyGroups(
     ownerOf(key),
     Object.assign(
       { sortBy: body['SortBy'] === 'UpdateTime' ? ('UpdateTime' as const) : ('CreateTime' as const), ascending: body['SortOrder'] === 'Asc', offset: page.offset, limit: page.size },
@@ -101,7 +104,7 @@ export async function listGroups(ctx: RequestContext, services: GatewayServices,
   for (const row of found.rows) byChannel.set(row.channel, [...(byChannel.get(row.channel) ?? []), row.id]);
   for (const [channelName, groupIds] of byChannel) {
     // A library no longer configured: its groups cannot be read (they stay counted), the others still can.
-    const channel = services.assets.byName(channelName);
+    const channel = services.feature(ASSETS).byName(channelName);
     if (channel === undefined) continue;
     const result = await callLibrary(ctx, services, channel, 'ListAssetGroups', {
       Filter: { GroupType: 'AIGC', GroupIds: groupIds },

@@ -1,11 +1,13 @@
 // The Seedance asset library (Volcengine's eight actions under /v1/videogen/asset/), each key on its own groups and
 // assets, charged per call (pricing.calls), never relayed by model; and its groups in the admin API and the console.
 
-import { createVolcengineAssetFormat } from '../../core/formats/volcengine-asset/index.js';
+import { createVolcengineAssetFormat } from './format.js';
 import { adminRoute, consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { runAction } from './action.js';
+import { assetLinkServices, assetServices } from './services.js';
+import { assetStorePart } from './store-part.js';
 import { bindGroup, listGroups } from './admin-groups.js';
 import { bindConsoleGroup, listConsoleGroups } from './console-groups.js';
 
@@ -16,6 +18,9 @@ export const assetsFeature: Feature = {
   name: 'assets',
   // Its own API, never relayed: the channels with `assets: true` hold the libraries.
   wires: [{ name: 'volcengine-asset', native: [] }],
+  // Its libraries per load, and the links other features' requests make to its assets (core/feature/content-links.ts).
+  services: [assetServices, assetLinkServices],
+  store: assetStorePart,
   routes: [
     // Eight actions by name (any other is a 404 in its envelope).
     {

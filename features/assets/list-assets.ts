@@ -1,17 +1,19 @@
 // ListAssets: the library's own list (its filters, statuses and paging), with GroupIds forced to the caller's groups
 // there; groups in several libraries are listed one library after the other.
 
-import type { LibraryChannel } from '../../core/assets/libraries.js';
+import type { LibraryChannel } from './libraries.js';
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
-import type { AssetStatus } from '../../core/store/asset-store.js';
+import type { AssetStatus } from './asset-store.js';
 import { callerRecord } from './answer.js';
 import { STATUSES } from './assets.js';
 import { callLibrary } from './library-call.js';
 import { ownerOf } from './ownership.js';
 import { pageOf, type Body } from './request-fields.js';
+import { ASSET_STORE } from './store-part.js';
+import { ASSETS } from './services.js';
 
 /** The caller's groups in one library. */
 interface Library {
@@ -33,7 +35,7 @@ function librariesOf(services: GatewayServices, groups: readonly { readonly id: 
   for (const group of groups) byName.set(group.channel, [...(byName.get(group.channel) ?? []), group.id]);
   return [...byName]
     .flatMap(([name, groupIds]) => {
-      const channel = services.assets.byName(name);
+      const channel = services.feature(ASSETS).byName(name);
       return channel === undefined ? [] : [{ channel, groupIds }];
     })
     .sort((a, b) => b.channel.priority - a.channel.priority || (a.channel.name < b.channel.name ? -1 : 1));
@@ -58,7 +60,7 @@ async function listIn(ctx: RequestContext, services: GatewayServices, library: L
 export async function listAssets(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
   const page = pageOf(body);
   const filter = (body['Filter'] ?? {}) as Body;
-  const own = await services.store.assets.boundGroupIds(ownerOf(key));
+  const own = await services.store.part(ASSET_STORE).boundGroupIds(ownerOf(key));
   const asked = Array.isArray(filter['GroupIds']) ? new Set(filter['GroupIds'] as string[]) : null;
   const libraries = librariesOf(services, asked === null ? own : own.filter((g) => asked.has(g.id)));
   // Nothing of the caller's to list: answered here (an empty GroupIds would make the library list everything).
@@ -107,7 +109,7 @@ async function noteAssets(services: GatewayServices, items: readonly Record<stri
 }
 
 async function keepAssets(services: GatewayServices, items: readonly Record<string, unknown>[], channel: LibraryChannel): Promise<void> {
-  const known = new Map((await services.store.assets.assetsByIds(items.map((item) => String(item['Id'])))).map((row) => [row.id, row]));
+  const known = new Map((await services.store.part(ASSET_STORE).assetsByIds(items.map((item) => String(item['Id'])))).map((row) => [row.id, row]));
   const at = Date.now();
   for (const item of items) {
     const id = item['Id'];
@@ -116,9 +118,9 @@ async function keepAssets(services: GatewayServices, items: readonly Record<stri
     const row = known.get(id);
     if (row === undefined) {
       const assetType = typeof item['AssetType'] === 'string' ? item['AssetType'] : '';
-      await services.store.assets.addAsset({ id, groupId: String(item['GroupId']), channel: channel.name, assetType, status, createdAt: at, updatedAt: at });
+      await services.store.part(ASSET_STORE).addAsset({ id, groupId: String(item['GroupId']), channel: channel.name, assetType, status, createdAt: at, updatedAt: at });
     } else if (row.status !== status) {
-      await services.store.assets.setAssetStatus(id, status, at);
+      await services.store.part(ASSET_STORE).setAssetStatus(id, status, at);
     }
   }
 }

@@ -6,15 +6,16 @@ import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
-import { ownTask } from '../../core/video/read.js';
-import { refreshTask, taskCall, taskChannel } from '../../core/video/refresh.js';
-import { settleTask } from '../../core/video/settle.js';
-import { VideoUpstreamError } from '../../core/video/upstream.js';
-import type { VideoDeps } from '../../core/video/video-deps.js';
+import { ownTask } from './read.js';
+import { refreshTask, taskCall, taskChannel } from './refresh.js';
+import { settleTask } from './settle.js';
+import { VideoUpstreamError } from './upstream.js';
+import type { VideoDeps } from './video-deps.js';
 import { jsonAnswer as json } from '../../core/pipeline/json-answer.js';
+import { VIDEO_ERRORS } from './errors.js';
 
 function notCancellable(id: string, status: string): GatewayError {
-  return new GatewayError('GW_ERR_VIDEO_NOT_CANCELLABLE', `Video ${id} cannot be cancelled: only a queued task can (it is ${status}).`, { param: 'id' });
+  return new GatewayError(VIDEO_ERRORS.GW_ERR_VIDEO_NOT_CANCELLABLE, `Video ${id} cannot be cancelled: only a queued task can (it is ${status}).`, { param: 'id' });
 }
 
 export async function cancelTask(ctx: RequestContext, deps: VideoDeps, key: AuthedKey): Promise<RelayResult> {

@@ -7,14 +7,15 @@
 import { formatMoney } from '../../core/money/decimal.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
-import type { VideoTaskRow } from '../../core/store/video-task-store.js';
-import { taskNotFound } from '../../core/video/read.js';
-import { openTaskFile } from '../../core/video/task-file.js';
+import type { VideoTaskRow } from './video-task-store.js';
+import { taskNotFound } from './read.js';
+import { openTaskFile } from './task-file.js';
 import { videoDepsOf } from './services.js';
 import { offsetParam } from '../../core/console/query-params.js';
 import { consoleJson } from '../../core/console/console-answer.js';
 import { requireAccount, scopeOf } from '../../core/console/scope.js';
 import { sessionOf } from '../../core/console/session-slot.js';
+import { VIDEO_TASKS } from './store-part.js';
 
 const PAGE = 50;
 /** The prompt is the customer's own text and may be 4,000 characters: a table row shows its start. */
@@ -64,7 +65,7 @@ function shownTask(row: VideoTaskRow): Record<string, unknown> {
 export async function videoTasksPage(services: GatewayServices, account: string, query: URLSearchParams): Promise<Record<string, unknown>> {
   const offset = offsetParam(query);
   const key = query.get('key') ?? '';
-  const found = await services.store.videoTasks.accountTasks(account, key === '' ? { offset, limit: PAGE } : { offset, limit: PAGE, keyId: key });
+  const found = await services.store.part(VIDEO_TASKS).accountTasks(account, key === '' ? { offset, limit: PAGE } : { offset, limit: PAGE, keyId: key });
   return { object: 'list', account, currency: services.config.pricing.currency, data: found.rows.map(shownTask), total: found.total, offset };
 }
 
@@ -74,7 +75,7 @@ export async function videoTasksPage(services: GatewayServices, account: string,
  */
 export async function videoContent(ctx: RequestContext, services: GatewayServices, account: string | null): Promise<RelayResult> {
   const id = ctx.params?.['id'] ?? '';
-  const row = await services.store.videoTasks.task(id);
+  const row = await services.store.part(VIDEO_TASKS).task(id);
   if (row === undefined || (account !== null && row.account !== account)) throw taskNotFound(id);
   ctx.channel = row.channel;
   const file = await openTaskFile(videoDepsOf(services), row, ctx.abort.signal);

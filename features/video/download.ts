@@ -6,9 +6,9 @@ import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
-import { freshTask, ownTask } from '../../core/video/read.js';
-import { openTaskFile } from '../../core/video/task-file.js';
-import type { VideoDeps } from '../../core/video/video-deps.js';
+import { freshTask, ownTask } from './read.js';
+import { openTaskFile } from './task-file.js';
+import type { VideoDeps } from './video-deps.js';
 
 export async function download(ctx: RequestContext, deps: VideoDeps, key: AuthedKey, owner: string): Promise<RelayResult> {
   const variant = new URLSearchParams(ctx.query.startsWith('?') ? ctx.query.slice(1) : ctx.query).get('variant') ?? 'video';

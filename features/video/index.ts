@@ -8,8 +8,9 @@ import type { Feature } from '../../core/feature/feature.js';
 import { downloadConsoleTask, listConsoleTasks } from './console-videos.js';
 import { videoPollerJob } from './poller-job.js';
 import { videoServices } from './services.js';
+import { videoStorePart } from './store-part.js';
 import { cancelOwnTask, createTask, downloadTask, listOwnTasks, readTask } from './tasks.js';
-import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from '../../core/formats/video/index.js';
+import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from './format.js';
 
 const VIDEO_CREATE: readonly ChainStep[] = ['auth', 'rate-limit', 'meter'];
 const VIDEO_READ: readonly ChainStep[] = ['auth'];
@@ -37,7 +38,8 @@ export function createVideoFeature(options: VideoFeatureOptions = {}): Feature {
       consoleRoute('GET', '/console/api/videos/{id}/content', downloadConsoleTask, 'user'),
     ],
     // Unfinished tasks are the store's: each instance reads those due, one instance at a time per task.
-    services: videoServices,
+    services: [videoServices],
+    store: videoStorePart,
     jobs: (env) => [videoPollerJob(env, options.pollTickMs)],
   };
 }

@@ -5,9 +5,10 @@ import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
-import type { VideoDeps } from '../../core/video/video-deps.js';
+import type { VideoDeps } from './video-deps.js';
 import { jsonAnswer as json } from '../../core/pipeline/json-answer.js';
 import { videoObject } from './video-object.js';
+import { VIDEO_TASKS } from './store-part.js';
 
 export async function listTasks(ctx: RequestContext, deps: VideoDeps, key: AuthedKey): Promise<RelayResult> {
   const query = new URLSearchParams(ctx.query.startsWith('?') ? ctx.query.slice(1) : ctx.query);
@@ -18,7 +19,7 @@ export async function listTasks(ctx: RequestContext, deps: VideoDeps, key: Authe
   if (order !== 'asc' && order !== 'desc') throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', "Invalid 'order': expected 'asc' or 'desc'.", { param: 'order' });
   const after = query.get('after') ?? undefined;
   // One more than asked says whether there is a next page.
-  const rows = await deps.store.videoTasks.keyTasks(Object.assign({ keyId: key.id, limit: limit + 1, ascending: order === 'asc' }, after === undefined ? {} : { after }));
+  const rows = await deps.store.part(VIDEO_TASKS).keyTasks(Object.assign({ keyId: key.id, limit: limit + 1, ascending: order === 'asc' }, after === undefined ? {} : { after }));
   const page = rows.slice(0, limit).filter((row) => row.account === (key.account ?? null));
   return json(200, { object: 'list', data: page.map(videoObject), first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null, has_more: rows.length > limit });
 }

@@ -3,7 +3,7 @@
 
 import type { JobEnv } from '../../core/feature/feature.js';
 import type { Service } from '../../core/lifecycle.js';
-import { VideoPoller } from '../../core/video/poller.js';
+import { VideoPoller } from './poller.js';
 import { videoDepsOf } from './services.js';
 
 /** `tickMs`: how often it looks for due tasks (tests look often); default the poll interval, at most 1 s. */

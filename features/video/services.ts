@@ -4,10 +4,12 @@
 import type { ChannelType } from '../../core/config/resolved.js';
 import type { FeatureServices } from '../../core/feature/feature.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
-import { slot, type Slot } from '../../core/pipeline/slot.js';
-import { createVideoUpstreams } from '../../core/providers/index.js';
-import type { VideoUpstream } from '../../core/video/upstream.js';
-import type { VideoDeps } from '../../core/video/video-deps.js';
+import { slot, type Slot } from '../../core/slot.js';
+import { CONTENT_LINKS } from '../../core/feature/content-links.js';
+import { createArkVideoUpstream } from './data-plane.js';
+import { createMockVideoUpstream } from './mock-tasks.js';
+import type { VideoUpstream } from './upstream.js';
+import type { VideoDeps } from './video-deps.js';
 
 export interface VideoServices {
   readonly upstreams: ReadonlyMap<ChannelType, VideoUpstream>;
@@ -17,7 +19,8 @@ export const VIDEO: Slot<VideoServices> = slot('video');
 
 export const videoServices: FeatureServices<VideoServices> = {
   slot: VIDEO,
-  create: () => ({ upstreams: createVideoUpstreams() }),
+  // Owned by one Gateway: their pools close with it.
+  create: () => ({ upstreams: new Map<ChannelType, VideoUpstream>([['volcengine', createArkVideoUpstream()], ['mock', createMockVideoUpstream()]]) }),
   close: async (services) => {
     await Promise.all([...services.upstreams.values()].map((upstream) => upstream.close()));
   },
@@ -30,7 +33,7 @@ export function videoDepsOf(services: GatewayServices): VideoDeps {
     store: services.store,
     router: services.router,
     videoUpstreams: services.feature(VIDEO).upstreams,
-    assets: services.assets,
+    links: services.findFeature(CONTENT_LINKS),
     logger: services.logger,
     resolveHost: services.resolveHost,
   };

@@ -3,7 +3,7 @@
 // also get `task_id` and, once done, `video_url`: the gateway's download path (the upstream's signed URL names the
 // operator's storage, and expires).
 
-import type { VideoTaskRow, VideoTaskStatus } from '../../core/store/video-task-store.js';
+import type { VideoTaskRow, VideoTaskStatus } from './video-task-store.js';
 
 /** How long after completion the file can be downloaded (Ark's result URLs last 24 h). */
 const DOWNLOADABLE_MS = 24 * 3600 * 1000;

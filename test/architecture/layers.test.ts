@@ -14,16 +14,16 @@ import { REPO_ROOT } from '../helpers/repo-root.js';
  */
 const LAYERS: readonly (readonly string[])[] = [
   [
-    'core/errors.ts', 'core/iso-time.ts', 'core/lifecycle.ts', 'core/logging/logger.ts', 'core/store/store-unreachable.ts',
+    'core/errors.ts', 'core/slot.ts', 'core/iso-time.ts', 'core/lifecycle.ts', 'core/logging/logger.ts', 'core/store/store-unreachable.ts',
     'core/config/resolved.ts', 'core/config/gateway.gen.ts', 'core/config/defaults.ts', 'core/config/config-path.ts',
     'core/config/schema-compiler.ts', 'core/config/schema-dir.ts', 'core/ir/', 'core/sse/', 'core/metrics/',
   ],
   ['core/store/'],
-  ['core/routing/', 'core/assets/'],
+  ['core/routing/', 'core/http/public-url.ts'],
   ['core/formats/'],
   ['core/money/', 'core/keys/', 'core/limits/', 'core/shared/'],
   // The request's path: routes, the pipeline and its context, the providers it calls, the services plugins use.
-  ['core/endpoints/', 'core/pipeline/', 'core/feature/', 'core/providers/', 'core/video/', 'core/console/', 'core/logging/'],
+  ['core/endpoints/', 'core/pipeline/', 'core/feature/', 'core/providers/', 'core/console/', 'core/logging/'],
   // The process: the config's loading, one Gateway per load, the runtime, the listeners, the start.
   ['core/config/', 'core/gateway.ts', 'core/runtime.ts', 'core/reload.ts', 'core/http/', 'core/serve.ts'],
   ['plugins/', 'features/'],

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { auditBooks } from '../../core/money/audit.js';
 import { ALICE, ASSET_PRICE, BOB, BROKE, errorOf, startAssetGateway, TEST_KEY, type AssetGateway } from '../helpers/asset-gateway.js';
 import { cliEnv, runCli } from '../helpers/cli-process.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const IMAGE = { URL: 'https://example.com/cat.png', AssetType: 'Image' };
 
@@ -90,7 +91,7 @@ describe('asset library: charges, limits and ownership', () => {
     const groupId = String((await t.result(old.key, 'CreateAssetGroup', { Name: 'rotated' }))['Id']);
     const assetId = String((await t.result(old.key, 'CreateAsset', Object.assign({ GroupId: groupId }, IMAGE)))['Id']);
     assert.equal((await t.admin('DELETE', `/admin/keys/${old.id}`)).status, 200);
-    const stored = await t.gw.gateway.runtime.deps.store.assets.group(groupId);
+    const stored = await t.gw.gateway.runtime.deps.store.part(ASSET_STORE).group(groupId);
     assert.equal(stored?.bound, false, 'revoking the key unbound its group');
 
     const next = await newKey({ name: 'rotating-2', group: 'pro', account: 'acme' });

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeBackends } from '../helpers/test-stores.js';
 import { ALICE, ALICE_TWO, BOB, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const CAP = 200;
 
@@ -32,13 +33,13 @@ for (const backend of storeBackends()) {
     const create = (gw: VideoGateway, key: string, name: string) => gw.request(key, 'POST', '/v1/videogen/asset/CreateAssetGroup', { Name: name });
     /** `n` groups of `keyId` recorded straight in the store, as if made earlier. */
     const seed = async (keyId: string, account: string, n: number): Promise<void> => {
-      const store = one.gw.gateway.runtime.deps.store.assets;
+      const store = one.gw.gateway.runtime.deps.store.part(ASSET_STORE);
       const now = Date.now();
       for (let i = 0; i < n; i++) {
         await store.addGroup({ id: `group-seed-${keyId}-${i}`, channel: 'ark', keyId, account, bound: true, name: `seed ${i}`, createdAt: now + i, updatedAt: now + i });
       }
     };
-    const held = async (keyId: string, account: string): Promise<number> => (await one.gw.gateway.runtime.deps.store.assets.boundGroupIds({ keyId, account })).length;
+    const held = async (keyId: string, account: string): Promise<number> => (await one.gw.gateway.runtime.deps.store.part(ASSET_STORE).boundGroupIds({ keyId, account })).length;
 
     test('30 parallel creates on two instances at 195 groups end at exactly 200; the library made 5', async () => {
       await seed('config:alice', 'acme', CAP - 5);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ALICE, ALICE_TWO, BOB, errorOf, startAssetGateway, type AssetAnswer, type AssetGateway } from '../helpers/asset-gateway.js';
 import { until } from '../helpers/poll.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const IMAGE = { URL: 'https://example.com/cat.png', AssetType: 'Image' };
 /** Ids in the library's own format that nobody made. */
@@ -115,7 +116,7 @@ describe('asset isolation: another key reaches nothing of a key, for every actio
       assert.equal(t.fake.assets.get(aliceAsset)?.Name, 'blueprint');
       assert.equal((await t.result(ALICE, 'GetAssetGroup', { Id: aliceGroup }))['Name'], 'secret-plans');
       assert.equal((await t.result(ALICE, 'GetAsset', { Id: aliceAsset }))['Name'], 'blueprint');
-      assert.equal((await t.gw.gateway.runtime.deps.store.assets.group(aliceGroup))?.name, 'secret-plans');
+      assert.equal((await t.gw.gateway.runtime.deps.store.part(ASSET_STORE).group(aliceGroup))?.name, 'secret-plans');
       // Four refused CreateAssets (two calls each of two checks), recorded at no cost.
       const records = await createRecords(name, recordsBefore + 4);
       assert.equal(records.length, recordsBefore + 4);

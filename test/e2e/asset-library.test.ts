@@ -5,12 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createVolcengineLibrary } from '../../core/providers/volcengine/control-plane.js';
+import { createVolcengineLibrary } from '../../features/assets/control-plane.js';
 import { ALICE, AK, BOB, errorOf, PROJECT, SK, startAssetGateway, TEST_KEY, type AssetGateway } from '../helpers/asset-gateway.js';
 import { startFakeVolcengine } from '../helpers/fake-volcengine.js';
 import { startGatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { assetConfig, testResolver } from '../helpers/asset-gateway.js';
 import { until } from '../helpers/poll.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 describe('asset library: the flow against a signed control plane', () => {
   let t: AssetGateway;
@@ -46,7 +47,7 @@ describe('asset library: the flow against a signed control plane', () => {
       intervalMs: 50,
     });
     // The store keeps the library's latest word (video tasks read it).
-    assert.equal((await t.gw.gateway.runtime.deps.store.assets.asset(String(image['Id'])))?.status, 'Active');
+    assert.equal((await t.gw.gateway.runtime.deps.store.part(ASSET_STORE).asset(String(image['Id'])))?.status, 'Active');
 
     const group = await t.result(ALICE, 'GetAssetGroup', { Id: groupId });
     assert.equal(group['Name'], 'cats');

@@ -15,6 +15,7 @@ import { postChat } from '../helpers/chat-requests.js';
 import { cliEnv, killIfRunning, runCli, startFleet, type FleetMember } from '../helpers/cli-process.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { storeBackends } from '../helpers/test-stores.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 const KEY = 'sk-fleet-0123456789abcdefgh';
 /** 7 completion tokens at 1.00 per 1M: 7,000 nano-units a request, reserved exactly (max_tokens 7, input free). */
@@ -83,7 +84,7 @@ for (const backend of storeBackends()) {
       // A clean stop settles and writes everything, then gives the holds back.
       for (const g of gateways) g.cli.proc.kill('SIGTERM');
       for (const g of gateways) assert.equal((await g.cli.exited).code, 0, g.cli.output.stderr);
-      const store = await openStore(db.url);
+      const store = await openStore(db.url, STORE_PARTS);
       try {
         assert.equal((await store.ledger.getAccount('fleet'))?.balance, 0n);
         const records = await store.listUsage({ limit: 1000 });

@@ -22,6 +22,7 @@ import { FakeOpenAI, type RecordedRequest } from '../helpers/fake-openai.js';
 import { until } from '../helpers/poll.js';
 import { selectRows } from '../helpers/store-rows.js';
 import { storeBackends } from '../helpers/test-stores.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 const KEY = 'sk-overdraft-0123456789abcdefgh';
 const PARALLEL = 40;
@@ -87,7 +88,7 @@ for (const backend of storeBackends()) {
       const credit = await runCli(['accounts', 'credit', 'tiny', formatMoney(BALANCE), '--idempotency-key', 'tiny-1', '--config', configPath], cliEnv());
       assert.equal(credit.code, 0, credit.stderr);
       gateways.push(...(await startFleet(configPath, instances)));
-      store = await openStore(db.url);
+      store = await openStore(db.url, STORE_PARTS);
     });
 
     after(async () => {

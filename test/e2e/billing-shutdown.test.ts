@@ -14,6 +14,7 @@ import { cliEnv, freePort, killIfRunning, runCli, spawnCli, waitForLog, type Cli
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { until } from '../helpers/poll.js';
 import { storeBackends } from '../helpers/test-stores.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 const KEY = 'sk-shutdown-0123456789abcdef';
 /** 7 completion tokens at 1.00 per 1M, input free: 7,000 nano-units a request, reserved exactly (max_tokens 7). */
@@ -87,7 +88,7 @@ for (const backend of storeBackends()) {
         assert.match(text, /\[DONE\]/, 'each stream ran to its end within the grace');
       }
       assert.equal((await gw.cli.exited).code, 0, gw.cli.output.stderr);
-      const store = await openStore(db.url);
+      const store = await openStore(db.url, STORE_PARTS);
       try {
         assert.equal((await store.ledger.getAccount('acme'))?.balance, COST * 90n, 'ten charged, exactly');
         assert.equal((await store.listUsage()).length, 10);
@@ -114,7 +115,7 @@ for (const backend of storeBackends()) {
       upstream.reply = (req) => (req.body['stream'] === true ? { kind: 'stream' } : { kind: 'completion' });
       const survivor = await start();
       // Past the reservation timeout (1.5 s), the dead instance's holds count for nothing: the whole balance can be held.
-      const books = await openStore(db.url);
+      const books = await openStore(db.url, STORE_PARTS);
       try {
         await until('the dead instance\'s holds expire', async () => {
           const now = Date.now();
@@ -136,7 +137,7 @@ for (const backend of storeBackends()) {
       assert.equal(served, 90, 'the whole rest of the balance, not a request more');
       survivor.cli.proc.kill('SIGTERM');
       assert.equal((await survivor.cli.exited).code, 0, survivor.cli.output.stderr);
-      const store = await openStore(db.url);
+      const store = await openStore(db.url, STORE_PARTS);
       try {
         assert.equal((await store.ledger.getAccount('acme'))?.balance, 0n);
         assert.deepEqual((await auditBooks(store)).problems, []);

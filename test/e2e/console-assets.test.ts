@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { consoleAccountUser, consoleSignIn, type ConsoleSession } from '../helpers/console-session.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const ADMIN = 'console-assets-admin-token-0123456789';
 const ACME_BOT = 'sk-acme-bot-console-assets-0123456789';
@@ -147,17 +148,17 @@ channels:
     const first = byName((await list('ada')).data, 'cats').assets[0];
     assert.ok(Number.isFinite(Date.parse(first?.created_at ?? '')), `the asset's time: ${first?.created_at}`);
     assert.equal(first?.status, 'Processing');
-    assert.equal((await store.assets.asset(id))?.status, 'Processing');
+    assert.equal((await store.part(ASSET_STORE).asset(id))?.status, 'Processing');
     // When the library made it, on its clock: its 2 s count from there.
-    const madeAt = (await store.assets.mock.get('library', id))?.createdAt;
+    const madeAt = (await store.part(ASSET_STORE).mock.get('library', id))?.createdAt;
     assert.ok(madeAt !== undefined, 'the library has the asset');
     libraryNow = madeAt + 1999;
     assert.equal(await listed(), 'Processing', 'not before the library\'s 2 s');
-    assert.equal((await store.assets.asset(id))?.status, 'Processing');
+    assert.equal((await store.part(ASSET_STORE).asset(id))?.status, 'Processing');
     libraryNow = madeAt + 2000;
     // Polled only in case a list's read of the library outlived its bound (3 s) on a loaded machine.
     assert.equal(await until('the asset listed Active', async () => ((await listed()) === 'Active' ? 'Active' : undefined), { timeoutMs: 10_000, intervalMs: 20 }), 'Active');
-    const stored = await store.assets.asset(id);
+    const stored = await store.part(ASSET_STORE).asset(id);
     assert.equal(stored?.status, 'Active', 'the store keeps what the library said');
   });
 

@@ -13,6 +13,7 @@ import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
 import { storeBackends } from '../helpers/test-stores.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const ADMIN = 'console-records-admin-token-0123456789';
 const ADA = 'sk-ada-records-0123456789abcdef';
@@ -264,7 +265,7 @@ channels:
       const created = (await res.json()) as { id: string };
       assert.equal(res.status, 200);
       ark.finish([...ark.tasks.keys()].pop() as string, { totalTokens: 108_900, duration: 5 });
-      const tasks = gw.gateway.runtime.deps.store.videoTasks;
+      const tasks = gw.gateway.runtime.deps.store.part(VIDEO_TASKS);
       await until('the task recorded', async () => ((await tasks.task(created.id))?.recordedAt != null ? true : undefined), { timeoutMs: 10_000, intervalMs: 25 });
       const record = (await gw.usage()).find((r) => r.requestId === created.id);
       assert.deepEqual([record?.status, record?.cost, record?.account], [200, undefined, 'acme']);

@@ -13,6 +13,7 @@ import { browserSkip, consolePagesBuilt, launchChromium, outputDir } from '../he
 import { consoleAccountUser, consoleSignIn } from '../helpers/console-session.js';
 import { until } from '../helpers/poll.js';
 import { ADMIN, ALICE, ALICE_TWO, BOB, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
 const XSS_PROMPT = '<img src=x onerror=alert(1)> a cat on a skateboard';
@@ -42,14 +43,14 @@ describe('the console\'s Videos page in Chromium', { skip: browserSkip() }, () =
     return page;
   }
 
-  const settled = (id: string): Promise<number> => until(`${id} settled`, async () => (await v.gw.gateway.runtime.deps.store.videoTasks.task(id))?.settledAt ?? undefined, WAIT);
+  const settled = (id: string): Promise<number> => until(`${id} settled`, async () => (await v.gw.gateway.runtime.deps.store.part(VIDEO_TASKS).task(id))?.settledAt ?? undefined, WAIT);
 
   /** Makes a task through `key`, remembering the upstream task behind it (and the fake that runs it). */
   async function makeTask(name: string, key: string, prompt: string): Promise<void> {
     const made = await v.request(key, 'POST', '/v1/videos', { model: SEEDANCE, prompt, seconds: '5', size: '1280x720' });
     assert.equal(made.status, 200, made.text);
     tasks[name] = String(made.body['id']);
-    const row = await v.gw.gateway.runtime.deps.store.videoTasks.task(tasks[name]);
+    const row = await v.gw.gateway.runtime.deps.store.part(VIDEO_TASKS).task(tasks[name]);
     upstream[name] = { id: row?.upstreamId ?? '', fake: row?.channel === 'ark-two' ? planes.arkTwo : planes.ark };
   }
 

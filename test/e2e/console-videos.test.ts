@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { consoleAccountUser, consoleSignIn, type ConsoleSession } from '../helpers/console-session.js';
 import { until } from '../helpers/poll.js';
 import { ADMIN, ALICE, ALICE_TWO, BOB, SEEDANCE, TEST_KEY, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
 const LONG_PROMPT = `A slow pan over a harbour at dawn, ${'gulls wheeling over the boats, '.repeat(12)}and the sun rising.`;
@@ -77,7 +78,7 @@ describe('console video tasks', () => {
     assert.equal(made.status, 200, made.text);
     const id = String(made.body['id']);
     tasks[name] = id;
-    const row = await v.gw.gateway.runtime.deps.store.videoTasks.task(id);
+    const row = await v.gw.gateway.runtime.deps.store.part(VIDEO_TASKS).task(id);
     const upstreamId = row?.upstreamId ?? '';
     assert.notEqual(upstreamId, '');
     upstreamIds.push(upstreamId);
@@ -86,7 +87,7 @@ describe('console video tasks', () => {
     if (end === 'fail') fake.fail(upstreamId, 'OutputVideoSensitiveContentDetected', 'The output video may contain sensitive information.');
     if (end !== undefined) {
       // The poller settles it within a few ticks; the store is where the console reads it from.
-      await until(`${name} settled`, async () => (await v.gw.gateway.runtime.deps.store.videoTasks.task(id))?.settledAt ?? undefined, WAIT);
+      await until(`${name} settled`, async () => (await v.gw.gateway.runtime.deps.store.part(VIDEO_TASKS).task(id))?.settledAt ?? undefined, WAIT);
     }
   }
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { AssetGroupRow } from '../../core/store/asset-store.js';
+import type { AssetGroupRow } from '../../features/assets/asset-store.js';
 import type { ConsoleUser } from '../../core/store/console-store.js';
 import type { Account } from '../../core/store/ledger-store.js';
 import type { StoredKey } from '../../core/store/store.js';
@@ -17,6 +17,7 @@ import { postChat } from '../helpers/chat-requests.js';
 import { consoleAccountUser, consoleSignIn, type ConsoleSession } from '../helpers/console-session.js';
 import { anyJson, mutate, mutation, type Json, type Mutation } from '../helpers/fuzz-bodies.js';
 import { configWith, startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const RUNS = Number(process.env['GATEWAY_FUZZ_RUNS'] ?? 300);
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -87,7 +88,7 @@ async function snapshot(): Promise<Snapshot> {
   const accounts = await store.ledger.listAccounts();
   const ledger = await Promise.all(accounts.map(async (a) => (await store.ledger.listLedger(a.name, 1_000_000)).length));
   const users = (await Promise.all([null, 'acme', 'globex'].map((a) => store.console.listUsers(a)))).flat();
-  return { accounts, ledger, keys: await store.listKeys(), users, group: await store.assets.group(made.groupId) };
+  return { accounts, ledger, keys: await store.listKeys(), users, group: await store.part(ASSET_STORE).group(made.groupId) };
 }
 
 function balanceIn(s: Snapshot, account: string): bigint | undefined {

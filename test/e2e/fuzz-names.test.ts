@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ASSET_ACTIONS } from '../../core/assets/library.js';
+import { ASSET_ACTIONS } from '../../features/assets/library.js';
 import { type Endpoint } from '../../core/endpoints/registry.js';
 import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { GatewayError } from '../../core/errors.js';

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../core/store/open-store.js';
 import { cliEnv, runCli } from '../helpers/cli-process.js';
 import { storeBackends } from '../helpers/test-stores.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 const postgres = storeBackends().find((b) => b.name === 'postgres');
 
@@ -40,7 +41,7 @@ channels:
     assert.equal(created.code, 0, created.stderr);
     const credited = await runCli(['accounts', 'credit', 'from-env', '2.5', '--idempotency-key', 'env-1', '--config', config], env);
     assert.equal(credited.code, 0, credited.stderr);
-    const store = await openStore(db.url);
+    const store = await openStore(db.url, STORE_PARTS);
     try {
       assert.equal((await store.ledger.getAccount('from-env'))?.balance, 2_500_000_000n);
     } finally {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '../helpers/poll.js';
 import { ALICE, BOB, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { ASSET_STORE } from '../../features/assets/store-part.js';
 
 const IMAGE = { URL: 'https://93.184.215.14/hero.png', AssetType: 'Image' };
 
@@ -91,7 +92,7 @@ describe('asset:// links in video tasks', () => {
     const made = await v.admin('POST', '/admin/keys', { name: 'rotating-video-1', group: 'pro', account: 'acme' });
     const next = await v.admin('POST', '/admin/keys', { name: 'rotating-video-2', group: 'pro', account: 'acme' });
     const id = await activeAsset(String(made.body['key']));
-    const groupId = String((await v.gw.gateway.runtime.deps.store.assets.asset(id))?.groupId);
+    const groupId = String((await v.gw.gateway.runtime.deps.store.part(ASSET_STORE).asset(id))?.groupId);
     assert.equal((await v.admin('DELETE', `/admin/keys/${String(made.body['id'])}`)).status, 200);
     const calls = upstreamCalls();
     for (const key of [String(next.body['key']), ALICE]) await refusedAs(await task(key, id), 'invalid_asset_reference', id);
@@ -104,7 +105,7 @@ describe('asset:// links in video tasks', () => {
   test("a second library's asset takes the task to its channel; links into two libraries are a 400", async () => {
     const first = await activeAsset(ALICE);
     // New groups go to the first library by priority; one of the second's is registered as a rotation would leave it.
-    const store = v.gw.gateway.runtime.deps.store.assets;
+    const store = v.gw.gateway.runtime.deps.store.part(ASSET_STORE);
     const now = Date.now();
     await store.addGroup({ id: 'group-20261127000000-two00', channel: 'ark-two', keyId: 'config:alice', account: 'acme', bound: true, name: 'second', createdAt: now, updatedAt: now });
     await store.addAsset({ id: 'asset-20261127000000-two00', groupId: 'group-20261127000000-two00', channel: 'ark-two', assetType: 'Image', status: 'Active', createdAt: now, updatedAt: now });

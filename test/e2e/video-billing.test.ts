@@ -5,10 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditBooks } from '../../core/money/audit.js';
-import { VideoPoller } from '../../core/video/poller.js';
+import { VideoPoller } from '../../features/video/poller.js';
 import { until } from '../helpers/poll.js';
 import { ALICE, BROKE, HALF, SEEDANCE, startVideoGateway, startVideoPlanes, TEST_KEY, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 import { videoDepsOf } from '../../features/video/services.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
 /** 108,900 tokens at 2.00 per 1M. */
@@ -21,7 +22,7 @@ describe('video task billing', () => {
   const balance = async (account: string): Promise<bigint> => (await store().ledger.getAccount(account))?.balance ?? -1n;
   const lastUpstream = (): string => [...planes.ark.tasks.keys()].pop() as string;
   /** Settled, and its usage record (its charge) written. */
-  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().videoTasks.task(id))?.recordedAt != null ? true : undefined), WAIT);
+  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().part(VIDEO_TASKS).task(id))?.recordedAt != null ? true : undefined), WAIT);
   const create = async (key: string, seconds = 5): Promise<string> => {
     const created = await v.request(key, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'a paid video', seconds: String(seconds) });
     assert.equal(created.status, 200, created.text);
@@ -40,7 +41,7 @@ describe('video task billing', () => {
   test('a succeeded task is charged exactly price x total_tokens, once, in a usage record of its own', async () => {
     const start = await balance('acme');
     const id = await create(ALICE);
-    const task = await store().videoTasks.task(id);
+    const task = await store().part(VIDEO_TASKS).task(id);
     assert.equal(task?.reserved, 283_500_000n, 'reserved: 720p (at most 1680x720, 21:9) x 5 s at 24 fps = 141,750 tokens at 2.00 per 1M');
     planes.ark.finish(lastUpstream(), { totalTokens: 108_900, duration: 5 });
     await settled(id);
@@ -53,7 +54,7 @@ describe('video task billing', () => {
     assert.equal(records[0]?.completionTokens, 108_900);
     assert.equal(records[0]?.account, 'acme');
     assert.equal(records[0]?.route, '/v1/videos');
-    assert.equal((await store().videoTasks.task(id))?.cost, TASK_COST);
+    assert.equal((await store().part(VIDEO_TASKS).task(id))?.cost, TASK_COST);
   });
 
   test("the group's multiplier applies", async () => {
@@ -73,11 +74,11 @@ describe('video task billing', () => {
     // Left queued upstream past video.task_timeout_ms (1.5 s here).
     const expired = await create(ALICE);
     for (const id of [failed, cancelled, expired]) await settled(id);
-    assert.equal((await store().videoTasks.task(expired))?.status, 'expired');
+    assert.equal((await store().part(VIDEO_TASKS).task(expired))?.status, 'expired');
     assert.equal((await v.request(ALICE, 'GET', `/v1/videos/${expired}`)).body['status'], 'failed');
     assert.equal(await balance('acme'), start);
     for (const id of [failed, cancelled, expired]) {
-      assert.equal((await store().videoTasks.task(id))?.cost, 0n);
+      assert.equal((await store().part(VIDEO_TASKS).task(id))?.cost, 0n);
       const records = (await v.gw.usage()).filter((r) => r.requestId === id);
       assert.equal(records.length, 1, `one record for ${id}`);
       assert.equal(records[0]?.cost, 0n);
@@ -122,7 +123,7 @@ describe('video task billing', () => {
     const services = v.gw.gateway.runtime.current.services;
     const start = await balance('acme');
     // The compare-and-set alone, as a settler that died before writing the record leaves it.
-    const won = await store().videoTasks.settleTask(id, {
+    const won = await store().part(VIDEO_TASKS).settleTask(id, {
       status: 'succeeded',
       progress: 100,
       resultUrl: null,
@@ -143,8 +144,8 @@ describe('video task billing', () => {
     await poller.sweep(Date.now() + 60_000);
     assert.equal(start - (await balance('acme')), TASK_COST, 'charged once');
     assert.equal((await v.gw.usage()).filter((r) => r.requestId === id).length, 1);
-    assert.notEqual((await store().videoTasks.task(id))?.recordedAt, null);
-    assert.equal(await store().videoTasks.dropStrayHolds(), 0, 'the stray hold was dropped by the sweep');
+    assert.notEqual((await store().part(VIDEO_TASKS).task(id))?.recordedAt, null);
+    assert.equal(await store().part(VIDEO_TASKS).dropStrayHolds(), 0, 'the stray hold was dropped by the sweep');
   });
 
   test('the audit passes', async () => {

@@ -8,6 +8,7 @@ import { auditBooks } from '../../core/money/audit.js';
 import { until } from '../helpers/poll.js';
 import { storeBackends } from '../helpers/test-stores.js';
 import { ALICE, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const WAIT = { timeoutMs: 15_000, intervalMs: 50 };
 /** 108,900 tokens at 2.00 per 1M. */
@@ -48,7 +49,7 @@ for (const backend of storeBackends()) {
       try {
         const store = second.gw.gateway.runtime.deps.store;
         await until('all settled', async () => {
-          const rows = await Promise.all(ids.map((id) => store.videoTasks.task(id)));
+          const rows = await Promise.all(ids.map((id) => store.part(VIDEO_TASKS).task(id)));
           return rows.every((row) => row?.recordedAt != null && row.status === 'succeeded') ? true : undefined;
         }, WAIT);
         const records = (await second.gw.usage()).filter((r) => ids.includes(r.requestId));
@@ -78,7 +79,7 @@ for (const backend of storeBackends()) {
       const second = await startVideoGateway(planes, { store: db.url, credit: '', taskTimeoutMs: 1000 });
       try {
         const row = await until('settled', async () => {
-          const task = await second.gw.gateway.runtime.deps.store.videoTasks.task(id);
+          const task = await second.gw.gateway.runtime.deps.store.part(VIDEO_TASKS).task(id);
           return task?.recordedAt != null ? task : undefined;
         }, WAIT);
         assert.equal(row.status, 'succeeded');
@@ -124,7 +125,7 @@ describe('two instances poll the same tasks (postgres)', { skip: postgres?.skip 
     // Clients of both instances read them meanwhile, as the pollers do.
     await until('all settled', async () => {
       await Promise.all(ids.slice(0, 10).map((id, i) => (i % 2 === 0 ? b : a).request(ALICE, 'GET', `/v1/video/generations/${id}`)));
-      const rows = await Promise.all(ids.map((id) => store.videoTasks.task(id)));
+      const rows = await Promise.all(ids.map((id) => store.part(VIDEO_TASKS).task(id)));
       return rows.every((row) => row?.recordedAt != null) ? true : undefined;
     }, WAIT);
     const records = [...(await a.gw.usage()), ...(await b.gw.usage())].filter((r) => ids.includes(r.requestId));

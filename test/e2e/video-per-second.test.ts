@@ -4,9 +4,10 @@
 // keeps the seconds charged, and the audit computes the same cost again from that record.
 
 import { after, before, describe, test } from 'node:test';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 import assert from 'node:assert/strict';
 import { auditBooks } from '../../core/money/audit.js';
-import { VideoPoller } from '../../core/video/poller.js';
+import { VideoPoller } from '../../features/video/poller.js';
 import { until } from '../helpers/poll.js';
 import { ALICE, HALF, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
 import { videoDepsOf } from '../../features/video/services.js';
@@ -25,7 +26,7 @@ describe('video tasks priced per second', () => {
   const store = () => v.gw.gateway.runtime.deps.store;
   const balance = async (account: string): Promise<bigint> => (await store().ledger.getAccount(account))?.balance ?? -1n;
   const lastUpstream = (): string => [...planes.ark.tasks.keys()].pop() as string;
-  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().videoTasks.task(id))?.recordedAt != null ? true : undefined), WAIT);
+  const settled = (id: string) => until(`settled ${id}`, async () => ((await store().part(VIDEO_TASKS).task(id))?.recordedAt != null ? true : undefined), WAIT);
   const create = async (key: string, seconds: number): Promise<string> => {
     const created = await v.request(key, 'POST', '/v1/videos', { model: PER_SECOND_MODEL, prompt: 'a video paid by the second', seconds: String(seconds) });
     assert.equal(created.status, 200, created.text);
@@ -50,12 +51,12 @@ describe('video tasks priced per second', () => {
     const start = await balance('acme');
     const id = await create(ALICE, 10);
     // 720p (at most 1680x720) x 10 s at 24 fps = 283,500 tokens at 2.00 per 1M (0.567) + 10 s at 0.05 (0.5).
-    assert.equal((await store().videoTasks.task(id))?.reserved, 1_067_000_000n);
+    assert.equal((await store().part(VIDEO_TASKS).task(id))?.reserved, 1_067_000_000n);
     // Ark made a shorter clip than asked: the duration it reports is what is charged.
     planes.ark.finish(lastUpstream(), { totalTokens: 217_800, duration: 8 });
     await settled(id);
     assert.equal(start - (await balance('acme')), TASK_COST);
-    const row = await store().videoTasks.task(id);
+    const row = await store().part(VIDEO_TASKS).task(id);
     assert.equal(row?.cost, TASK_COST);
     assert.equal(row?.seconds, 8, 'the row says the seconds charged');
     const charged = await record(id);
@@ -88,7 +89,7 @@ describe('video tasks priced per second', () => {
     const start = await balance('acme');
     const id = await create(ALICE, -1);
     // 720p x 15 s (the longest) at 24 fps = 425,250 tokens at 2.00 per 1M (0.8505) + 15 s at 0.05 (0.75).
-    assert.equal((await store().videoTasks.task(id))?.reserved, 1_600_500_000n);
+    assert.equal((await store().part(VIDEO_TASKS).task(id))?.reserved, 1_600_500_000n);
     planes.ark.fail(lastUpstream(), 'InternalServiceError', 'The service met an error.');
     await settled(id);
     assert.equal(await balance('acme'), start);
@@ -102,7 +103,7 @@ describe('video tasks priced per second', () => {
     const services = v.gw.gateway.runtime.current.services;
     const start = await balance('acme');
     // The compare-and-set alone, as a settler that died before writing the record leaves it.
-    const won = await store().videoTasks.settleTask(id, {
+    const won = await store().part(VIDEO_TASKS).settleTask(id, {
       status: 'succeeded',
       progress: 100,
       resultUrl: null,

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { until } from '../helpers/poll.js';
 import { ALICE, SEEDANCE, startVideoGateway, startVideoPlanes, type VideoGateway, type VideoPlanes } from '../helpers/video-gateway.js';
+import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 describe('the video poller when giving a lease back fails', () => {
   let planes: VideoPlanes;
@@ -20,7 +21,7 @@ describe('the video poller when giving a lease back fails', () => {
   });
 
   test('the lease is given back on the next pass and the task is settled within seconds', async () => {
-    const tasks = v.gw.gateway.runtime.deps.store.videoTasks;
+    const tasks = v.gw.gateway.runtime.deps.store.part(VIDEO_TASKS);
     const release = tasks.releaseLease.bind(tasks);
     let refused = 0;
     // Every release of the poller's fails for a while, as while the database is cut.

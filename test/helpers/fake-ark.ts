@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { UpstreamTaskStatus } from '../../core/video/upstream.js';
+import type { UpstreamTaskStatus } from '../../features/video/upstream.js';
 import { LoopbackHttpServer, recordRequest } from './loopback-http-server.js';
 
 const API_PREFIX = '/api/v3';

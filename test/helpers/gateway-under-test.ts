@@ -17,6 +17,7 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { FEATURES } from '../../features/index.js';
 import { createVideoFeature } from '../../features/video/index.js';
 import type { Feature } from '../../core/feature/feature.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 export const TEST_KEY = 'sk-test-0123456789abcdefghij';
 export const LIMITED_KEY = 'sk-limited-0123456789abcdefgh';
@@ -129,7 +130,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
 
 /** Reads usage records from a store file after the gateway is gone. */
 export async function readUsageFile(dbPath: string): Promise<UsageRecord[]> {
-  const store = await openStore(`sqlite:${dbPath}`);
+  const store = await openStore(`sqlite:${dbPath}`, STORE_PARTS);
   try {
     return await store.listUsage({ limit: 100_000 });
   } finally {

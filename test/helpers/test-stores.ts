@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openStore } from '../../core/store/open-store.js';
 import type { Store } from '../../core/store/store.js';
+import { STORE_PARTS } from '../../features/index.js';
 
 export interface OpenedStore {
   readonly store: Store;
@@ -65,7 +66,7 @@ function postgres(base: string | undefined): StoreBackend {
 async function openFresh(db: { readonly url: string; cleanup(): Promise<void> }): Promise<OpenedStore> {
   let store: Store;
   try {
-    store = await openStore(db.url, { poolMax: 4 });
+    store = await openStore(db.url, STORE_PARTS, { poolMax: 4 });
   } catch (err) {
     await db.cleanup();
     throw err;

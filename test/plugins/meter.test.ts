@@ -15,7 +15,7 @@ import type { Store } from '../../core/store/store.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
 import { Router } from '../../core/routing/router.js';
-import { SlotValues } from '../../core/pipeline/slot.js';
+import { SlotValues } from '../../core/slot.js';
 
 function sink(saturated: boolean): UsageSink & { records: UsageRecord[] } {
   const records: UsageRecord[] = [];

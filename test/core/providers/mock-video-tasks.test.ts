@@ -10,9 +10,9 @@ import {
   SAMPLE_VIDEO_SECONDS,
   SAMPLE_VIDEO_WIDTH,
   sampleVideo,
-} from '../../../core/providers/mock/sample-video.js';
-import { createMockVideoUpstream, MOCK_VIDEO_FAIL_HOOK, mockVideoTokens } from '../../../core/providers/mock/video-tasks.js';
-import { type TaskCall, VideoUpstreamError } from '../../../core/video/upstream.js';
+} from '../../../features/video/sample-video.js';
+import { createMockVideoUpstream, MOCK_VIDEO_FAIL_HOOK, mockVideoTokens } from '../../../features/video/mock-tasks.js';
+import { type TaskCall, VideoUpstreamError } from '../../../features/video/upstream.js';
 
 const CALL: TaskCall = { channel: {} as ResolvedChannel, key: 'mock-key', signal: new AbortController().signal };
 

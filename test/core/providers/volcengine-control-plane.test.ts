@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { AssetLibrary } from '../../../core/assets/library.js';
+import type { AssetLibrary } from '../../../features/assets/library.js';
 import { GatewayError } from '../../../core/errors.js';
-import { createVolcengineLibrary } from '../../../core/providers/volcengine/control-plane.js';
+import { createVolcengineLibrary } from '../../../features/assets/control-plane.js';
 import { startFakeVolcengine, type FakeVolcengine } from '../../helpers/fake-volcengine.js';
 import { until } from '../../helpers/poll.js';
 

@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ResolvedChannel } from '../../../core/config/resolved.js';
-import { createArkVideoUpstream } from '../../../core/providers/volcengine/data-plane.js';
-import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../core/video/upstream.js';
+import { createArkVideoUpstream } from '../../../features/video/data-plane.js';
+import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../features/video/upstream.js';
 
 const MODEL = 'doubao-seedance-2-0-260128';
 const KEY = 'ark-redirect-key-0123456789';

@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ResolvedChannel } from '../../../core/config/resolved.js';
-import { createArkVideoUpstream } from '../../../core/providers/volcengine/data-plane.js';
-import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../core/video/upstream.js';
+import { createArkVideoUpstream } from '../../../features/video/data-plane.js';
+import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../features/video/upstream.js';
 import { CANCEL_REFUSED_CODE, CANCEL_REFUSED_STATUS, NOT_FOUND_CODE, startFakeArk, type FakeArk } from '../../helpers/fake-ark.js';
 import { until } from '../../helpers/poll.js';
 

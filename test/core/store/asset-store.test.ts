@@ -4,9 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AssetGroupRow } from '../../../core/store/asset-store.js';
+import type { AssetGroupRow } from '../../../features/assets/asset-store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 import { useTempStore } from './store-fixtures.js';
+import { ASSET_STORE } from '../../../features/assets/store-part.js';
 
 const T0 = 1_700_000_000_000;
 const KA = { keyId: 'ka', account: 'acme' };
@@ -19,7 +20,7 @@ for (const backend of storeBackends()) describe(`asset store (${backend.name})`,
   const temp = useTempStore('assets.db', backend);
 
   it('pages a key bound groups newest first, counts all of them, filters by ids and by name', async () => {
-    const { assets } = temp.get();
+    const assets = temp.get().part(ASSET_STORE);
     for (let i = 0; i < 25; i++) await assets.addGroup(group(`g${String(i).padStart(2, '0')}`, 'ka', T0 + i, i === 3 ? 'Cats_100%' : `group ${i}`));
     await assets.addGroup(group('other', 'kb', T0 + 100));
     const query = { sortBy: 'CreateTime' as const, ascending: false, offset: 0, limit: 10 };
@@ -45,23 +46,23 @@ for (const backend of storeBackends()) describe(`asset store (${backend.name})`,
   it('unbinds a key groups when the key is revoked, and binds a group to another key', async () => {
     const store = temp.get();
     const made = await store.createKey({ id: 'k-old', name: 'old', hash: 'h-old', prefix: 'sk-old', group: 'pro', createdAt: T0, account: 'acme' });
-    await store.assets.addGroup(group('g-rot', made.id, T0));
+    await store.part(ASSET_STORE).addGroup(group('g-rot', made.id, T0));
     await store.revokeKey('old', T0 + 1);
-    const unbound = await store.assets.group('g-rot');
+    const unbound = await store.part(ASSET_STORE).group('g-rot');
     assert.equal(unbound?.bound, false);
     assert.equal(unbound?.keyId, 'k-old', 'who made it is kept');
-    assert.deepEqual(await store.assets.boundGroupIds({ keyId: 'k-old', account: 'acme' }), []);
-    await store.assets.bindGroup('g-rot', 'k-new', T0 + 2);
-    const bound = await store.assets.group('g-rot');
+    assert.deepEqual(await store.part(ASSET_STORE).boundGroupIds({ keyId: 'k-old', account: 'acme' }), []);
+    await store.part(ASSET_STORE).bindGroup('g-rot', 'k-new', T0 + 2);
+    const bound = await store.part(ASSET_STORE).group('g-rot');
     assert.deepEqual([bound?.bound, bound?.keyId], [true, 'k-new']);
-    assert.deepEqual(await store.assets.boundGroupIds({ keyId: 'k-new', account: 'acme' }), [{ id: 'g-rot', channel: 'ark' }]);
-    const listed = await store.assets.accountGroups('acme', { offset: 0, limit: 10 });
+    assert.deepEqual(await store.part(ASSET_STORE).boundGroupIds({ keyId: 'k-new', account: 'acme' }), [{ id: 'g-rot', channel: 'ark' }]);
+    const listed = await store.part(ASSET_STORE).accountGroups('acme', { offset: 0, limit: 10 });
     assert.equal(listed.total, 1);
-    assert.equal((await store.assets.accountGroups('other', { offset: 0, limit: 10 })).total, 0);
+    assert.equal((await store.part(ASSET_STORE).accountGroups('other', { offset: 0, limit: 10 })).total, 0);
   });
 
   it('keeps assets with their statuses, and the mock library records', async () => {
-    const { assets } = temp.get();
+    const assets = temp.get().part(ASSET_STORE);
     await assets.addGroup(group('g1', 'ka', T0));
     await assets.addAsset({ id: 'a1', groupId: 'g1', channel: 'ark', assetType: 'Image', status: 'Processing', createdAt: T0, updatedAt: T0 });
     await assets.addAsset({ id: 'a2', groupId: 'g1', channel: 'ark', assetType: 'Video', status: 'Processing', createdAt: T0 + 1, updatedAt: T0 + 1 });

@@ -4,6 +4,7 @@ import { openStore } from '../../../core/store/open-store.js';
 import type { Store, UsageRecord } from '../../../core/store/store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 import { makeUsage } from './store-fixtures.js';
+import { STORE_PARTS } from '../../../features/index.js';
 
 for (const backend of storeBackends()) describe(`store usage (${backend.name})`, { skip: backend.skip }, () => {
   let store: Store;
@@ -13,7 +14,7 @@ for (const backend of storeBackends()) describe(`store usage (${backend.name})`,
     const db = await backend.fresh();
     cleanup = db.cleanup;
     file = db.url;
-    store = await openStore(file);
+    store = await openStore(file, STORE_PARTS);
   });
   afterEach(async () => {
     await store.close();
@@ -40,7 +41,7 @@ for (const backend of storeBackends()) describe(`store usage (${backend.name})`,
     });
     await store.insertUsage([full, sparse]);
     await store.close();
-    store = await openStore(file);
+    store = await openStore(file, STORE_PARTS);
 
     assert.deepEqual(await store.listUsage(), [sparse, full]);
   });
@@ -138,7 +139,7 @@ for (const backend of storeBackends()) describe(`store usage (${backend.name})`,
     const batch = Array.from({ length: 57 }, (_, i) => Object.assign(makeUsage({ requestId: `seconds-${i}`, ts: priced.ts + 3 + i }), i % 2 === 0 ? { seconds: i } : {}));
     await store.insertUsage([priced, unpriced, chat, ...batch]);
     await store.close();
-    store = await openStore(file);
+    store = await openStore(file, STORE_PARTS);
 
     const listed = await store.listUsage({ limit: 100 });
     assert.deepEqual([...listed].reverse(), [priced, unpriced, chat, ...batch]);

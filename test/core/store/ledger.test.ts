@@ -9,6 +9,7 @@ import { openStore } from '../../../core/store/open-store.js';
 import type { Budget } from '../../../core/store/ledger-store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 import { makeUsage, useTempStore } from './store-fixtures.js';
+import { STORE_PARTS } from '../../../features/index.js';
 
 const NOW = 1_800_000_000_000;
 const acme: Budget = { kind: 'account', account: 'acme' };
@@ -189,7 +190,7 @@ for (const backend of storeBackends()) {
       // instance (better-sqlite3 is synchronous: a second connection in the same process would wait for the first
       // while blocking it), so there both race through one store.
       const first = await backend.open();
-      const second = backend.name === 'sqlite' ? first.store : await openStore(first.url, { poolMax: 4 });
+      const second = backend.name === 'sqlite' ? first.store : await openStore(first.url, STORE_PARTS, { poolMax: 4 });
       try {
         await first.store.ledger.ensureAccounts([{ name: 'acme', description: null }], NOW);
         await first.store.ledger.post({ account: 'acme', kind: 'credit', amount: 50_000n, idempotencyKey: 'c', ts: NOW }); // 50 requests of 1000

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../../../core/store/open-store.js';
 import { makeTempDir, makeUsage } from './store-fixtures.js';
+import { STORE_PARTS } from '../../../features/index.js';
 
 describe('openStore', () => {
   let dir: string;
@@ -14,12 +15,12 @@ describe('openStore', () => {
 
   it('creates the parent directory, applies migrations once, and turns WAL on', async () => {
     const file = join(dir, 'nested', 'deeper', 'gateway.db');
-    const first = await openStore(`sqlite:${file}`);
+    const first = await openStore(`sqlite:${file}`, STORE_PARTS);
     await first.migrate();
     await first.close();
     assert.ok(existsSync(file));
 
-    const second = await openStore(`sqlite:${file}`);
+    const second = await openStore(`sqlite:${file}`, STORE_PARTS);
     await second.migrate();
     assert.equal(await second.countUsage(), 0);
     await second.close();
@@ -41,7 +42,7 @@ describe('openStore', () => {
 
   it('migration 0005 keeps the first of a request\'s records written twice before it, then refuses a second', async () => {
     const file = join(dir, 'before-0005.db');
-    const store = await openStore(`sqlite:${file}`);
+    const store = await openStore(`sqlite:${file}`, STORE_PARTS);
     await store.insertUsage([makeUsage({ requestId: 'twice', ts: 1 }), makeUsage({ requestId: 'once', ts: 2 })]);
     await store.close();
     // The schema as 0004 left it: a plain index on request_id (and a partial unique one for priced records), so
@@ -55,7 +56,7 @@ describe('openStore', () => {
     assert.equal(raw.prepare('select count(*) from usage_records').pluck().get(), 3, 'written twice before the migration');
     raw.close();
 
-    const migrated = await openStore(`sqlite:${file}`);
+    const migrated = await openStore(`sqlite:${file}`, STORE_PARTS);
     try {
       assert.equal(await migrated.countUsage(), 2);
       assert.deepEqual(
@@ -71,7 +72,7 @@ describe('openStore', () => {
 
   it('migration 0005 runs again after a crash cut it short (SQLite migrates outside a transaction)', async () => {
     const file = join(dir, 'cut-0005.db');
-    const store = await openStore(`sqlite:${file}`);
+    const store = await openStore(`sqlite:${file}`, STORE_PARTS);
     await store.close();
     // Cut after its drops, before its record: the old indexes gone, the new one maybe made, 0005 not recorded.
     const raw = new BetterSqlite3(file);
@@ -80,7 +81,7 @@ describe('openStore', () => {
       alter table api_keys drop column concurrency_limit;
       alter table api_keys drop column allowed_ips;`); // and 0006 and 0007 cut before their last column
     raw.close();
-    const again = await openStore(`sqlite:${file}`);
+    const again = await openStore(`sqlite:${file}`, STORE_PARTS);
     try {
       await again.insertUsage([makeUsage({ requestId: 'after-crash' }), makeUsage({ requestId: 'after-crash' })]);
       assert.equal(await again.countUsage(), 1);
@@ -91,7 +92,7 @@ describe('openStore', () => {
 
   it('migration 0008 sums the records already there into the hourly table', async () => {
     const file = join(dir, 'before-0008.db');
-    const store = await openStore(`sqlite:${file}`);
+    const store = await openStore(`sqlite:${file}`, STORE_PARTS);
     const hour = 1_700_000_000_000 - (1_700_000_000_000 % 3_600_000);
     await store.insertUsage([
       makeUsage({ requestId: 'old-1', ts: hour + 1 }),
@@ -104,7 +105,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file);
     raw.exec(`drop table usage_hourly; delete from kysely_migration where name >= '0008_usage_hourly';`);
     raw.close();
-    const migrated = await openStore(`sqlite:${file}`);
+    const migrated = await openStore(`sqlite:${file}`, STORE_PARTS);
     try {
       const summed = await migrated.hourlyUsage({ from: 0, to: 2e12 });
       assert.deepEqual(summed, written, 'the same sums as written with the records');
@@ -125,17 +126,17 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file);
     raw.exec('create table api_keys (unrelated text)');
     raw.close();
-    await assert.rejects(openStore(`sqlite:${file}`), /store migration "0001_init" failed: .*api_keys/);
+    await assert.rejects(openStore(`sqlite:${file}`, STORE_PARTS), /store migration "0001_init" failed: .*api_keys/);
   });
 
   it('opens an in-memory store', async () => {
-    const store = await openStore('sqlite::memory:');
+    const store = await openStore('sqlite::memory:', STORE_PARTS);
     assert.equal(await store.countUsage(), 0);
     await store.close();
   });
 
   it('rejects an unknown scheme, naming the supported ones without echoing the URL', async () => {
-    await assert.rejects(openStore('mysql://user:secret@db/gw'), (err: unknown) => {
+    await assert.rejects(openStore('mysql://user:secret@db/gw', STORE_PARTS), (err: unknown) => {
       assert.ok(err instanceof Error);
       assert.match(err.message, /mysql:/);
       assert.match(err.message, /postgres:/);
@@ -146,6 +147,6 @@ describe('openStore', () => {
   });
 
   it('rejects a sqlite URL without a path', async () => {
-    await assert.rejects(openStore('sqlite:'), /no path/);
+    await assert.rejects(openStore('sqlite:', STORE_PARTS), /no path/);
   });
 });

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { CurrentSchemaPostgresDialect } from '../../../core/store/postgres-introspector.js';
 import { openStore } from '../../../core/store/open-store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
+import { STORE_PARTS } from '../../../features/index.js';
 
 const postgres = storeBackends().find((b) => b.name === 'postgres');
 
@@ -19,7 +20,7 @@ describe('PostgreSQL introspection in the current schema', { skip: postgres?.ski
     for (let i = 0; i < 2; i++) dbs.push(await (postgres as NonNullable<typeof postgres>).fresh());
     const [own, other] = dbs as [(typeof dbs)[0], (typeof dbs)[0]];
     // Another schema with tables of its own, and this one with the gateway's (migrated by openStore).
-    const store = await openStore(other.url);
+    const store = await openStore(other.url, STORE_PARTS);
     await store.close();
     mine = new Kysely<unknown>({ dialect: new CurrentSchemaPostgresDialect({ pool: new pg.Pool({ connectionString: own.url, max: 1 }) }) });
     await sql`create table own_table (id integer primary key, note text not null default '')`.execute(mine);
@@ -43,7 +44,7 @@ describe('PostgreSQL introspection in the current schema', { skip: postgres?.ski
   it('a store opens, and migrates, while another schema of the database is dropped', async () => {
     const other = dbs[1] as (typeof dbs)[0];
     const dropped = other.cleanup();
-    const store = await openStore((dbs[0] as (typeof dbs)[0]).url);
+    const store = await openStore((dbs[0] as (typeof dbs)[0]).url, STORE_PARTS);
     await dropped;
     assert.deepEqual(await store.listUsage({ limit: 1 }), []);
     await store.close();

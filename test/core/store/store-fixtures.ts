@@ -6,6 +6,7 @@ import { afterEach, beforeEach } from 'node:test';
 import { openStore } from '../../../core/store/open-store.js';
 import type { Store, UsageRecord } from '../../../core/store/store.js';
 import type { StoreBackend } from '../../helpers/test-stores.js';
+import { STORE_PARTS } from '../../../features/index.js';
 
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-store-'));
@@ -53,7 +54,7 @@ export function useTempStore(file = 'store.db', backend?: StoreBackend): { get()
       return;
     }
     const tmp = await makeTempDir();
-    store = await openStore(`sqlite:${join(tmp.dir, file)}`);
+    store = await openStore(`sqlite:${join(tmp.dir, file)}`, STORE_PARTS);
     cleanup = async () => {
       await store?.close();
       await tmp.cleanup();

@@ -5,10 +5,11 @@
 // task, claimTask, releaseLease), a key's keyset pages and an account's pages.
 
 import assert from 'node:assert/strict';
+import { VIDEO_TASKS } from '../../../features/video/store-part.js';
 import { describe, it } from 'node:test';
 import type { Budget } from '../../../core/store/ledger-store.js';
 import type { Store } from '../../../core/store/store.js';
-import type { VideoTaskRow, VideoTaskSettlement } from '../../../core/store/video-task-store.js';
+import type { VideoTaskRow, VideoTaskSettlement } from '../../../features/video/video-task-store.js';
 import { storeBackends } from '../../helpers/test-stores.js';
 import { useTempStore } from './store-fixtures.js';
 
@@ -94,7 +95,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   const temp = useTempStore('video-tasks.db', backend);
 
   it('reads a task back as written: money past 2^53 exactly, its holds, its nulls', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     const row = task('video_1', { reserved: BIG, holds: [{ holdId: 'h-acct', amount: BIG }, { holdId: 'h-key', amount: 7n }], account: null, shape: 'generations' });
     await videoTasks.addTask(row);
     assert.deepEqual(await videoTasks.task('video_1'), row);
@@ -108,7 +109,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('sets the key fingerprint, the reservation and the holds a submission names', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1', { reserved: 0n, holds: [] }));
     const holds = [{ holdId: 'h-acct', amount: BIG }, { holdId: 'h-key', amount: 3n }];
     assert.equal(await videoTasks.updateTask('video_1', { keyFingerprint: 'fedcba9876543210', reserved: BIG, holds, updatedAt: T0 + 1 }), true);
@@ -119,7 +120,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('rounds fractional seconds to the integer column, on insert and on settlement', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1', { seconds: 4.6 }));
     assert.equal((await videoTasks.task('video_1'))?.seconds, 5);
     assert.equal(await videoTasks.settleTask('video_1', settlement(T0 + 1, { seconds: 5.04 })), true);
@@ -127,7 +128,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('changes an unsettled task, refuses to once it is settled, and settles once', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1'));
     assert.equal(await videoTasks.updateTask('video_1', { upstreamId: 'cgt-1', status: 'running', progress: 40, nextPollAt: T0 + 10, polls: 2, updatedAt: T0 + 1 }), true);
     const running = await videoTasks.task('video_1');
@@ -155,7 +156,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('lets exactly one of five concurrent settlements through', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1'));
     const results = await Promise.all([0, 1, 2, 3, 4].map((i) => videoTasks.settleTask('video_1', settlement(T0 + 10 + i, { cost: BigInt(i + 1) }))));
     assert.equal(results.filter(Boolean).length, 1);
@@ -166,7 +167,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
 
   it('settles a task and releases its holds in one go, only for the settlement that wins', async () => {
     const store = temp.get();
-    const { videoTasks } = store;
+    const videoTasks = store.part(VIDEO_TASKS);
     await fund(store);
     await videoTasks.addTask(task('video_a-_%1'));
     await videoTasks.addTask(task('video_b'));
@@ -189,7 +190,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('discards only a task nothing was sent for and that is unsettled', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('unsent'));
     await videoTasks.addTask(task('sent', { upstreamId: 'cgt-1', status: 'queued' }));
     await videoTasks.addTask(task('settled'));
@@ -204,7 +205,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('lists the settled, sent tasks whose record is not written, oldest settled first, until marked', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     const settle = async (id: string, at: number, upstreamId: string | null = `cgt-${id}`): Promise<void> => {
       await videoTasks.addTask(task(id, { upstreamId }));
       assert.equal(await videoTasks.settleTask(id, settlement(at)), true);
@@ -227,7 +228,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
 
   it('drops the holds of settled and missing tasks, and keeps unsettled tasks\' and other owners\'', async () => {
     const store = temp.get();
-    const { videoTasks } = store;
+    const videoTasks = store.part(VIDEO_TASKS);
     await fund(store);
     await videoTasks.addTask(task('video_live'));
     await videoTasks.addTask(task('video_done'));
@@ -256,7 +257,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('inserts a submitter\'s task leased: no poller claims it until the lease ends', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1', { nextPollAt: T0 }), { owner: 'submitter', until: T0 + 1_000 });
     await videoTasks.addTask(task('video_2', { nextPollAt: T0 }));
     assert.deepEqual(ids(await videoTasks.claimDue('poller', T0 + 500, T0 + 30_000, 10)), ['video_2']);
@@ -270,7 +271,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('claims the due, unsettled, unleased tasks, at most limit, in the order they fell due', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('due-b', { nextPollAt: T0 + 2 }));
     await videoTasks.addTask(task('due-a', { nextPollAt: T0 + 1 }));
     await videoTasks.addTask(task('due-now', { nextPollAt: T0 + 100 }));
@@ -290,7 +291,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('never hands one task to two pollers claiming at once', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     for (let i = 0; i < 20; i++) await videoTasks.addTask(task(`video_${String(i).padStart(2, '0')}`, { nextPollAt: T0 + i }));
     for (let round = 0; round < 3; round++) {
       const now = T0 + 100 + round * 100_000;
@@ -302,7 +303,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('leases one task to a client GET, and gives leases up', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     await videoTasks.addTask(task('video_1'));
     await videoTasks.addTask(task('video_2'));
     await videoTasks.addTask(task('video_3'));
@@ -329,7 +330,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('pages a key tasks by keyset, in both orders, ties by id', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     // t2 and t3 share a creation time: their order is their ids'. Added out of order, so insertion order proves nothing.
     const made: readonly (readonly [string, number])[] = [['t3', T0 + 2], ['t0', T0], ['t5', T0 + 4], ['t2', T0 + 2], ['t1', T0 + 1], ['t4', T0 + 3]];
     for (const [id, createdAt] of made) await videoTasks.addTask(task(id, { createdAt }));
@@ -355,7 +356,7 @@ for (const backend of storeBackends()) describe(`video task store (${backend.nam
   });
 
   it('pages an account tasks newest first with their count, the unmetered keys\' apart, narrowed to a key', async () => {
-    const { videoTasks } = temp.get();
+    const videoTasks = temp.get().part(VIDEO_TASKS);
     for (let i = 0; i < 5; i++) await videoTasks.addTask(task(`acme-${i}`, { keyId: i % 2 === 0 ? 'ka' : 'kb', createdAt: T0 + i }));
     await videoTasks.addTask(task('free-0', { account: null, keyId: 'kf', createdAt: T0 }));
     await videoTasks.addTask(task('free-1', { account: null, keyId: 'kg', createdAt: T0 + 1 }));

@@ -1,0 +1,65 @@
+// The channels that hold an asset library (`assets: true`), one library each, for one config load. A new group goes
+// to the first healthy one by priority; after that every call about the group goes to the channel its record names.
+// A library's health is its own (`asset:<channel>` in the process's ChannelHealth): a control plane that fails must
+// not take the channel's data plane out of model routing, nor the reverse.
+
+import type { ResolvedChannel } from '../../core/config/resolved.js';
+import type { ChannelHealth } from '../../core/routing/health.js';
+import type { AssetLibrary } from './library.js';
+
+export interface LibraryChannel {
+  readonly name: string;
+  readonly priority: number;
+  readonly cooldownMs: number;
+  readonly library: AssetLibrary;
+  /**
+   * What of the operator's must never reach a caller: the channel's data-plane keys (Ark's API keys), the control
+   * plane's AK/SK and the project name (an upstream error message may name them, whole, cut short or encoded); the
+   * asset library route scrubs answers of them.
+   */
+  readonly secrets: readonly string[];
+}
+
+function healthName(channel: LibraryChannel): string {
+  return `asset:${channel.name}`;
+}
+
+export type LibraryFactory = (channel: ResolvedChannel) => AssetLibrary;
+
+export class AssetLibraries {
+  readonly #channels: readonly LibraryChannel[];
+  readonly #health: ChannelHealth;
+
+  constructor(channels: readonly ResolvedChannel[], create: LibraryFactory, health: ChannelHealth) {
+    // Higher priority first; file order within a tier (stable sort).
+    this.#channels = channels
+      .filter((c) => c.assets)
+      .map((c) => ({
+        name: c.name,
+        priority: c.priority,
+        cooldownMs: c.cooldownMs,
+        library: create(c),
+        secrets: [...c.keys, ...(c.control === undefined ? [] : [c.control.accessKeyId, c.control.secretAccessKey, c.control.projectName])].filter((s) => s.length >= 3 && s !== 'default'),
+      }))
+      .sort((a, b) => b.priority - a.priority);
+    this.#health = health;
+  }
+
+  byName(name: string): LibraryChannel | undefined {
+    return this.#channels.find((c) => c.name === name);
+  }
+
+  /** Where a new group goes: the first healthy channel by priority, else the first (every one cooling: try anyway). */
+  forNewGroup(): LibraryChannel | undefined {
+    return this.#channels.find((c) => !this.#health.isCooling(healthName(c))) ?? this.#channels[0];
+  }
+
+  /** A library that did not answer (or answered 5xx) cools down, so new groups go elsewhere meanwhile. */
+  failed(channel: LibraryChannel): void {
+    this.#health.markFailure(healthName(channel), channel.cooldownMs);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#channels.map((c) => c.library.close()));
+  }
+}
