@@ -3,7 +3,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { composeSchema } from '../core/config/compose-schema.js';
 import { findSchemaDir } from '../core/config/schema-dir.js';
+import { BUILTIN_ENDPOINTS } from '../features/index.js';
 import { isMainScript, writeOrCheck } from './generated-file.js';
 
 /** The part of a JSON Schema the reference reads. */
@@ -38,7 +40,7 @@ export const GENERATED_FILE = join('docs', 'config-reference.md');
 /** Maps (objects keyed by free names) are written `<name>` in a path. */
 const MAP_KEY = '<name>';
 
-const HEADER = `<!-- Generated from schemas/gateway.schema.json by \`npm run gen\` (scripts/gen-config-doc.ts); do not edit. Change the schema's descriptions and regenerate. -->
+const HEADER = `<!-- Generated from schemas/gateway.schema.json and the features' config sections by \`npm run gen\` (scripts/gen-config-doc.ts); do not edit. Change the schema's descriptions and regenerate. -->
 
 # gateway.yaml reference
 
@@ -147,11 +149,12 @@ export function renderConfigReference(schema: SchemaNode): string {
 /** Reads schemas/gateway.schema.json and returns what config-reference.md should contain and where it goes. */
 export async function renderFromRepo(): Promise<{ readonly path: string; readonly text: string }> {
   const schemaDir = findSchemaDir();
-  const schema = JSON.parse(await readFile(join(schemaDir, 'gateway.schema.json'), 'utf8')) as SchemaNode;
+  // With the built-in features' keys, as the gateway validates it (core/config/compose-schema.ts).
+  const schema = composeSchema(JSON.parse(await readFile(join(schemaDir, 'gateway.schema.json'), 'utf8')) as object, BUILTIN_ENDPOINTS.sections) as SchemaNode;
   return { path: join(schemaDir, '..', GENERATED_FILE), text: renderConfigReference(schema) };
 }
 
 // Only act when run as a script, so tests can import the renderer.
 if (isMainScript(import.meta.url)) {
-  process.exitCode = await writeOrCheck(process.argv.slice(2), await renderFromRepo(), 'schemas/gateway.schema.json');
+  process.exitCode = await writeOrCheck(process.argv.slice(2), await renderFromRepo(), 'schemas/gateway.schema.json and the features\' config-schema.ts');
 }

@@ -3,6 +3,7 @@
 
 import { formatPath } from './config-path.js';
 import { SERVER_DEFAULTS } from './defaults.js';
+import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { parseMoney } from '../money/decimal.js';
 import { parseCidr } from '../keys/address-list.js';
@@ -39,7 +40,8 @@ export function checkSemantics(config: GatewayConfig, endpoints: EndpointRegistr
     ...checkAccounts(config),
     ...checkAmounts(config),
     ...checkFormats(config, endpoints),
-    ...checkAssetChannels(config),
+    // The features' own checks of their keys.
+    ...endpoints.sections.flatMap((section) => section.check?.(config as unknown as ValidDocument) ?? []),
     ...checkBodyCap(config),
     ...(config.server?.trusted_proxies ?? []).flatMap((text, i): ConfigIssue[] =>
       parseCidr(text) === null ? [{ path: ['server', 'trusted_proxies', i], message: `"${text}" is not an address or a CIDR (such as 10.0.0.0/8 or 2001:db8::/32)` }] : [],
@@ -61,23 +63,6 @@ function checkFormats(config: GatewayConfig, endpoints: EndpointRegistry): Confi
         ? []
         : [{ path: ['channels', i, 'formats', j], message: `type ${channel.type} cannot speak ${format}; it speaks ${native.join(', ')}` }],
     );
-  });
-}
-
-/** An asset library is Ark's control plane or the mock's store; `control` means nothing to another type. */
-function checkAssetChannels(config: GatewayConfig): ConfigIssue[] {
-  return config.channels.flatMap((channel, i): ConfigIssue[] => {
-    const issues: ConfigIssue[] = [];
-    if (channel.control !== undefined && channel.type !== 'volcengine') {
-      issues.push({ path: ['channels', i, 'control'], message: `type ${channel.type} has no control plane; only type volcengine takes control` });
-    }
-    if (channel.assets === true && channel.type !== 'volcengine' && channel.type !== 'mock') {
-      issues.push({ path: ['channels', i, 'assets'], message: `type ${channel.type} holds no asset library; assets: true needs type volcengine or mock` });
-    }
-    if (channel.assets === true && channel.type === 'volcengine' && channel.control === undefined) {
-      issues.push({ path: ['channels', i, 'assets'], message: 'assets: true on a volcengine channel needs its control block (url, region, access_key_id, secret_access_key)' });
-    }
-    return issues;
   });
 }
 

@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer, ResolvedVideo } from './resolved.js';
+import type { ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -44,4 +44,3 @@ export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };
 export const AFFINITY_DEFAULTS: ResolvedAffinity = { ttlMs: 3_600_000, maxEntries: 100_000 };
 
 
-export const VIDEO_DEFAULTS: ResolvedVideo = { pollIntervalMs: 5_000, maxPollIntervalMs: 60_000, refreshAfterMs: 1_000, taskTimeoutMs: 172_800_000 };

@@ -55,7 +55,6 @@ export interface GatewayConfig {
    */
   routes?: Route[];
   affinity?: Affinity;
-  video?: Video;
   usage?: Usage;
   log?: Log;
 }
@@ -217,11 +216,6 @@ export interface Channel {
   drop_params?: string[];
   images?: ImageOptions;
   mock?: MockOptions;
-  control?: VolcengineControl;
-  /**
-   * This channel holds the asset library (/v1/videogen/asset/*) for the gateway's callers: type volcengine (with `control`) or mock (docs/assets-and-video.md).
-   */
-  assets?: boolean;
 }
 /**
  * Limits of the image routes on this channel.
@@ -248,35 +242,6 @@ export interface MockOptions {
    * mock only: a fixed reply instead of the echo.
    */
   reply?: string;
-}
-/**
- * volcengine only: Volcengine's OpenAPI control plane, where the asset library lives; its actions are signed with the operator's AK/SK.
- */
-export interface VolcengineControl {
-  /**
-   * The OpenAPI control plane, e.g. https://ark.cn-beijing.volcengineapi.com
-   */
-  url: string;
-  /**
-   * The region the actions are signed for: cn-beijing (BytePlus: ap-southeast-1).
-   */
-  region: string;
-  /**
-   * The operator's access key id (use ${ENV}); it signs every action and never reaches a caller, a log or the console.
-   */
-  access_key_id: string;
-  /**
-   * The operator's secret access key (use ${ENV}); it signs every action and never reaches a caller, a log or the console.
-   */
-  secret_access_key: string;
-  /**
-   * The project the library's groups and assets are created in, whatever a caller sends.
-   */
-  project_name?: string;
-  /**
-   * Time allowed for one action's answer.
-   */
-  timeout_ms?: number;
 }
 export interface Group {
   /**
@@ -458,27 +423,6 @@ export interface Affinity {
    * Bindings kept in memory; the least recently used go first (restart to change).
    */
   max_entries?: number;
-}
-/**
- * Video tasks (/v1/videos, /v1/video/generations): how unfinished tasks are polled and when they expire.
- */
-export interface Video {
-  /**
-   * How soon after submission a task is first read from its upstream; each later read waits half as long again, up to max_poll_interval_ms.
-   */
-  poll_interval_ms?: number;
-  /**
-   * The longest wait between two reads of an unfinished task.
-   */
-  max_poll_interval_ms?: number;
-  /**
-   * A client's GET of an unfinished task not read for this long reads it from its upstream at once.
-   */
-  refresh_after_ms?: number;
-  /**
-   * A task its upstream has not finished this long after submission expires: it is charged nothing and its reservation is released (Ark's own default is 48 h).
-   */
-  task_timeout_ms?: number;
 }
 /**
  * Usage records: how long they are kept.

@@ -1,11 +1,12 @@
 // Turns schema-valid config data into ResolvedConfig: camelCase, defaults filled, model lists split, store path absolute.
 
 import { dirname, resolve } from 'node:path';
+import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS, VIDEO_DEFAULTS } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
@@ -82,12 +83,8 @@ export function resolveConfig(
       maxEntries: raw.affinity?.max_entries ?? AFFINITY_DEFAULTS.maxEntries,
     },
     usageRetentionDays: raw.usage?.retention_days ?? null,
-    video: {
-      pollIntervalMs: raw.video?.poll_interval_ms ?? VIDEO_DEFAULTS.pollIntervalMs,
-      maxPollIntervalMs: raw.video?.max_poll_interval_ms ?? VIDEO_DEFAULTS.maxPollIntervalMs,
-      refreshAfterMs: raw.video?.refresh_after_ms ?? VIDEO_DEFAULTS.refreshAfterMs,
-      taskTimeoutMs: raw.video?.task_timeout_ms ?? VIDEO_DEFAULTS.taskTimeoutMs,
-    },
+    // Each feature's keys, resolved by the feature (section.ts).
+    sections: new Map(endpoints.sections.map((section) => [section.slot, section.resolve(raw as unknown as ValidDocument)])),
     log: {
       level: raw.log?.level ?? LOG_DEFAULTS.level,
       access: raw.log?.access ?? LOG_DEFAULTS.access,
@@ -117,26 +114,12 @@ function resolveChannel(channel: Channel, endpoints: EndpointRegistry): Resolved
       chunkDelayMs: channel.mock?.chunk_delay_ms ?? MOCK_DEFAULTS.chunkDelayMs,
       reply: channel.mock?.reply ?? MOCK_DEFAULTS.reply,
     },
-    assets: channel.assets === true,
   };
   const maxN = channel.images?.max_n;
-  const control = channel.control;
   return Object.assign(
     {},
     resolved,
     maxN === undefined ? {} : { imageCaps: resolveImageCaps(maxN) },
-    control === undefined
-      ? {}
-      : {
-          control: {
-            url: control.url.replace(/\/+$/, ''),
-            region: control.region,
-            accessKeyId: control.access_key_id,
-            secretAccessKey: control.secret_access_key,
-            projectName: control.project_name ?? 'default',
-            timeoutMs: control.timeout_ms ?? 30_000,
-          },
-        },
   );
 }
 

@@ -1,5 +1,6 @@
 // The validated, defaulted config the rest of the gateway reads; built once per load, never mutated.
 
+import type { Slot } from '../slot.js';
 import type { Pricing } from '../money/pricing.js';
 import type { ApiFormat, ChannelType } from './gateway.gen.js';
 
@@ -80,21 +81,6 @@ export interface ResolvedChannel {
   /** `images.max_n`: caps on the images one request may ask for, by model glob, first match first; [] caps nothing. */
   readonly imageCaps?: readonly ImageCap[];
   readonly mock: ResolvedMock;
-  /** `assets: true`: this channel holds an asset library for the gateway's callers (volcengine or mock). */
-  readonly assets: boolean;
-  /** A volcengine channel's control plane (the asset library); absent elsewhere. */
-  readonly control?: ResolvedControl;
-}
-
-/** Volcengine's OpenAPI control plane: where its actions go and how they are signed. */
-export interface ResolvedControl {
-  /** Without a trailing slash. */
-  readonly url: string;
-  readonly region: string;
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly projectName: string;
-  readonly timeoutMs: number;
 }
 
 export interface ImageCap {
@@ -102,14 +88,6 @@ export interface ImageCap {
   readonly models: string;
   readonly matches: (model: string) => boolean;
   readonly maxN: number;
-}
-
-/** Video tasks (core/video): their polling and their expiry. */
-export interface ResolvedVideo {
-  readonly pollIntervalMs: number;
-  readonly maxPollIntervalMs: number;
-  readonly refreshAfterMs: number;
-  readonly taskTimeoutMs: number;
 }
 
 export interface ResolvedAffinity {
@@ -209,7 +187,8 @@ export interface ResolvedConfig {
   readonly pricing: Pricing;
   readonly routes: readonly ResolvedRoute[];
   readonly affinity: ResolvedAffinity;
-  readonly video: ResolvedVideo;
+  /** The features' settings, each under its section's slot (section.ts: sectionOf). */
+  readonly sections: ReadonlyMap<Slot<unknown>, unknown>;
   /** usage.retention_days; null: records are kept. */
   readonly usageRetentionDays: number | null;
   readonly log: ResolvedLog;

@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
 import { routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
+import { composeSchema } from './compose-schema.js';
 import { describeSchemaErrors } from './schema-messages.js';
 import { findSchemaDir } from './schema-dir.js';
 
@@ -36,6 +37,7 @@ export class ConfigValidator {
   constructor(endpoints: EndpointRegistry, schemaDir: string = findSchemaDir()) {
     const schema: unknown = JSON.parse(readFileSync(join(schemaDir, 'gateway.schema.json'), 'utf8'));
     if (typeof schema !== 'object' || schema === null) throw new Error('gateway.schema.json is not an object');
+    composeSchema(schema, endpoints.sections);
     withRoutePaths(schema as SchemaObject, endpoints);
     // strict catches schema typos at load; strictRequired would reject the Channel if/then's `required`. The
     // meta-schema check stays (not schemaCompiler): the schema is changed here (withRoutePaths), and is compiled once.

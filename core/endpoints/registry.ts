@@ -12,6 +12,7 @@
 // runtime): a test or an embedding program may start a gateway with routes of its own.
 
 import type { ApiFormat, ChannelType } from '../config/resolved.js';
+import type { ConfigSection } from '../config/section.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { ScanMemory } from '../formats/scan-memory.js';
 import type { RouteHandler } from '../pipeline/plugin.js';
@@ -148,6 +149,8 @@ export class EndpointRegistry {
     readonly all: readonly Endpoint[],
     /** The client APIs the routes speak, and which channel types speak each natively. */
     readonly wires: readonly WireDeclaration[] = [],
+    /** The features' parts of gateway.yaml: the config is validated and resolved against the registry, with them. */
+    readonly sections: readonly ConfigSection<unknown>[] = [],
   ) {
     const exact = new Map<string, EndpointMatch[]>();
     const patterns: Pattern[] = [];

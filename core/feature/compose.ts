@@ -11,6 +11,7 @@ export function registryOf(features: readonly Feature[]): EndpointRegistry {
   return new EndpointRegistry(
     [...MODEL_ROUTES, ...features.flatMap((feature) => feature.routes)],
     [...MODEL_WIRES, ...features.flatMap((feature) => feature.wires ?? [])],
+    features.flatMap((feature) => (feature.config === undefined ? [] : [feature.config])),
   );
 }
 

@@ -6,6 +6,7 @@ import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
 import type { Service } from '../lifecycle.js';
 import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
 import type { Slot } from '../slot.js';
+import type { ConfigSection } from '../config/section.js';
 import type { StorePart } from '../store/store-part.js';
 
 export interface Feature {
@@ -17,6 +18,8 @@ export interface Feature {
   readonly wires?: readonly WireDeclaration[];
   /** What it keeps per config load, for its handlers and jobs (`services.feature(slot)`), in the order made. */
   readonly services?: readonly FeatureServices<unknown>[];
+  /** Its keys in gateway.yaml, their schema and what they resolve to (`sectionOf(config, slot)`). */
+  readonly config?: ConfigSection<unknown>;
   /** Its tables: their migrations and its access to them (`store.part(slot)`). */
   readonly store?: StorePart<unknown>;
   /** Its background work: services the lifecycle starts after the runtime and stops before it (core/lifecycle.ts). */

@@ -8,6 +8,7 @@ import type { Feature } from '../../core/feature/feature.js';
 import { runAction } from './action.js';
 import { assetLinkServices, assetServices } from './services.js';
 import { assetStorePart } from './store-part.js';
+import { assetsConfig } from './config.js';
 import { bindGroup, listGroups } from './admin-groups.js';
 import { bindConsoleGroup, listConsoleGroups } from './console-groups.js';
 
@@ -21,6 +22,7 @@ export const assetsFeature: Feature = {
   // Its libraries per load, and the links other features' requests make to its assets (core/feature/content-links.ts).
   services: [assetServices, assetLinkServices],
   store: assetStorePart,
+  config: assetsConfig,
   routes: [
     // Eight actions by name (any other is a 404 in its envelope).
     {

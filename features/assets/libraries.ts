@@ -6,6 +6,7 @@
 import type { ResolvedChannel } from '../../core/config/resolved.js';
 import type { ChannelHealth } from '../../core/routing/health.js';
 import type { AssetLibrary } from './library.js';
+import type { AssetSettings, ResolvedControl } from './config.js';
 
 export interface LibraryChannel {
   readonly name: string;
@@ -24,22 +25,26 @@ function healthName(channel: LibraryChannel): string {
   return `asset:${channel.name}`;
 }
 
-export type LibraryFactory = (channel: ResolvedChannel) => AssetLibrary;
+/** A channel's library, from the channel and its control plane (none: the mock's store). */
+export type LibraryFactory = (channel: ResolvedChannel, control: ResolvedControl | undefined) => AssetLibrary;
 
 export class AssetLibraries {
   readonly #channels: readonly LibraryChannel[];
   readonly #health: ChannelHealth;
 
-  constructor(channels: readonly ResolvedChannel[], create: LibraryFactory, health: ChannelHealth) {
+  constructor(channels: readonly ResolvedChannel[], settings: AssetSettings, create: LibraryFactory, health: ChannelHealth) {
     // Higher priority first; file order within a tier (stable sort).
     this.#channels = channels
-      .filter((c) => c.assets)
-      .map((c) => ({
+      .flatMap((c) => {
+        const library = settings.libraries.get(c.name);
+        return library === undefined ? [] : [{ channel: c, control: library.control }];
+      })
+      .map(({ channel: c, control }) => ({
         name: c.name,
         priority: c.priority,
         cooldownMs: c.cooldownMs,
-        library: create(c),
-        secrets: [...c.keys, ...(c.control === undefined ? [] : [c.control.accessKeyId, c.control.secretAccessKey, c.control.projectName])].filter((s) => s.length >= 3 && s !== 'default'),
+        library: create(c, control),
+        secrets: [...c.keys, ...(control === undefined ? [] : [control.accessKeyId, control.secretAccessKey, control.projectName])].filter((s) => s.length >= 3 && s !== 'default'),
       }))
       .sort((a, b) => b.priority - a.priority);
     this.#health = health;

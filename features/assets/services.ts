@@ -2,14 +2,14 @@
 // mock's in the store), closed when the load retires; and the assets' side of core's content links, for the
 // features whose requests link to assets (video tasks).
 
-import type { ResolvedChannel } from '../../core/config/resolved.js';
+import { sectionOf } from '../../core/config/section.js';
 import { CONTENT_LINKS, type ContentLinks } from '../../core/feature/content-links.js';
 import type { FeatureServices } from '../../core/feature/feature.js';
 import { slot, type Slot } from '../../core/slot.js';
 import type { Store } from '../../core/store/store.js';
 import { createVolcengineLibrary } from './control-plane.js';
-import { AssetLibraries } from './libraries.js';
-import type { AssetLibrary } from './library.js';
+import { ASSET_SETTINGS } from './config.js';
+import { AssetLibraries, type LibraryFactory } from './libraries.js';
 import { resolveAssetLinks } from './links.js';
 import { createMockAssetLibrary } from './mock-library.js';
 import { ASSET_STORE } from './store-part.js';
@@ -18,7 +18,7 @@ export const ASSETS: Slot<AssetLibraries> = slot('asset libraries');
 
 export const assetServices: FeatureServices<AssetLibraries> = {
   slot: ASSETS,
-  create: (core) => new AssetLibraries(core.config.channels, libraryFor(core.store, core.mockClock), core.router.health),
+  create: (core) => new AssetLibraries(core.config.channels, sectionOf(core.config, ASSET_SETTINGS), libraryFor(core.store, core.mockClock), core.router.health),
   close: (libraries) => libraries.close(),
 };
 
@@ -33,9 +33,7 @@ export const assetLinkServices: FeatureServices<ContentLinks> = {
 };
 
 /** A channel's asset library: Volcengine's control plane, or the mock's in the store. */
-function libraryFor(store: Store, mockClock: () => number): (channel: ResolvedChannel) => AssetLibrary {
-  return (channel) =>
-    channel.control === undefined
-      ? createMockAssetLibrary(store.part(ASSET_STORE).mock, channel.name, mockClock)
-      : createVolcengineLibrary({ control: channel.control, timeoutMs: channel.control.timeoutMs });
+function libraryFor(store: Store, mockClock: () => number): LibraryFactory {
+  return (channel, control) =>
+    control === undefined ? createMockAssetLibrary(store.part(ASSET_STORE).mock, channel.name, mockClock) : createVolcengineLibrary({ control, timeoutMs: control.timeoutMs });
 }

@@ -9,6 +9,7 @@ import { downloadConsoleTask, listConsoleTasks } from './console-videos.js';
 import { videoPollerJob } from './poller-job.js';
 import { videoServices } from './services.js';
 import { videoStorePart } from './store-part.js';
+import { videoConfig } from './config.js';
 import { cancelOwnTask, createTask, downloadTask, listOwnTasks, readTask } from './tasks.js';
 import { createOpenAIVideosFormat, createVideoGenerationsFormat, createVideoTaskFormat } from './format.js';
 
@@ -40,6 +41,7 @@ export function createVideoFeature(options: VideoFeatureOptions = {}): Feature {
     // Unfinished tasks are the store's: each instance reads those due, one instance at a time per task.
     services: [videoServices],
     store: videoStorePart,
+    config: videoConfig,
     jobs: (env) => [videoPollerJob(env, options.pollTickMs)],
   };
 }

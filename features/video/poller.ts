@@ -8,6 +8,8 @@ import { refreshTask } from './refresh.js';
 import { recordSettled } from './settle.js';
 import type { VideoDeps } from './video-deps.js';
 import { VIDEO_TASKS } from './store-part.js';
+import { sectionOf } from '../../core/config/section.js';
+import { VIDEO_SETTINGS } from './config.js';
 
 export interface VideoPollerOptions {
   /** This instance's name as a lease owner. */
@@ -45,7 +47,7 @@ export class VideoPoller {
   }
 
   start(): void {
-    const tick = this.#options.tickMs ?? Math.min(1000, this.#options.deps().config.video.pollIntervalMs);
+    const tick = this.#options.tickMs ?? Math.min(1000, sectionOf(this.#options.deps().config, VIDEO_SETTINGS).pollIntervalMs);
     this.#timer = setInterval(() => {
       if (this.#running === null) this.#running = this.poll().then(
         () => undefined,

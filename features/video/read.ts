@@ -10,6 +10,8 @@ import { refreshTask } from './refresh.js';
 import type { VideoDeps } from './video-deps.js';
 import { VIDEO_ERRORS } from './errors.js';
 import { VIDEO_TASKS } from './store-part.js';
+import { sectionOf } from '../../core/config/section.js';
+import { VIDEO_SETTINGS } from './config.js';
 
 export function taskNotFound(id: string): GatewayError {
   return new GatewayError(VIDEO_ERRORS.GW_ERR_VIDEO_NOT_FOUND, `No video task found with id '${id.slice(0, 128)}'.`, { param: 'id' });
@@ -26,7 +28,7 @@ export async function ownTask(deps: VideoDeps, key: AuthedKey, id: string): Prom
 /** `row` as it is now: read from its upstream first when it is unfinished and stale (under the lease `owner`, the request's own). */
 export async function freshTask(deps: VideoDeps, row: VideoTaskRow, owner: string, signal: AbortSignal): Promise<VideoTaskRow> {
   const now = Date.now();
-  if (row.settledAt !== null || row.upstreamId === null || now - row.updatedAt < deps.config.video.refreshAfterMs) return row;
+  if (row.settledAt !== null || row.upstreamId === null || now - row.updatedAt < sectionOf(deps.config, VIDEO_SETTINGS).refreshAfterMs) return row;
   const store = deps.store.part(VIDEO_TASKS);
   if (!(await store.claimTask(row.id, owner, now, now + VIDEO_LEASE_MS))) return row;
   try {

@@ -10,6 +10,8 @@ import { keyFingerprint } from './key-fingerprint.js';
 import type { TaskCall, UpstreamTask, VideoUpstream } from './upstream.js';
 import type { VideoDeps } from './video-deps.js';
 import { VIDEO_TASKS } from './store-part.js';
+import { sectionOf } from '../../core/config/section.js';
+import { VIDEO_SETTINGS } from './config.js';
 
 /** Progress shown for a state Ark gives no figure for. */
 const PROGRESS: Readonly<Record<string, number>> = Object.freeze({ submitting: 0, queued: 0, running: 50, succeeded: 100 });
@@ -18,7 +20,7 @@ const TOO_LATE = 'The task did not finish in time (video.task_timeout_ms).';
 
 /** When the read after `polls` reads is due. */
 export function nextPollAt(deps: VideoDeps, polls: number, now: number): number {
-  const { pollIntervalMs, maxPollIntervalMs } = deps.config.video;
+  const { pollIntervalMs, maxPollIntervalMs } = sectionOf(deps.config, VIDEO_SETTINGS);
   return now + Math.min(maxPollIntervalMs, Math.round(pollIntervalMs * 1.5 ** Math.min(polls, 30)));
 }
 

@@ -25,6 +25,8 @@ import type { TaskRequest, TaskShape } from './task-request.js';
 import { VideoUpstreamError } from './upstream.js';
 import type { VideoDeps } from './video-deps.js';
 import { VIDEO_TASKS } from './store-part.js';
+import { sectionOf } from '../../core/config/section.js';
+import { VIDEO_SETTINGS } from './config.js';
 
 const MAX_PROMPT_KEPT = 4000;
 /** Ark's bounds on `execution_expires_after`, in seconds. */
@@ -85,7 +87,8 @@ async function pinnedChannel(ids: readonly string[], owner: LinkOwner, links: Co
 
 /** Makes the task; its row as the upstream took it. `signal` is the caller's: once sent, the call is not cut. */
 export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskShape, request: TaskRequest, signal: AbortSignal): Promise<VideoTaskRow> {
-  const { pricing, video } = deps.config;
+  const { pricing } = deps.config;
+  const video = sectionOf(deps.config, VIDEO_SETTINGS);
   const budgets = budgetsOf(key);
   const price = pricing.priceOf(request.model);
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
@@ -173,7 +176,7 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
     settleTask(deps, row, { status: 'failed', progress: 0, resultUrl: null, errorCode: code, errorMessage: message, totalTokens: null, seconds: null }).catch((err: unknown) => {
       deps.logger.warn({ err, task: row.id }, 'a video task that failed could not be settled yet; the poller settles it');
     });
-  const body = Object.assign({}, request.body, { execution_expires_after: executionWindow(request.body['execution_expires_after'], deps.config.video.taskTimeoutMs) });
+  const body = Object.assign({}, request.body, { execution_expires_after: executionWindow(request.body['execution_expires_after'], sectionOf(deps.config, VIDEO_SETTINGS).taskTimeoutMs) });
   let last: unknown = null;
   for (const attempt of attempts) {
     const upstream = deps.videoUpstreams.get(attempt.channel.type);

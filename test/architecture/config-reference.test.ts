@@ -8,13 +8,16 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { findSchemaDir } from '../../core/config/schema-dir.js';
+import { composeSchema } from '../../core/config/compose-schema.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { renderConfigReference, renderFromRepo, type SchemaNode } from '../../scripts/gen-config-doc.js';
 
 const schemaDir = findSchemaDir();
 const repoRoot = join(schemaDir, '..');
 
 async function readSchema(): Promise<SchemaNode> {
-  return JSON.parse(await readFile(join(schemaDir, 'gateway.schema.json'), 'utf8')) as SchemaNode;
+  // With the features' sections, as the gateway validates it: their settings are documented too.
+  return composeSchema(JSON.parse(await readFile(join(schemaDir, 'gateway.schema.json'), 'utf8')) as object, BUILTIN_ENDPOINTS.sections) as SchemaNode;
 }
 
 /** Every setting's path: properties, list items (`[]`) and maps (`<name>`), through `$ref`s. */
@@ -47,7 +50,7 @@ describe('docs/config-reference.md', () => {
 
   it('names every setting of the schema, with the generated header', async () => {
     const text = await readFile(join(repoRoot, 'docs', 'config-reference.md'), 'utf8');
-    assert.match(text, /^<!-- Generated from schemas\/gateway\.schema\.json by `npm run gen`.*do not edit/);
+    assert.match(text, /^<!-- Generated from schemas\/gateway\.schema\.json and the features' config sections by `npm run gen`.*do not edit/);
     const paths = settingPaths(await readSchema());
     assert.ok(paths.length > 100, `${paths.length} settings`);
     const missing = paths.filter((p) => !text.includes(`| \`${p}\` |`));

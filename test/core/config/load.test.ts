@@ -128,7 +128,6 @@ describe('defaults', () => {
       modelsRefreshMs: 600000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },
-      assets: false,
     });
   });
 

@@ -30,7 +30,6 @@ function channel(baseUrl: string, overrides: { timeoutMs?: number; idleTimeoutMs
     modelsRefreshMs: 0,
     headers: overrides.headers ?? {},
     mock: { chunkDelayMs: 0, reply: null },
-    assets: false,
   };
 }
 

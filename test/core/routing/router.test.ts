@@ -35,7 +35,6 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     modelsRefreshMs: 0,
     headers: {},
     mock: { chunkDelayMs: 0, reply: null },
-    assets: false,
   };
 }
 

@@ -27,7 +27,6 @@ const CHANNEL: ResolvedChannel = {
   modelsRefreshMs: 0,
   headers: {},
   mock: { chunkDelayMs: 0, reply: null },
-  assets: false,
 };
 
 async function send(path: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
