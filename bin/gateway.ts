@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The command line: serve, config check, keys create|list|revoke, accounts create|list|show|credit|audit, assets
-// groups|rebind.
+// The command line: serve, config check, keys create|list|revoke, accounts create|list|show|credit|audit, and the
+// features' own commands (core/feature/command.ts).
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,12 +15,11 @@ import { MemoryLimiter } from '../core/limits/memory-limiter.js';
 import { createAccount, creditAccount, describeAccount, describeEntry } from '../core/money/account-admin.js';
 import { auditBooks } from '../core/money/audit.js';
 import { formatMoney } from '../core/money/decimal.js';
-import { describeGroup, rebindGroup } from '../features/assets/rebind.js';
 import type { Store } from '../core/store/store.js';
+import type { FeatureCommand } from '../core/feature/command.js';
 import { createLogger } from '../core/logging/logger.js';
 import { openStore } from '../core/store/open-store.js';
 import { describeStoreUrl } from '../core/store/store-url.js';
-import { ASSET_STORE } from '../features/assets/store-part.js';
 
 const USAGE = `usage:
   gateway serve [--config FILE]                 run the gateway (PORT overrides server.port)
@@ -40,10 +39,10 @@ const USAGE = `usage:
   gateway accounts credit NAME AMOUNT --idempotency-key KEY [--note TEXT] [--config FILE]
   gateway accounts audit [--config FILE]         every balance from its ledger, every charge from its usage
                                                 record, every account below zero; exits 1 on any of them
-  gateway assets groups [--account ACCOUNT] [--key KEY_ID] [--config FILE]   asset groups made through the gateway
-  gateway assets rebind GROUP_ID KEY [--config FILE]   bind a group to another live key of its account (after a
-                                                key rotation: revoking a key unbinds its groups)
+${FEATURES.flatMap((feature) => feature.commands ?? []).map((command) => command.usage).join('\n')}
 The config file is --config, else $GATEWAY_CONFIG, else ./gateway.yaml.`;
+
+const COMMANDS: ReadonlyMap<string, FeatureCommand> = new Map(FEATURES.flatMap((feature) => feature.commands ?? []).map((command) => [command.name, command]));
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -129,22 +128,13 @@ async function main(argv: string[]): Promise<number> {
       await store.close();
     }
   }
-  if (command === 'assets') {
+  const featureCommand = COMMANDS.get(command);
+  if (featureCommand !== undefined) {
     const config = await loadConfigFile(configPath, BUILTIN_ENDPOINTS);
     const store = await openStore(config.store.url, STORE_PARTS, { poolMax: config.store.poolMax });
     try {
-      if (sub === 'rebind' && arg !== undefined && arg2 !== undefined) {
-        console.log(JSON.stringify(describeGroup(await rebindGroup(store, config, arg, arg2))));
-        return 0;
-      }
-      if (sub === 'groups') {
-        for (let offset = 0; ; offset += 500) {
-          const page = { offset, limit: 500 };
-          const found = await store.part(ASSET_STORE).accountGroups(values.account ?? null, values.key === undefined ? page : Object.assign(page, { keyId: values.key }));
-          for (const group of found.rows) console.log(JSON.stringify(describeGroup(group)));
-          if (found.rows.length < 500) return 0;
-        }
-      }
+      const code = await featureCommand.run([sub, arg, arg2], values, { config, store });
+      if (code !== 2) return code;
     } finally {
       await store.close();
     }

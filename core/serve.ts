@@ -60,9 +60,9 @@ export interface StartOptions {
   readonly endpoints?: EndpointRegistry;
   /** Rate-limit state (a test's, with a clock it moves); this process's own when absent. */
   readonly limiter?: Limiter;
-  /** How asset URLs' hosts are resolved (a test's, without DNS); the system's when absent. */
+  /** How links' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
-  /** The clock the mock channel's asset library reads (a test's, moved by hand); the system's when absent. */
+  /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
   readonly mockClock?: () => number;
   /** scrypt's cost for console passwords (a test's small one); PASSWORD_COST when absent. */
   readonly passwordCost?: PasswordCost;

@@ -10,7 +10,7 @@ import { findSchemaDir } from '../core/config/schema-dir.js';
 import { FEATURES } from '../features/index.js';
 import { isMainScript, writeOrCheck } from './generated-file.js';
 
-/** The name of a feature's document type: `video` gives VideoConfig. */
+/** The name of a feature's document type: `images` gives ImagesConfig. */
 function typeName(feature: Feature): string {
   return `${feature.name.charAt(0).toUpperCase()}${feature.name.slice(1)}Config`;
 }

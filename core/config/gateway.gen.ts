@@ -1,7 +1,7 @@
 // Generated from schemas/gateway.schema.json by `npm run gen`; do not edit. Change the schema and regenerate.
 
 /**
- * The upstream's dialect. openai (every OpenAI-compatible API, Bearer key): Chat Completions, Responses and Images. anthropic (x-api-key): Messages and count_tokens. volcengine: Volcengine Ark, Seedance video tasks on its data plane with the Bearer keys and its asset library through the signed control plane; no chat API. mock: in-process answers in all of them, and an asset library kept in the store.
+ * The upstream's dialect. openai (every OpenAI-compatible API, Bearer key): Chat Completions, Responses and the OpenAI-shaped feature APIs. anthropic (x-api-key): Messages and count_tokens. volcengine: Volcengine Ark, for the features that use its data plane (the Bearer keys) or its signed control plane; no chat API. mock: in-process answers in every API (docs/api.md, the mock channel).
  */
 export type ChannelType = "openai" | "anthropic" | "volcengine" | "mock";
 /**
@@ -13,7 +13,7 @@ export type ModelList =
       [k: string]: string | undefined;
     };
 /**
- * A client API: the chat APIs (translated into one another: openai-chat, openai-responses, anthropic-messages) and each feature's own (openai-images; volcengine-asset, the asset library, never relayed; video, video tasks). The allowed values are the wires the model routes and the features declare (core/endpoints/model-routes.ts, features/<name>/index.ts), put in as an enum when the config is validated.
+ * A client API: the chat APIs (translated into one another: openai-chat, openai-responses, anthropic-messages) and each feature's own (docs/api.md lists every route with its API). The allowed values are the wires the model routes and the features declare (core/endpoints/model-routes.ts, features/<name>/index.ts), put in as an enum when the config is validated.
  */
 export type ApiFormat = string;
 export type Name = string;
@@ -205,7 +205,7 @@ export interface Channel {
     [k: string]: string | undefined;
   };
   /**
-   * The client APIs this upstream speaks natively, a subset of its type's (e.g. [openai-chat] for a vendor without the Responses API, [openai-images] for an image-only one); by type when omitted (openai: openai-chat, openai-responses and openai-images; anthropic: anthropic-messages; volcengine: video; mock: all five). Requests in one of them pass through byte for byte; chat requests in another chat API are translated into the first chat API listed (docs/translation.md); count_tokens, /v1/responses/compact and the image routes are only served natively.
+   * The client APIs this upstream speaks natively, a subset of its type's (e.g. [openai-chat] for a vendor without the Responses API, [openai-images] for an image-only one); by type when omitted, every API the routes declare that type speaks natively (docs/api.md). Requests in one of them pass through byte for byte; chat requests in another chat API are translated into the first chat API listed (docs/translation.md); count_tokens, /v1/responses/compact and the features' routes are only served natively.
    *
    * @minItems 1
    */
@@ -349,7 +349,7 @@ export interface Pricing {
     [k: string]: ModelPrice | undefined;
   };
   /**
-   * Flat price per call, by operation name (the asset library's videogen.asset.CreateAsset), times the group's multiplier: reserved before the call, charged when it succeeded.
+   * Flat price per call, by operation name (a feature's priced operation, docs/api.md), times the group's multiplier: reserved before the call, charged when it succeeded.
    */
   calls?: {
     [k: string]: Amount;
@@ -368,7 +368,7 @@ export interface Pricing {
   reservation_timeout_ms?: number;
 }
 /**
- * Prices per 1M tokens of each kind, per image made, and per second of video made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
+ * Prices per 1M tokens of each kind, per image made, and per second of timed output made; a kind not given costs nothing, except cache_read and cache_write (the input price when not given), input_image (input) and output_image (output).
  */
 export interface ModelPrice {
   input?: Amount;
@@ -389,11 +389,11 @@ export interface ModelPrice {
 }
 export interface Route {
   /**
-   * The endpoint this route is for: its path for a POST endpoint (/v1/chat/completions), else its method and path pattern (GET /v1/videos/{id}). The allowed values come from the route registry (core/endpoints/model-routes.ts and features/<name>/index.ts), put in as an enum when the config is validated.
+   * The endpoint this route is for: its path for a POST endpoint (/v1/chat/completions), else its method and path pattern (GET /v1/models/{id}). The allowed values come from the route registry (core/endpoints/model-routes.ts and features/<name>/index.ts), put in as an enum when the config is validated.
    */
   path: string;
   /**
-   * The chain, in order. A model route needs exactly one terminal plugin, relay; a feature's route (the model list, /v1/me and the billing routes, the asset library, the video tasks) answers with its own handler after the chain, which then lists middleware only (auth, rate-limit, quota, meter).
+   * The chain, in order. A model route needs exactly one terminal plugin, relay; a feature's route (the model list, /v1/me, and the other features' routes) answers with its own handler after the chain, which then lists middleware only (auth, rate-limit, quota, meter).
    *
    * @minItems 1
    */

@@ -39,6 +39,6 @@ function modelPrice(price: ModelPriceConfig): ModelPrice {
     perImage: amount(price.per_image, 0n),
     perSecond: amount(price.per_second, 0n),
   };
-  // Not part of any cost (so not of the prices' version): only of what a video task sets aside.
+  // Not part of any cost (so not of the prices' version): only of what a task sets aside.
   return price.task_reserve === undefined ? resolved : Object.assign(resolved, { taskReserve: parseMoney(price.task_reserve) });
 }

@@ -30,7 +30,7 @@ export function limitParam(query: URLSearchParams, max: number, fallback: number
   return n;
 }
 
-/** Where an offset-paged list (asset groups, video tasks) starts: a whole number, 0 when absent. */
+/** Where an offset-paged list (a feature's records) starts: a whole number, 0 when absent. */
 export function offsetParam(query: URLSearchParams): number {
   const text = query.get('offset') ?? '';
   if (text === '') return 0;

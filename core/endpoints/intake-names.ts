@@ -11,7 +11,7 @@ import type { BodyReads } from './registry.js';
 
 /** What no name holds: control characters (C0, DEL, C1), lone surrogates, U+FFFD (a byte that was not UTF-8). */
 const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f\ufffd]|\p{Cs}/u;
-/** Free text the gateway stores (a note, a video prompt): the same, but line breaks and tabs are text. */
+/** Free text the gateway stores (a note, a prompt): the same, but line breaks and tabs are text. */
 const NOT_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd]|\p{Cs}/u;
 /** What a model name never holds besides: whitespace and invisible characters (zero-width, BOM, soft hyphen...). */
 const NOT_IN_MODEL = /[\p{White_Space}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;

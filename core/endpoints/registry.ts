@@ -4,7 +4,7 @@
 // (http/pipeline-intake.ts), the Gateway's formats and chains, the config's route names and default routes, the 404
 // hints and the mock's answers.
 //
-// A path may be a pattern (`/v1/videos/{id}`: each `{name}` one segment, handed to the chain as `ctx.params`) and its
+// A path may be a pattern (`/v1/models/{id}`: each `{name}` one segment, handed to the chain as `ctx.params`) and its
 // method any of GET, POST, PATCH, DELETE; routes name an endpoint by its key (routeKeyOf).
 //
 // The routes come from core (the model routes, endpoints/model-routes.ts) and from the features (features/index.ts),
@@ -25,7 +25,7 @@ export type { HttpMethod };
 export interface Endpoint {
   /** The client's method; also the upstream call's (the endpoint, not the provider, decides the call's shape). */
   readonly method: HttpMethod;
-  /** The path, or a pattern whose `{name}` segments each match one segment (`/v1/videos/{id}`). */
+  /** The path, or a pattern whose `{name}` segments each match one segment (`/v1/models/{id}`). */
   readonly path: string;
   /** The API its callers speak (the mock answers and refuses as that API does); none for the gateway's own. */
   readonly wire?: ApiFormat;
@@ -68,7 +68,7 @@ export interface BodyReads {
   readonly query?: readonly string[];
   /** Ids, names, filters, cursors: no control character, lone surrogate or byte that was not UTF-8. */
   readonly names?: readonly string[];
-  /** Free text the gateway stores (a note, a video prompt): the same, but line breaks and tabs are allowed. */
+  /** Free text the gateway stores (a note, a prompt): the same, but line breaks and tabs are allowed. */
   readonly texts?: readonly string[];
 }
 
@@ -90,7 +90,7 @@ export type ChainStep = string | { readonly use: string; readonly with: Readonly
 
 /**
  * The name routes and chains know an endpoint by: its path for a POST endpoint (every chat endpoint), else its
- * method and path (`GET /v1/videos/{id}`), since one path may serve several methods.
+ * method and path (`GET /v1/models/{id}`), since one path may serve several methods.
  */
 export function routeKeyOf(endpoint: Pick<Endpoint, 'method' | 'path'>): string {
   return endpoint.method === 'POST' ? endpoint.path : `${endpoint.method} ${endpoint.path}`;

@@ -17,7 +17,7 @@ export interface LinkedItem {
 }
 
 export interface ContentLinks {
-  /** The links' scheme, without `://` (`asset`). */
+  /** The links' scheme, without `://`. */
   readonly scheme: string;
   /**
    * Each of `ids` as `owner` may use it, in order. Throws the GatewayError the caller sees for the first it may not

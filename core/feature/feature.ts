@@ -6,6 +6,7 @@ import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
 import type { Service } from '../lifecycle.js';
 import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
 import type { Slot } from '../slot.js';
+import type { FeatureCommand } from './command.js';
 import type { ConfigSection } from '../config/section.js';
 import type { StorePart } from '../store/store-part.js';
 
@@ -24,6 +25,8 @@ export interface Feature {
   readonly store?: StorePart<unknown>;
   /** Its background work: services the lifecycle starts after the runtime and stops before it (core/lifecycle.ts). */
   readonly jobs?: (env: JobEnv) => readonly Service[];
+  /** Its commands on the command line (`gateway <name> ...`). */
+  readonly commands?: readonly FeatureCommand[];
   /** Plugins it brings for chains to name (`use:`), beside plugins/. */
   readonly plugins?: readonly PluginFactory[];
 }

@@ -1,4 +1,4 @@
-// What the form-taking endpoints (image edits, video submissions) accept as a body's content type, and the 415 for
+// What the form-taking endpoints (image edits, and features' uploads) accept as a body's content type, and the 415 for
 // the rest.
 
 import { GatewayError } from '../errors.js';

@@ -34,7 +34,7 @@ export interface ParsedRequest {
    */
   readonly contentType?: string | undefined;
   /**
-   * A call priced flat rather than by tokens (`videogen.asset.CreateAsset`: pricing.calls), on an endpoint about
+   * A call priced flat rather than by tokens (pricing.calls), on an endpoint about
    * no one model (`model` is ''); the usage record names it in place of a model.
    */
   readonly operation?: string | undefined;

@@ -42,7 +42,7 @@ function usageOf(record: UsageRecord): Usage {
 function expectedCost(record: UsageRecord, pricing: Pricing): bigint {
   // A request no upstream served costs nothing, whatever usage it reported.
   if (record.status >= 400) return 0n;
-  // A flat-priced call's record names its operation where a model would be (videogen.asset.CreateAsset).
+  // A flat-priced call's record names its operation where a model would be (pricing.calls).
   const flat = pricing.callPrice(record.model);
   if (flat !== null) return callCost(flat, pricing.multiplierOf(record.group));
   const price = pricing.priceOf(record.model);

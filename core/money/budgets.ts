@@ -1,5 +1,5 @@
 // Whose money a key's request draws on (its account's balance, what is left of its max_spend), and the refusal of a
-// model without a price for a key that has any: the same for every kind of request (quota's, a video task's).
+// model without a price for a key that has any: the same for every kind of request (quota's, a feature's task's).
 
 import { GatewayError } from '../errors.js';
 import type { AuthedKey } from '../keys/key-ring.js';

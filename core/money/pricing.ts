@@ -64,7 +64,7 @@ export class Pricing {
     return null;
   }
 
-  /** The flat price of an operation (videogen.asset.CreateAsset), or null when it has none. */
+  /** The flat price of an operation (a feature's priced call, pricing.calls), or null when it has none. */
   callPrice(operation: string): bigint | null {
     return this.#calls.get(operation) ?? null;
   }

@@ -53,7 +53,7 @@ export function buildChains(
       const where = config.locate(use.path);
       const factory = factories.get(use.use);
       if (factory === undefined) {
-        // The answering plugins of a feature's routes (models, billing, video, asset-store) became their handlers.
+        // The answering plugins of a feature's routes (models, billing and the rest) became their handlers.
         const handled = endpoints.byKey(route.path)?.handler === undefined ? '' : `; ${route.path} answers with its own handler: list its middleware only`;
         issues.push(`${where}: unknown plugin "${use.use}" (known: ${[...factories.keys()].join(', ')})${handled}`);
         continue;

@@ -16,7 +16,7 @@ export interface RequestContext {
   readonly id: string;
   /**
    * The route: its key (endpoints/registry.ts), the path of a POST endpoint (`/v1/chat/completions`), else the
-   * method and path pattern (`GET /v1/videos/{id}`); bounded, so it may label metrics.
+   * method and path pattern (`GET /v1/models/{id}`); bounded, so it may label metrics.
    */
   readonly route: string;
   /** The client's method, path and path parameters (`{id}` of a pattern); POST, `route` and none when absent. */

@@ -43,7 +43,7 @@ export type RelayResult =
     }
   | {
       /**
-       * A body that is neither JSON nor SSE (a file, a video), relayed as it arrives with backpressure, never
+       * A body that is neither JSON nor SSE (a file: an image, a clip), relayed as it arrives with backpressure, never
        * buffered whole; no frame hooks. If it breaks off, the client's connection is cut (a truncated file
        * cannot carry an error).
        */
@@ -102,7 +102,7 @@ export interface GatewayServices {
   readonly affinity: AffinityStore;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
-  /** Run-time keys and usage records (and the tables the next plugins keep: balances, assets, tasks). */
+  /** Run-time keys and usage records (with the ledger, the console's tables and the features' parts). */
   readonly store: Store;
   /** The models the gateway serves, globs expanded over what the upstreams list (GET /v1/models). */
   readonly catalog: ModelCatalog;

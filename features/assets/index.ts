@@ -9,6 +9,7 @@ import { runAction } from './action.js';
 import { assetLinkServices, assetServices } from './services.js';
 import { assetStorePart } from './store-part.js';
 import { assetsConfig } from './config.js';
+import { assetsCommand } from './cli.js';
 import { bindGroup, listGroups } from './admin-groups.js';
 import { bindConsoleGroup, listConsoleGroups } from './console-groups.js';
 
@@ -23,6 +24,7 @@ export const assetsFeature: Feature = {
   services: [assetServices, assetLinkServices],
   store: assetStorePart,
   config: assetsConfig,
+  commands: [assetsCommand],
   routes: [
     // Eight actions by name (any other is a 404 in its envelope).
     {

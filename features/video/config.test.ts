@@ -15,7 +15,7 @@ const parse = (text: string) => parseConfig(text, { file: null, env: {}, endpoin
 describe('video config section', () => {
   it('resolves the written keys and fills the rest with the defaults', () => {
     const config = parse(`${CHANNELS}video:\n  poll_interval_ms: 250\n  task_timeout_ms: 60000\n`);
-    assert.deepEqual(sectionOf(config, VIDEO_SETTINGS), { ...VIDEO_DEFAULTS, pollIntervalMs: 250, taskTimeoutMs: 60_000 });
+    assert.deepEqual(sectionOf(config, VIDEO_SETTINGS), Object.assign({}, VIDEO_DEFAULTS, { pollIntervalMs: 250, taskTimeoutMs: 60_000 }));
     assert.deepEqual(sectionOf(parse(CHANNELS), VIDEO_SETTINGS), VIDEO_DEFAULTS);
   });
 

@@ -66,7 +66,7 @@ function tokenRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRec
     keyName: key.name,
     group: key.group,
     route: ctx.route,
-    // A flat-priced call (an asset action) names its operation where a model would be.
+    // A flat-priced call (pricing.calls) names its operation where a model would be.
     model: ctx.request.operation ?? ctx.request.model,
     upstreamModel: ctx.upstreamModel,
     channel: ctx.channel,

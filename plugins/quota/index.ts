@@ -93,7 +93,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         const key = ctx.key;
         const operation = ctx.request.operation;
         if (key !== null && operation !== undefined) {
-          // A flat-priced call (an asset library action): its price reserved, charged once it succeeded. One without
+          // A flat-priced call (pricing.calls): its price reserved, charged once it succeeded. One without
           // a price is free, whatever the key.
           const flat = pricing.callPrice(operation);
           if (flat === null) return undefined;

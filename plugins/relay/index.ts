@@ -246,7 +246,7 @@ export function toResult(
     };
   }
   if (ctx.safe && (res.status < 300 || res.status === 304) && !contentType.includes('json') && !contentType.includes('text/event-stream')) {
-    // A file an endpoint fetches (a video's content): relayed as it arrives, never held whole. Only for GETs: a
+    // A file an endpoint fetches (a task's result file): relayed as it arrives, never held whole. Only for GETs: a
     // POST's answer labelled text/plain is still read whole, so its usage is read and billed.
     return { kind: 'bytes', status: res.status, headers: fileHeaders(res, contentType), body: brokenAsUpstream(ctx, services, attempt, res.body) };
   }
