@@ -4,9 +4,8 @@
 // whole body (translation does; a pass-through request never does, its original bytes are forwarded).
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { findSchemaDir } from '../config/schema-dir.js';
+import { schemaFile as findSchemaFile } from '../config/schema-files.js';
 import { schemaCompiler } from '../config/schema-compiler.js';
 import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from './body-bytes.js';
@@ -52,7 +51,7 @@ const ALSO_READ: readonly string[] = ['max_tokens', 'max_completion_tokens', 'ma
 const WHOLE_PARSE_MAX_BYTES = 8 * 1024;
 
 export function createJsonBodyReader(schemaFile: string, word: ProblemWording, memory: ScanMemory): JsonBodyReader {
-  const schema: unknown = JSON.parse(readFileSync(join(findSchemaDir(), 'api', schemaFile), 'utf8'));
+  const schema: unknown = JSON.parse(readFileSync(findSchemaFile('api', schemaFile), 'utf8'));
   const validate = schemaCompiler({ allErrors: false, strict: false }).compile(schema as object) as ValidateFunction;
   const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
   const repeats = new RepeatedKeys([...Object.keys(properties), ...ALSO_READ]);

@@ -1,12 +1,11 @@
 // POST /v1/videogen/asset/{action}: Volcengine's asset library actions, bodies with its PascalCase fields, each
-// action's checked against schemas/api/videogen-asset-<Action>.request.schema.json, answers and errors in its
+// action's checked against schemas/api/videogen-asset-<Action>.request.schema.json (here), answers and errors in its
 // envelope (envelope.ts). About no one model: the action is a flat-priced operation (videogen.asset.<Action>).
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ASSET_ACTIONS, type AssetAction } from './library.js';
-import { findSchemaDir } from '../../core/config/schema-dir.js';
+import { schemaFile } from '../../core/config/schema-files.js';
 import { schemaCompiler } from '../../core/config/schema-compiler.js';
 import { GatewayError } from '../../core/errors.js';
 import { ASSET_ERRORS } from './errors.js';
@@ -92,7 +91,7 @@ export function createVolcengineAssetFormat(): ClientFormat {
   const ajv = schemaCompiler({ allErrors: true, strict: false });
   const checks = new Map<string, ActionCheck>(
     ASSET_ACTIONS.map((action) => {
-      const schema = JSON.parse(readFileSync(join(findSchemaDir(), 'api', `videogen-asset-${action}.request.schema.json`), 'utf8')) as JsonSchema;
+      const schema = JSON.parse(readFileSync(schemaFile('api', `videogen-asset-${action}.request.schema.json`), 'utf8')) as JsonSchema;
       return [action, { schema, validate: ajv.compile(schema as object) }];
     }),
   );

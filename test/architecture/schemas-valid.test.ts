@@ -1,4 +1,4 @@
-// Every schema file under schemas/ is a valid draft-07 JSON Schema: the gateway compiles its own schema files without
+// Every schema file under schemas/ and a feature's schemas/ is a valid draft-07 JSON Schema: the gateway compiles its own schema files without
 // checking them against the meta-schema (core/config/schema-compiler.ts says why), so the check is made here, once;
 // and each compiles in strict mode, which some of the gateway's compilers do not ask for.
 
@@ -12,6 +12,9 @@ import { schemaCompiler } from '../../core/config/schema-compiler.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const DIR = join(REPO_ROOT, 'schemas');
+const FEATURE_DIRS = readdirSync(join(REPO_ROOT, 'features'), { withFileTypes: true })
+  .filter((e) => e.isDirectory() && readdirSync(join(REPO_ROOT, 'features', e.name)).includes('schemas'))
+  .map((e) => join(REPO_ROOT, 'features', e.name, 'schemas'));
 
 interface SchemaFile {
   readonly file: string;
@@ -28,7 +31,7 @@ function schemaFiles(dir: string): SchemaFile[] {
 
 test('every schema under schemas/ is valid against the draft-07 meta-schema', () => {
   const ajv = new Ajv({ strict: false });
-  const files = schemaFiles(DIR);
+  const files = [DIR, ...FEATURE_DIRS].flatMap(schemaFiles);
   assert.ok(files.length > 50, `only ${files.length} schema files found`);
   const invalid = files.flatMap(({ file, schema }) => {
     assert.equal(schema.$schema, 'http://json-schema.org/draft-07/schema#', `${file} declares draft-07`);
@@ -40,7 +43,7 @@ test('every schema under schemas/ is valid against the draft-07 meta-schema', ()
 test('every schema under schemas/ compiles in strict mode: no unknown keyword, no misspelled one', () => {
   // One instance per folder, so that references between its files resolve; with the formats the schemas name.
   const folders = new Map<string, SchemaFile[]>();
-  for (const f of schemaFiles(DIR)) {
+  for (const f of [DIR, ...FEATURE_DIRS].flatMap(schemaFiles)) {
     const folder = f.file.slice(0, f.file.lastIndexOf('/'));
     folders.set(folder, [...(folders.get(folder) ?? []), f]);
   }
