@@ -1,5 +1,5 @@
-// The console API's input checked against schemas/console/, the source of truth for the console API's shapes: each
-// route's <name>.request.schema.json (a body, or for a GET its query string as an object of strings) and
+// The console API's input checked against schemas/console/ (a feature's route: its own schemas/console/), the source
+// of truth for the console API's shapes: each route's <name>.request.schema.json (a body, or for a GET its query string as an object of strings) and
 // <name>.response.schema.json (its 2xx answer; test/e2e/console-schemas.test.ts proves the answers match).
 //
 // The schemas hold the structure (no unknown field, types, names' patterns); what needs the config or the store (a
@@ -9,10 +9,9 @@
 // every config load, and only one schema of the folder is ever that instance's.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { schemaCompiler } from '../../core/config/schema-compiler.js';
-import { findPackageRoot } from '../../core/config/schema-dir.js';
+import { schemaFile } from '../../core/config/schema-files.js';
 import { GatewayError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 
@@ -29,7 +28,6 @@ export class RequestSchemas {
   readonly #checks = new Map<string, RouteCheck>();
   #ajv: Ajv | null = null;
 
-  constructor(private readonly dir: string = join(findPackageRoot(), 'schemas', 'console')) {}
 
   /**
    * Throws the 400 naming the first field the route's request schema (`name`: its file under schemas/console/,
@@ -50,7 +48,7 @@ export class RequestSchemas {
   #checkOf(name: string, query: boolean): RouteCheck {
     const known = this.#checks.get(name);
     if (known !== undefined) return known;
-    const schema = JSON.parse(readFileSync(join(this.dir, `${name}.request.schema.json`), 'utf8')) as Schema;
+    const schema = JSON.parse(readFileSync(schemaFile('console', `${name}.request.schema.json`), 'utf8')) as Schema;
     // As strict as the config's validator (a typo in a schema fails its route's first request, and the test before);
     // every error, to pick the one that explains the others (the inputs are small).
     this.#ajv ??= schemaCompiler({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });

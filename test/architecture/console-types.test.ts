@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { schemaFolders } from '../../core/config/schema-files.js';
 import { renderFromRepo } from '../../scripts/gen-console-types.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
@@ -17,7 +18,7 @@ describe('console API types', () => {
 
   it('give every route\'s answer a type, by its schema\'s name', async () => {
     const { text } = await renderFromRepo();
-    const names = (await readdir(join(REPO_ROOT, 'schemas', 'console'))).filter((f) => f.endsWith('.response.schema.json')).map((f) => f.slice(0, -'.response.schema.json'.length));
+    const names = (await Promise.all(schemaFolders('console', REPO_ROOT).map((dir) => readdir(dir)))).flat().filter((f) => f.endsWith('.response.schema.json')).map((f) => f.slice(0, -'.response.schema.json'.length));
     assert.ok(names.length >= 25);
     for (const name of names) assert.match(text, new RegExp(`^  (?:"${name}"|${name}): Console\\w+;$`, 'm'), name);
   });

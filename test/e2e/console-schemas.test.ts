@@ -5,8 +5,8 @@
 // nothing, and an account's user still gets the operator's routes as missing ones, whatever the body.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -17,11 +17,15 @@ import { consoleSchemaName } from '../../core/endpoints/route-groups.js';
 import { postChat } from '../helpers/chat-requests.js';
 import { creditAccount } from '../helpers/console-session.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
+import { schemaFolders } from '../../core/config/schema-files.js';
 import { until } from '../helpers/poll.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 
-const DIR = join(findSchemaDir(), 'console');
-const ID_BASE = 'https://llm-gateway.dev/schemas/console/';
+const ROOT = join(findSchemaDir(), '..');
+/** Core's console schemas and the features' (schema-files.ts): each file by its name, with its path. */
+const FILES: ReadonlyMap<string, string> = new Map(schemaFolders('console', ROOT).flatMap((dir) => readdirSync(dir).map((file) => [file, join(dir, file)] as const)));
+const ID_BASE = 'https://llm-gateway.dev/';
+const idOf = (file: string): string => `${ID_BASE}${relative(ROOT, FILES.get(file) ?? file).split(sep).join('/')}`;
 const API_ENDPOINTS = BUILTIN_ENDPOINTS.all.filter((e) => e.path.startsWith('/console/api/'));
 const ADMIN = 'console-schemas-admin-token-0123456789';
 const BOT_KEY = 'sk-bot-console-schemas-0123456789';
@@ -30,12 +34,12 @@ const BOT_KEY = 'sk-bot-console-schemas-0123456789';
 function loadSchemas(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats.default(ajv);
-  for (const file of readdirSync(DIR)) ajv.addSchema(JSON.parse(readFileSync(join(DIR, file), 'utf8')) as object);
+  for (const path of FILES.values()) ajv.addSchema(JSON.parse(readFileSync(path, 'utf8')) as object);
   return ajv;
 }
 
 function validatorOf(ajv: Ajv, file: string): ValidateFunction {
-  const validate = ajv.getSchema(`${ID_BASE}${file}`);
+  const validate = ajv.getSchema(idOf(file));
   assert.ok(validate !== undefined, `no schema ${file}`);
   return validate;
 }
@@ -45,7 +49,7 @@ describe('schemas/console: one request and one response schema per /console/api 
     assert.ok(API_ENDPOINTS.length >= 21, 'the registry still lists the console API');
     const missing = API_ENDPOINTS.flatMap((e) => {
       const name = consoleSchemaName(e.method, e.path);
-      return [`${name}.request.schema.json`, `${name}.response.schema.json`].filter((file) => !existsSync(join(DIR, file))).map((file) => `${routeKeyOf(e)}: ${file}`);
+      return [`${name}.request.schema.json`, `${name}.response.schema.json`].filter((file) => !FILES.has(file)).map((file) => `${routeKeyOf(e)}: ${file}`);
     });
     assert.deepEqual(missing, []);
   });
@@ -53,8 +57,9 @@ describe('schemas/console: one request and one response schema per /console/api 
   it('every file compiles strictly, is named by its $id, and each route schema belongs to a route of the registry', () => {
     const ajv = loadSchemas();
     const names = new Set(API_ENDPOINTS.map((e) => consoleSchemaName(e.method, e.path)));
-    for (const file of readdirSync(DIR)) {
-      assert.equal((JSON.parse(readFileSync(join(DIR, file), 'utf8')) as { $id?: string }).$id, `${ID_BASE}${file}`);
+    assert.equal(FILES.size, [...schemaFolders('console', ROOT)].reduce((n, dir) => n + readdirSync(dir).length, 0), 'a file name is unique across the folders');
+    for (const [file, path] of FILES) {
+      assert.equal((JSON.parse(readFileSync(path, 'utf8')) as { $id?: string }).$id, idOf(file));
       validatorOf(ajv, file);
       const route = /^(.+)\.(request|response)\.schema\.json$/.exec(file)?.[1];
       if (route !== undefined && file !== 'error.response.schema.json') assert.ok(names.has(route), `${file} names no route`);
