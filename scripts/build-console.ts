@@ -1,10 +1,13 @@
 // `npm run build:console [outDir]`: bundles the web console (console/src, Preact + htm + uPlot) with esbuild into
 // exactly three files, index.html, app.js and app.css, in outDir (dist/console by default); the server serves
-// index.html at /console/ and the other two under /console/assets/. Everything comes from node_modules: no CDN.
+// index.html at /console/ and the other two under /console/assets/ (the bundle's files, no feature's). The features'
+// pages (features/<name>/console/page.ts) come in through `virtual:feature-pages`. Everything comes from
+// node_modules: no CDN.
 
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { existsSync, readdirSync } from 'node:fs';
+import { build, type Plugin } from 'esbuild';
 import { findPackageRoot } from '../core/config/schema-dir.js';
 import { isMainScript } from './generated-file.js';
 
@@ -17,6 +20,30 @@ export const CONSOLE_FILES = ['index.html', 'app.js', 'app.css'] as const;
 
 // The console's CSP allows no eval: a bundle that needs it would fail in the browser, so it fails the build here.
 const EVAL = /\beval\s*\(|\bnew\s+Function\s*\(/;
+
+/** The features' pages: each features/<name>/console/page.ts, in folder order, as `virtual:feature-pages`. */
+export function featurePageFiles(root: string = ROOT): string[] {
+  const features = join(root, 'features');
+  return readdirSync(features, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(features, e.name, 'console', 'page.ts'))
+    .filter((file) => existsSync(file))
+    .sort();
+}
+
+function featurePages(): Plugin {
+  return {
+    name: 'feature-pages',
+    setup(bundle) {
+      bundle.onResolve({ filter: /^virtual:feature-pages$/ }, () => ({ path: 'feature-pages', namespace: 'feature-pages' }));
+      bundle.onLoad({ filter: /.*/, namespace: 'feature-pages' }, () => {
+        const files = featurePageFiles();
+        const imports = files.map((file, i) => `import { consolePage as page${i} } from ${JSON.stringify(file)};`);
+        return { contents: `${imports.join('\n')}\nexport default [${files.map((_, i) => `page${i}`).join(', ')}];\n`, loader: 'ts', resolveDir: ROOT };
+      });
+    },
+  };
+}
 
 /** Bundles the console into `outDir` (created if missing); throws when the bundle is not the three expected files. */
 export async function buildConsole(outDir: string): Promise<void> {
@@ -35,6 +62,7 @@ export async function buildConsole(outDir: string): Promise<void> {
     splitting: false,
     sourcemap: false,
     write: false,
+    plugins: [featurePages()],
     logLevel: 'warning',
   });
   const written = result.outputFiles.map((f) => basename(f.path)).sort();

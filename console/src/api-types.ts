@@ -29,7 +29,3 @@ export type InstanceList = Api.ConsoleInstances;
 export type Instance = Api.ConsoleInstances['data'][number];
 export type RunningConfig = Api.ConsoleConfig;
 export type Reloaded = Api.ConsoleReloaded;
-export type AssetGroupList = Api.ConsoleAssetGroupList;
-export type AssetGroup = Api.ConsoleAssetGroup;
-export type VideoTaskList = Api.ConsoleVideoTaskList;
-export type VideoTask = Api.ConsoleVideoTask;

@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   [
     'core/errors.ts', 'core/slot.ts', 'core/iso-time.ts', 'core/lifecycle.ts', 'core/logging/logger.ts', 'core/store/store-unreachable.ts',
     'core/config/resolved.ts', 'core/config/section.ts', 'core/config/gateway.gen.ts', 'core/config/defaults.ts', 'core/config/config-path.ts',
-    'core/config/schema-compiler.ts', 'core/config/schema-dir.ts', 'core/ir/', 'core/sse/', 'core/metrics/',
+    'core/config/schema-compiler.ts', 'core/config/schema-dir.ts', 'core/config/schema-files.ts', 'core/ir/', 'core/sse/', 'core/metrics/',
   ],
   ['core/store/'],
   ['core/routing/', 'core/http/public-url.ts'],
@@ -50,7 +50,8 @@ function layerOf(path: string): number | null {
 function listTs(dir: string): string[] {
   return readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) return listTs(path);
+    // A feature's console/ is browser code, in the console's bundle and its tsconfig, not the server's layers.
+    if (e.isDirectory()) return /^features\/[^/]+\/console$/.test(path) ? [] : listTs(path);
     return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path] : [];
   });
 }

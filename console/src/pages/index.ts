@@ -1,9 +1,10 @@
-// The page registry: the nav and the router read this list, in this order. A new page (an asset library, video
-// tasks) is one file in pages/ and one line here; nothing else changes.
+// The page registry: the nav and the router read this list, in this order. Core's pages are files in pages/, one
+// line each here; a feature's page is its features/<name>/console/page.ts, found when the console is built
+// (scripts/build-console.ts) and shown after the user pages.
 
+import FEATURE_PAGES from 'virtual:feature-pages';
 import type { PageDef } from '../page-def.js';
 import { AccountsPage } from './accounts.js';
-import { AssetsPage } from './assets.js';
 import { ChannelsPage } from './channels.js';
 import { ConfigPage } from './config.js';
 import { DashboardPage } from './dashboard.js';
@@ -13,7 +14,6 @@ import { PasswordPage } from './password.js';
 import { SignInPage } from './sign-in.js';
 import { TokensPage } from './tokens.js';
 import { UsagePage } from './usage.js';
-import { VideosPage } from './videos.js';
 
 export const PAGES: readonly PageDef[] = [
   { path: '/sign-in', title: 'Sign in', who: 'any', view: SignInPage },
@@ -22,8 +22,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/tokens', title: 'Tokens', who: 'user', view: TokensPage },
   { path: '/usage', title: 'Usage', who: 'user', view: UsagePage },
   { path: '/ledger', title: 'Ledger', who: 'user', view: LedgerPage },
-  { path: '/assets', title: 'Assets', who: 'user', view: AssetsPage },
-  { path: '/videos', title: 'Videos', who: 'user', view: VideosPage },
+  ...FEATURE_PAGES,
   { path: '/accounts', title: 'Accounts', who: 'operator', view: AccountsPage },
   { path: '/channels', title: 'Channels', who: 'operator', view: ChannelsPage },
   { path: '/instances', title: 'Instances', who: 'operator', view: InstancesPage },

@@ -5,15 +5,16 @@
 // account (by the key's id or name).
 
 import { useEffect, useState } from 'preact/hooks';
-import type { AssetGroup, AssetGroupList as AssetGroupPage } from '../api-types.js';
-import { accountQuery, useApp } from '../app-context.js';
-import { AccountSelect, useAccounts } from '../components/account-select.js';
-import { formatTime } from '../components/format-time.js';
-import { html } from '../components/html.js';
-import { PageFrame } from '../components/page.js';
-import { OffsetPages } from '../components/offset-pages.js';
-import { useAction } from '../components/use-action.js';
-import { useLoad } from '../components/use-load.js';
+import type { ConsoleAssetGroup as AssetGroup, ConsoleAssetGroupList as AssetGroupPage } from '../../../console/src/api-types.gen.js';
+import { accountQuery, useApp } from '../../../console/src/app-context.js';
+import { AccountSelect, useAccounts } from '../../../console/src/components/account-select.js';
+import { formatTime } from '../../../console/src/components/format-time.js';
+import { html } from '../../../console/src/components/html.js';
+import type { PageDef } from '../../../console/src/page-def.js';
+import { PageFrame } from '../../../console/src/components/page.js';
+import { OffsetPages } from '../../../console/src/components/offset-pages.js';
+import { useAction } from '../../../console/src/components/use-action.js';
+import { useLoad } from '../../../console/src/components/use-load.js';
 
 type AssetStatus = AssetGroup['assets'][number]['status'];
 
@@ -150,3 +151,6 @@ export function AssetsPage() {
     <//>
   `;
 }
+
+/** The console's page of this feature (console/src/pages/index.ts lists the features' pages after the user pages). */
+export const consolePage: PageDef = { path: '/assets', title: 'Assets', who: 'user', view: AssetsPage };

@@ -4,16 +4,17 @@
 // account's tasks at a time, so the selector has no "All" here, as on the ledger).
 
 import { useEffect, useState } from 'preact/hooks';
-import type { VideoTask, VideoTaskList as VideoTaskPage } from '../api-types.js';
-import { accountQuery, useApp } from '../app-context.js';
-import { AccountSelect, useAccounts } from '../components/account-select.js';
-import { formatMoney } from '../components/format-number.js';
-import { formatTime } from '../components/format-time.js';
-import { html } from '../components/html.js';
-import { PageFrame } from '../components/page.js';
-import { OffsetPages } from '../components/offset-pages.js';
-import { Table, type Column } from '../components/table.js';
-import { useLoad } from '../components/use-load.js';
+import type { ConsoleVideoTask as VideoTask, ConsoleVideoTaskList as VideoTaskPage } from '../../../console/src/api-types.gen.js';
+import { accountQuery, useApp } from '../../../console/src/app-context.js';
+import { AccountSelect, useAccounts } from '../../../console/src/components/account-select.js';
+import { formatMoney } from '../../../console/src/components/format-number.js';
+import { formatTime } from '../../../console/src/components/format-time.js';
+import { html } from '../../../console/src/components/html.js';
+import type { PageDef } from '../../../console/src/page-def.js';
+import { PageFrame } from '../../../console/src/components/page.js';
+import { OffsetPages } from '../../../console/src/components/offset-pages.js';
+import { Table, type Column } from '../../../console/src/components/table.js';
+import { useLoad } from '../../../console/src/components/use-load.js';
 
 type TaskStatus = VideoTask['status'];
 
@@ -115,3 +116,6 @@ export function VideosPage() {
     <//>
   `;
 }
+
+/** The console's page of this feature (console/src/pages/index.ts lists the features' pages after the user pages). */
+export const consolePage: PageDef = { path: '/videos', title: 'Videos', who: 'user', view: VideosPage };
