@@ -1,6 +1,6 @@
 // `npm run build:console [outDir]`: bundles the web console (console/src, Preact + htm + uPlot) with esbuild into
 // exactly three files, index.html, app.js and app.css, in outDir (dist/console by default); the server serves
-// index.html at /console/ and the other two under /console/assets/ (the bundle's files, no feature's). The features'
+// index.html at /console/ and the other two under /console/static/. The features'
 // pages (features/<name>/console/page.ts) come in through `virtual:feature-pages`. Everything comes from
 // node_modules: no CDN.
 

@@ -50,7 +50,7 @@ export const SLOW_FIRST: readonly string[] = [
   'test/e2e/video-fleet.test.ts',
   'test/e2e/fuzz-video.test.ts',
   'test/e2e/console-videos-browser.test.ts',
-  'test/core/store/video-task-store.test.ts',
+  'features/video/video-task-store.test.ts',
 ];
 
 /** test:quick runs the unit tests (these folders)... */
@@ -64,7 +64,7 @@ export const QUICK_SKIPPED: readonly string[] = [
   'test/core/config/gateway-gen.test.ts',
   'test/plugins/options-gen.test.ts',
   'test/core/console/sign-in.test.ts',
-  'test/core/store/video-task-store.test.ts',
+  'features/video/video-task-store.test.ts',
   'test/core/store/ledger.test.ts',
 ];
 

@@ -37,9 +37,9 @@ export const consoleFeature: Feature = {
     consoleRoute('GET', '/console/api/instances', listInstances, 'operator'),
     consoleRoute('GET', '/console/api/config', showConfig, 'operator'),
     consoleRoute('POST', '/console/api/config/reload', reloadConfig, 'operator'),
-    // The pages: index.html at /console, its script and style under /console/assets/.
+    // The pages: index.html at /console, its script and style under /console/static/.
     consoleRoute('GET', '/console', servePage, 'page'),
     consoleRoute('GET', '/console/', servePage, 'page'),
-    consoleRoute('GET', '/console/assets/{file}', servePage, 'page'),
+    consoleRoute('GET', '/console/static/{file}', servePage, 'page'),
   ],
 };

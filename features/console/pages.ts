@@ -16,7 +16,7 @@ const TYPES: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
-/** GET /console, /console/ and /console/assets/{file}. */
+/** GET /console, /console/ and /console/static/{file}. */
 export async function servePage(ctx: RequestContext): Promise<RelayResult> {
   return pageFile(ctx.params?.['file'] ?? 'index.html');
 }

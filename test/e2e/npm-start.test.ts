@@ -136,8 +136,8 @@ test('SIGTERM to the npm process stops the gateway: port free within the grace, 
   // The console's pages, built with the gateway, are served on its own port.
   const page = await fetch(`http://127.0.0.1:${run.port}/console/`);
   assert.equal(page.status, 200);
-  assert.match(await page.text(), /<script [^>]*src="\/console\/assets\/app\.js"/);
-  const script = await fetch(`http://127.0.0.1:${run.port}/console/assets/app.js`);
+  assert.match(await page.text(), /<script [^>]*src="\/console\/static\/app\.js"/);
+  const script = await fetch(`http://127.0.0.1:${run.port}/console/static/app.js`);
   assert.deepEqual([script.status, script.headers.get('content-type')], [200, 'text/javascript; charset=utf-8']);
   await script.arrayBuffer();
   const requestId = await chatOnce(run.port);

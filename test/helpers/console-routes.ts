@@ -27,5 +27,5 @@ export const CONSOLE_ROUTES: readonly string[] = [
   '/console/api/config/reload',
   'GET /console',
   'GET /console/',
-  'GET /console/assets/{file}',
+  'GET /console/static/{file}',
 ];

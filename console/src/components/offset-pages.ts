@@ -1,4 +1,4 @@
-// Offset paging of a list the server counts (the Assets and Videos pages): "Groups 1–50 of 120", then Newest and Older.
+// Offset paging of a list the server counts (the features' record pages): "Groups 1–50 of 120", then Newest and Older.
 
 import { formatCount } from './format-number.js';
 import { html } from './html.js';

@@ -4,6 +4,7 @@
 // account's tasks at a time, so the selector has no "All" here, as on the ledger).
 
 import { useEffect, useState } from 'preact/hooks';
+import './page.css';
 import type { ConsoleVideoTask as VideoTask, ConsoleVideoTaskList as VideoTaskPage } from '../../../console/src/api-types.gen.js';
 import { accountQuery, useApp } from '../../../console/src/app-context.js';
 import { AccountSelect, useAccounts } from '../../../console/src/components/account-select.js';

@@ -11,7 +11,7 @@ test('every admin and console entry names its body family; only sign-in, the pas
   assert.ok(fixed.length >= 39);
   for (const e of fixed) assert.ok(e.body === 'control' || e.body === 'open', `${e.method} ${e.path}`);
   const open = fixed.filter((e) => e.body === 'open').map((e) => `${e.method} ${e.path}`);
-  assert.deepEqual(open, ['POST /console/api/session', 'POST /console/api/password', 'GET /console', 'GET /console/', 'GET /console/assets/{file}']);
+  assert.deepEqual(open, ['POST /console/api/session', 'POST /console/api/password', 'GET /console', 'GET /console/', 'GET /console/static/{file}']);
   // The API routes keep server.body_limit.
   assert.ok(BUILTIN_ENDPOINTS.all.filter((e) => e.path.startsWith('/v1/')).every((e) => e.body === undefined));
 });

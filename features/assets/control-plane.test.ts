@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { AssetLibrary } from '../../../features/assets/library.js';
-import { GatewayError } from '../../../core/errors.js';
-import { createVolcengineLibrary } from '../../../features/assets/control-plane.js';
-import { startFakeVolcengine, type FakeVolcengine } from '../../helpers/fake-volcengine.js';
-import { until } from '../../helpers/poll.js';
+import type { AssetLibrary } from './library.js';
+import { GatewayError } from '../../core/errors.js';
+import { createVolcengineLibrary } from './control-plane.js';
+import { startFakeVolcengine, type FakeVolcengine } from '../../test/helpers/fake-volcengine.js';
+import { until } from '../../test/helpers/poll.js';
 
 const AK = 'AKLTgatewaytestaccesskey0001';
 const SK = 'gatewayTestSecretAccessKey/0001==';

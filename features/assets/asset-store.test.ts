@@ -4,10 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AssetGroupRow } from '../../../features/assets/asset-store.js';
-import { storeBackends } from '../../helpers/test-stores.js';
-import { useTempStore } from './store-fixtures.js';
-import { ASSET_STORE } from '../../../features/assets/store-part.js';
+import type { AssetGroupRow } from './asset-store.js';
+import { storeBackends } from '../../test/helpers/test-stores.js';
+import { useTempStore } from '../../test/core/store/store-fixtures.js';
+import { ASSET_STORE } from './store-part.js';
 
 const T0 = 1_700_000_000_000;
 const KA = { keyId: 'ka', account: 'acme' };

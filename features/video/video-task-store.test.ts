@@ -5,13 +5,13 @@
 // task, claimTask, releaseLease), a key's keyset pages and an account's pages.
 
 import assert from 'node:assert/strict';
-import { VIDEO_TASKS } from '../../../features/video/store-part.js';
+import { VIDEO_TASKS } from './store-part.js';
 import { describe, it } from 'node:test';
-import type { Budget } from '../../../core/store/ledger-store.js';
-import type { Store } from '../../../core/store/store.js';
-import type { VideoTaskRow, VideoTaskSettlement } from '../../../features/video/video-task-store.js';
-import { storeBackends } from '../../helpers/test-stores.js';
-import { useTempStore } from './store-fixtures.js';
+import type { Budget } from '../../core/store/ledger-store.js';
+import type { Store } from '../../core/store/store.js';
+import type { VideoTaskRow, VideoTaskSettlement } from './video-task-store.js';
+import { storeBackends } from '../../test/helpers/test-stores.js';
+import { useTempStore } from '../../test/core/store/store-fixtures.js';
 
 const T0 = 1_700_000_000_000;
 const BIG = 9_007_199_254_740_993n; // 2^53 + 1: lost by a double.

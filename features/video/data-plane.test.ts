@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { ResolvedChannel } from '../../../core/config/resolved.js';
-import { createArkVideoUpstream } from '../../../features/video/data-plane.js';
-import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../features/video/upstream.js';
-import { CANCEL_REFUSED_CODE, CANCEL_REFUSED_STATUS, NOT_FOUND_CODE, startFakeArk, type FakeArk } from '../../helpers/fake-ark.js';
-import { until } from '../../helpers/poll.js';
+import type { ResolvedChannel } from '../../core/config/resolved.js';
+import { createArkVideoUpstream } from './data-plane.js';
+import { VideoUpstreamError, type TaskCall, type VideoUpstream } from './upstream.js';
+import { CANCEL_REFUSED_CODE, CANCEL_REFUSED_STATUS, NOT_FOUND_CODE, startFakeArk, type FakeArk } from '../../test/helpers/fake-ark.js';
+import { until } from '../../test/helpers/poll.js';
 
 const MODEL = 'doubao-seedance-2-0-260128';
 const BODY = {

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { ResolvedChannel } from '../../../core/config/resolved.js';
-import { createArkVideoUpstream } from '../../../features/video/data-plane.js';
-import { VideoUpstreamError, type TaskCall, type VideoUpstream } from '../../../features/video/upstream.js';
+import type { ResolvedChannel } from '../../core/config/resolved.js';
+import { createArkVideoUpstream } from './data-plane.js';
+import { VideoUpstreamError, type TaskCall, type VideoUpstream } from './upstream.js';
 
 const MODEL = 'doubao-seedance-2-0-260128';
 const KEY = 'ark-redirect-key-0123456789';

@@ -3,16 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ResolvedChannel } from '../../../core/config/resolved.js';
+import type { ResolvedChannel } from '../../core/config/resolved.js';
 import {
   SAMPLE_VIDEO_FPS,
   SAMPLE_VIDEO_HEIGHT,
   SAMPLE_VIDEO_SECONDS,
   SAMPLE_VIDEO_WIDTH,
   sampleVideo,
-} from '../../../features/video/sample-video.js';
-import { createMockVideoUpstream, MOCK_VIDEO_FAIL_HOOK, mockVideoTokens } from '../../../features/video/mock-tasks.js';
-import { type TaskCall, VideoUpstreamError } from '../../../features/video/upstream.js';
+} from './sample-video.js';
+import { createMockVideoUpstream, MOCK_VIDEO_FAIL_HOOK, mockVideoTokens } from './mock-tasks.js';
+import { type TaskCall, VideoUpstreamError } from './upstream.js';
 
 const CALL: TaskCall = { channel: {} as ResolvedChannel, key: 'mock-key', signal: new AbortController().signal };
 
