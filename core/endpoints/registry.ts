@@ -205,7 +205,7 @@ export class EndpointRegistry {
 
   /** These routes and `more`, with the same wires. */
   with(more: readonly Endpoint[]): EndpointRegistry {
-    return new EndpointRegistry([...this.all, ...more], this.wires);
+    return new EndpointRegistry([...this.all, ...more], this.wires, this.sections);
   }
 
   /** What a channel of `type` speaks natively (its `formats` when the config names none). */
