@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResolvedConfig } from './config/resolved.js';
 import type { BodyPool } from './formats/body-pool.js';
 import { Gateway, type GatewayDeps } from './gateway.js';
-import type { ClientAbort } from './pipeline/client-abort.js';
+import type { ClientAbort } from './client-abort.js';
 import { InFlightList } from './pipeline/in-flight-list.js';
 import { RequestIds } from './pipeline/request-id.js';
 import type { MockImageFiles } from './providers/mock/image-files.js';

@@ -16,7 +16,7 @@ import { GatewayError, shuttingDownError } from '../errors.js';
 import { BodyBytes } from '../formats/body-bytes.js';
 import type { BodyPool } from '../formats/body-pool.js';
 import type { BodySource } from '../pipeline/body-source.js';
-import type { ClientAbort } from '../pipeline/client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 import { InFlightList } from '../pipeline/in-flight-list.js';
 import { isClosing } from './lingering-close.js';
 

@@ -9,7 +9,7 @@ import { urlProblem } from '../endpoints/intake-names.js';
 import { GatewayError } from '../errors.js';
 import { logFinished } from '../logging/request-log.js';
 import type { BodySource } from '../pipeline/body-source.js';
-import { ClientAbort } from '../pipeline/client-abort.js';
+import { ClientAbort } from '../client-abort.js';
 import { RequestState } from '../pipeline/request-state.js';
 import { runChain } from '../pipeline/run.js';
 import type { Runtime } from '../runtime.js';

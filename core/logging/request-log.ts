@@ -5,7 +5,7 @@
 
 import type { GatewayError } from '../errors.js';
 import type { RequestState } from '../pipeline/request-state.js';
-import { scrubSecrets } from '../providers/scrub-secrets.js';
+import { scrubSecrets } from '../scrub-secrets.js';
 import type { Logger } from './logger.js';
 
 /** A model name or a path is the client's string: bounded in a log line as a model is in a label. */

@@ -1,7 +1,7 @@
 // Where a request's body comes from: the HTTP layer reads it only once the head phase has admitted the request.
 
 import type { BodyBytes } from '../formats/body-bytes.js';
-import type { ClientAbort } from './client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 
 export interface BodySource {
   /**

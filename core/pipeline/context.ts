@@ -6,7 +6,7 @@ import type { GatewayError } from '../errors.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { AuthedKey } from '../keys/key-ring.js';
-import type { ClientAbort } from './client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 import type { Slot } from '../slot.js';
 
 export type HeaderValue = string | string[] | undefined;

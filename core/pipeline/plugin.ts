@@ -1,5 +1,6 @@
 // Plugins: a closed set of phases, factories that build a plugin once per config load.
 
+import type { Chunks } from '../sse/pulled-body.js';
 import type { ResolvedConfig } from '../config/resolved.js';
 import type { GroupAccess } from '../keys/group-access.js';
 import type { KeyRing } from '../keys/key-ring.js';
@@ -50,7 +51,7 @@ export type RelayResult =
       readonly kind: 'bytes';
       readonly status: number;
       readonly headers: Readonly<Record<string, string>>;
-      readonly body: AsyncIterable<Uint8Array>;
+      readonly body: Chunks;
     };
 
 /** The phases, in the order a request meets them. A plugin object with any other key fails at load. */

@@ -14,7 +14,7 @@ import { BodyBytes } from '../formats/body-bytes.js';
 import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { BodySource } from './body-source.js';
-import type { ClientAbort } from './client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
 import { SlotValues, type Slot } from '../slot.js';
 

@@ -3,7 +3,7 @@
 // (a status or a cause; never the key, never the upstream's body).
 
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { readAtMost } from './bounded-body.js';
+import { readBody } from './read-body.js';
 import { isRedirect, redirectRefused } from './upstream-redirect.js';
 import type { ResolvedChannel } from '../config/resolved.js';
 
@@ -56,7 +56,7 @@ export async function getJson(
   }
   let bytes: Buffer;
   try {
-    bytes = await readAtMost(res.body, MAX_BODY_BYTES, () => new DiscoveryFailure(`the answer is over ${MAX_BODY_BYTES} bytes`));
+    bytes = await readBody(res.body, MAX_BODY_BYTES, () => new DiscoveryFailure(`the answer is over ${MAX_BODY_BYTES} bytes`));
   } catch (err) {
     // Leaving the loop has destroyed the body already (an explicit destroy() would raise an unheard error).
     throw err instanceof DiscoveryFailure ? err : new DiscoveryFailure(transportReason(err), { cause: err });

@@ -1,9 +1,10 @@
 // The contract of an upstream dialect: send one request, hand back status, headers and a lazy body.
 
+import type { Chunks } from '../sse/pulled-body.js';
 import type { ResolvedChannel } from '../config/resolved.js';
 import type { HttpMethod } from '../endpoints/http-method.js';
 import type { BodyBytes } from '../formats/body-bytes.js';
-import type { ClientAbort } from '../pipeline/client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 
 export interface UpstreamRequest {
   readonly channel: ResolvedChannel;
@@ -30,8 +31,8 @@ export interface UpstreamResponse {
   readonly status: number;
   /** Lower-case names, one value each. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Read lazily; an upstream that stalls or breaks makes the iteration throw. */
-  readonly body: AsyncIterable<Uint8Array>;
+  /** Read lazily, through the one reading protocol (sse/pulled-body.ts); an upstream that stalls or breaks makes take() throw. */
+  readonly body: Chunks;
   /** Drops the body unread, freeing the connection (used before a failover). */
   discard(): Promise<void>;
 }

@@ -1,6 +1,6 @@
-// An upstream body as an async iterable, fed chunk by chunk by the HTTP client's handler. No Readable in
-// between: Node's stream machinery (and its iterator's promises per chunk) cost more than the relaying itself;
-// this costs a promise only when the reader waits.
+// An upstream body, fed chunk by chunk by the HTTP client's handler and read through the one reading protocol
+// (sse/pulled-body.ts: arm, take, completed). No Readable in between: Node's stream machinery (and its iterator's
+// promises per chunk) cost more than the relaying itself; this costs nothing per wait (the chunk waits in a field).
 
 import type { PulledBody } from '../sse/pulled-body.js';
 
@@ -18,9 +18,9 @@ export interface BodySource {
   cancel(): void;
 }
 
-export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array>, PulledBody {
+export class UpstreamBody implements PulledBody {
   /**
-   * Arrived and not yet read (next() or take() hands all of it over at once): the first chunk in a field, the
+   * Arrived and not yet read (take() hands all of it over at once): the first chunk in a field, the
    * others, when the reader is slower, in an array made then. Not one array for the body's life: an array that
    * waited through a paced stream's pause is old, and a chunk put in it and taken out again was promoted with it
    * at the next scavenge (the array's slot keeps it until overwritten; frame-batches.ts, pull()).
@@ -30,17 +30,10 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   private ended = false;
   private paused = false;
   private failure: { error: unknown } | null = null;
-  /** The reader's pending next(), when it waits: its settle functions, kept as two fields (no object per wait). */
-  private resolveWaiting: ((r: IteratorResult<Uint8Array>) => void) | null = null;
-  private rejectWaiting: ((err: unknown) => void) | null = null;
   /** A wait()ing reader's wake-up: it resolves with nothing, the chunk stays here for take(). */
   private wake: (() => void) | null = null;
 
   constructor(private readonly source: BodySource) {}
-
-  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    return this;
-  }
 
   /** The handler's side: one chunk arrived. */
   push(chunk: Uint8Array): void {
@@ -50,12 +43,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
       this.wake = null;
       this.first = chunk;
       wake();
-      return;
-    }
-    const resolve = this.resolveWaiting;
-    if (resolve !== null) {
-      this.resolveWaiting = this.rejectWaiting = null;
-      resolve({ value: chunk, done: false });
       return;
     }
     if (this.first === null) this.first = chunk;
@@ -80,19 +67,8 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     this.settle();
   }
 
-  next(): Promise<IteratorResult<Uint8Array>> {
-    if (this.first !== null) return Promise.resolve({ value: this.takeQueued(this.first), done: false });
-    if (this.failure !== null) return Promise.reject(this.failure.error);
-    if (this.ended) return Promise.resolve(DONE);
-    return new Promise((resolve, reject) => {
-      this.resolveWaiting = resolve;
-      this.rejectWaiting = reject;
-    });
-  }
-
   /**
-   * For a reader that takes chunks itself and waits through long pauses (sse/frame-batches.ts, poll()): false
-   * when take() has something now (a chunk, the end or the failure); else true, and `onArrival` (a function the
+   * False when take() has something now (a chunk, the end or the failure); else true, and `onArrival` (a function the
    * reader made once, not one per wait) is called when it has. The chunk waits here, not in a promise's value, and
    * nothing is allocated per wait, so nothing is left to be promoted by one (docs/performance.md).
    */
@@ -131,11 +107,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     }
     // A read still waiting (the reader closed the body meanwhile) ends with it, or it would wait forever.
     this.wakeWaiting();
-    const resolve = this.resolveWaiting;
-    if (resolve !== null) {
-      this.resolveWaiting = this.rejectWaiting = null;
-      resolve(DONE);
-    }
     return Promise.resolve(DONE);
   }
 
@@ -171,11 +142,5 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
 
   private settle(): void {
     this.wakeWaiting();
-    const resolve = this.resolveWaiting;
-    const reject = this.rejectWaiting;
-    if (resolve === null || reject === null) return;
-    this.resolveWaiting = this.rejectWaiting = null;
-    if (this.failure !== null) reject(this.failure.error);
-    else resolve(DONE);
   }
 }

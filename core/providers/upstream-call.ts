@@ -4,7 +4,7 @@
 // rest of the relay (measured with a plain forwarder: dispatch 11 us less per request than request()).
 
 import type { Dispatcher } from 'undici';
-import type { ClientAbort } from '../pipeline/client-abort.js';
+import type { ClientAbort } from '../client-abort.js';
 import { UpstreamFailure, type UpstreamResponse } from './provider.js';
 import { isRedirect, redirectRefused } from './upstream-redirect.js';
 import { UpstreamBody, type BodySource } from './upstream-body.js';

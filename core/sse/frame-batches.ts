@@ -5,7 +5,7 @@
 
 import type { SseFrame } from './frame.js';
 import { SseFrameParser } from './frame-parser.js';
-import { pulledBody, type PulledBody } from './pulled-body.js';
+import { pulledBody, type Chunks, type PulledBody } from './pulled-body.js';
 
 /** What happens to the frames between the upstream and the client; every method is synchronous. */
 export interface FrameTransform {
@@ -50,7 +50,7 @@ export const PASS_THROUGH: FrameTransform = {
  * Lazy: one upstream chunk is read per pull, so backpressure and the client's abort reach the upstream; closing
  * the iterator early (return()) closes the upstream body. Yields only non-empty batches.
  */
-export function frameBatches(body: AsyncIterable<Uint8Array>, transform: FrameTransform): FrameSource & AsyncIterableIterator<readonly SseFrame[]> {
+export function frameBatches(body: Chunks, transform: FrameTransform): FrameSource & AsyncIterableIterator<readonly SseFrame[]> {
   return new FrameBatches(pulledBody(body), transform);
 }
 

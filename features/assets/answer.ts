@@ -8,7 +8,7 @@ import { GatewayError, type ErrorCode } from '../../core/errors.js';
 import { isVolcengineCode, responseMetadata } from './envelope.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RelayResult } from '../../core/pipeline/plugin.js';
-import { scrubSecrets } from '../../core/providers/scrub-secrets.js';
+import { scrubSecrets } from '../../core/scrub-secrets.js';
 
 /**
  * The fields of a group's and an asset's record that are the caller's to see. An allow-list, not a deny-list: a field

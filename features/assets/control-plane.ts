@@ -3,7 +3,7 @@
 // Error messages name the library and a cause, never the key id, the secret or the Authorization header.
 
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { readAtMost } from '../../core/providers/bounded-body.js';
+import { readBody } from '../../core/providers/read-body.js';
 import { isRedirect, redirectRefused } from '../../core/providers/upstream-redirect.js';
 import { ASSET_API_VERSION, type AssetAction, type AssetLibrary, type LibraryAnswer } from './library.js';
 import { GatewayError } from '../../core/errors.js';
@@ -79,7 +79,7 @@ async function readBounded(res: Dispatcher.ResponseData, signal: AbortSignal | u
   const tooLarge = (): GatewayError =>
     new GatewayError('GW_ERR_UPSTREAM_ERROR', `the asset library's answer is over ${MAX_BODY_BYTES} bytes`, { upstreamStatus: res.statusCode });
   try {
-    return (await readAtMost(res.body, MAX_BODY_BYTES, tooLarge)).toString('utf8');
+    return (await readBody(res.body, MAX_BODY_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     // Leaving the loop has destroyed the body already, so the connection is not reused.
     throw err instanceof GatewayError ? err : classify(err, signal);

@@ -4,7 +4,7 @@
 
 import { errors as undiciErrors } from 'undici';
 import { VideoUpstreamError } from './upstream.js';
-import { scrubSecrets } from '../../core/providers/scrub-secrets.js';
+import { scrubSecrets } from '../../core/scrub-secrets.js';
 
 /** Longest message kept from an upstream's text: enough to read, too little to relay a page of HTML. */
 export const MAX_MESSAGE_CHARS = 500;

@@ -3,6 +3,7 @@
 // and against servers that answer something Ark never would, hang, or are not there.
 
 import assert from 'node:assert/strict';
+import { arrival, pulledBody, type Chunks } from '../../core/sse/pulled-body.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -59,11 +60,16 @@ async function assertFails(promise: Promise<unknown>, kind: 'refused' | 'unavail
   return caught;
 }
 
-async function collect(body: AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; chunks: number; firstAt: number; lastAt: number }> {
+async function collect(body: Chunks): Promise<{ bytes: Buffer; chunks: number; firstAt: number; lastAt: number }> {
   const parts: Buffer[] = [];
   let firstAt = 0;
   let lastAt = 0;
-  for await (const chunk of body) {
+  const pulled = pulledBody(body);
+  for (;;) {
+    await arrival(pulled);
+    const next = pulled.take();
+    if (next.done === true) break;
+    const chunk = next.value;
     if (parts.length === 0) firstAt = Date.now();
     lastAt = Date.now();
     parts.push(Buffer.from(chunk));

@@ -15,7 +15,8 @@ import {
   type VideoUpstream,
   VideoUpstreamError,
 } from './upstream.js';
-import { readAtMost } from '../../core/providers/bounded-body.js';
+import { readBody } from '../../core/providers/read-body.js';
+import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
 import { isRedirect, redirectRefused } from '../../core/providers/upstream-redirect.js';
 import { answerError, bounded, isObject, MAX_CODE_CHARS, MAX_MESSAGE_CHARS, protocolError, transportError } from './data-plane-errors.js';
 
@@ -162,7 +163,7 @@ function apiHeaders(call: TaskCall, json: boolean): Record<string, string> {
 async function readText(res: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
   const tooLarge = (): Error => protocolError(`Ark's answer is over ${MAX_BODY_BYTES} bytes`);
   try {
-    return (await readAtMost(res.body, MAX_BODY_BYTES, tooLarge)).toString('utf8');
+    return (await readBody(res.body, MAX_BODY_BYTES, tooLarge)).toString('utf8');
   } catch (err) {
     // Leaving the loop has destroyed the body already, so the connection is not reused.
     throw transportError(err, signal, ARK);
@@ -219,12 +220,8 @@ function lengthOf(value: string | null): number | null {
 }
 
 /** The file's bytes as they arrive; a failure on the way is the file host's `unavailable`. */
-async function* relay(body: AsyncIterable<unknown>, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of body) yield chunk as Uint8Array;
-  } catch (err) {
-    throw transportError(err, signal, FILE_HOST);
-  }
+function relay(body: Chunks, signal: AbortSignal): PulledBody {
+  return failingAs(pulledBody(body), (err) => transportError(err, signal, FILE_HOST));
 }
 
 /** A call after close() (a poll racing the shutdown): `unavailable`, so it is retried, not judged. */

@@ -2,6 +2,7 @@
 // (queued, running, then succeeded or failed by the prompt's hook), cancellable while queued, downloading the fixture.
 
 import assert from 'node:assert/strict';
+import { arrival, pulledBody, type Chunks } from '../../core/sse/pulled-body.js';
 import { describe, it } from 'node:test';
 import type { ResolvedChannel } from '../../core/config/resolved.js';
 import {
@@ -49,9 +50,10 @@ function refusedWith(status: number, code: string | RegExp): (err: unknown) => b
   };
 }
 
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; chunks: number }> {
+async function readAll(body: Chunks): Promise<{ bytes: Buffer; chunks: number }> {
   const parts: Uint8Array[] = [];
-  for await (const part of body) parts.push(part);
+  const pulled = pulledBody(body);
+  for (let next = (await arrival(pulled), pulled.take()); next.done !== true; next = (await arrival(pulled), pulled.take())) parts.push(next.value);
   return { bytes: Buffer.concat(parts), chunks: parts.length };
 }
 

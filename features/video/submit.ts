@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../../core/errors.js';
 import { isStoreUnreachable } from '../../core/store/store-unreachable.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
-import { scrubSecrets } from '../../core/providers/scrub-secrets.js';
+import { scrubSecrets } from '../../core/scrub-secrets.js';
 import type { Attempt } from '../../core/routing/router.js';
 import type { VideoTaskRow, VideoTaskStore } from './video-task-store.js';
 import { VIDEO_ERRORS } from './errors.js';

@@ -2,6 +2,7 @@
 // (providers/mock/video-tasks.ts). A task is made once, read until it ends, cancelled while queued, and its file
 // downloaded as a byte stream; the gateway keeps the task (core/video), the upstream only runs it.
 
+import type { Chunks } from '../../core/sse/pulled-body.js';
 import type { ResolvedChannel } from '../../core/config/resolved.js';
 
 /** Ark's task states, as its data plane names them. */
@@ -37,7 +38,7 @@ export interface VideoFile {
   readonly contentType: string;
   /** Bytes, when the upstream said. */
   readonly contentLength: number | null;
-  readonly body: AsyncIterable<Uint8Array>;
+  readonly body: Chunks;
   /** Drops the body unread (what is left of it, when iteration has begun). */
   discard(): Promise<void>;
 }

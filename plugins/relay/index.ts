@@ -8,8 +8,9 @@ import { upstreamBody, type RequestContext } from '../../core/pipeline/context.j
 import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
 import { OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
-import { readWhole } from '../../core/providers/read-whole.js';
-import { scrubError, scrubErrorBody, scrubErrorFrame } from '../../core/providers/scrub-secrets.js';
+import { readWhole } from '../../core/providers/read-body.js';
+import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
+import { scrubError, scrubErrorBody, scrubErrorFrame } from '../../core/scrub-secrets.js';
 import type { Attempt } from '../../core/routing/router.js';
 import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../core/sse/frame-batches.js';
 import type { SseFrame } from '../../core/sse/frame.js';
@@ -266,14 +267,12 @@ function fileHeaders(res: UpstreamResponse, contentType: string): Record<string,
 }
 
 /** A file's chunks; an upstream that breaks off is counted and its channel cools down, as for a broken stream. */
-async function* brokenAsUpstream(ctx: RequestContext, services: Services, attempt: Attempt, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  try {
-    yield* body;
-  } catch (err) {
-    if (ctx.abort.aborted) throw err;
+function brokenAsUpstream(ctx: RequestContext, services: Services, attempt: Attempt, body: Chunks): PulledBody {
+  return failingAs(pulledBody(body), (err) => {
+    if (ctx.abort.aborted) return err;
     countBreak(services, attempt);
-    throw brokenStream(err);
-  }
+    return brokenStream(err);
+  });
 }
 
 function bodyResult(res: UpstreamResponse, contentType: string, body: Buffer, channelKeys: readonly string[]): RelayResult {

@@ -1,6 +1,7 @@
 // Serving a request on a channel that does not speak the client's format: the request goes through the IR to
 // the channel's dialect, and the answer, stream or error comes back through it in the client's format.
 
+import type { Chunks } from '../../core/sse/pulled-body.js';
 import { isWireFormat, type WireFormat } from '../../core/config/resolved.js';
 import { GatewayError } from '../../core/errors.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
@@ -86,6 +87,6 @@ export function translatedBodyAnswer(translation: Translation, status: number, b
 }
 
 /** The client's frames of a translated stream, read lazily from the upstream body. */
-export function translatedFrames(translation: Translation, body: AsyncIterable<Uint8Array>, hooks: TranslatedStreamHooks): FrameSource {
+export function translatedFrames(translation: Translation, body: Chunks, hooks: TranslatedStreamHooks): FrameSource {
   return frameBatches(body, new StreamTranslation(translation.upstream, translation.client, translation.request, hooks));
 }

@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../helpers/repo-root.js';
  */
 const LAYERS: readonly (readonly string[])[] = [
   [
-    'core/errors.ts', 'core/slot.ts', 'core/iso-time.ts', 'core/lifecycle.ts', 'core/logging/logger.ts', 'core/store/store-unreachable.ts',
+    'core/errors.ts', 'core/slot.ts', 'core/client-abort.ts', 'core/scrub-secrets.ts', 'core/iso-time.ts', 'core/lifecycle.ts', 'core/logging/logger.ts', 'core/store/store-unreachable.ts',
     'core/config/resolved.ts', 'core/config/section.ts', 'core/config/gateway.gen.ts', 'core/config/defaults.ts', 'core/config/config-path.ts',
     'core/config/schema-compiler.ts', 'core/config/schema-dir.ts', 'core/config/schema-files.ts', 'core/ir/', 'core/sse/', 'core/metrics/',
   ],

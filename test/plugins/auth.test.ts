@@ -9,7 +9,7 @@ import { BodyBytes } from '../../core/formats/body-bytes.js';
 import { GroupAccess } from '../../core/keys/group-access.js';
 import { digestKey, generateKey, keyPrefix, newKeyId } from '../../core/keys/key-material.js';
 import { KeyRing } from '../../core/keys/key-ring.js';
-import { ClientAbort } from '../../core/pipeline/client-abort.js';
+import { ClientAbort } from '../../core/client-abort.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin } from '../../core/pipeline/plugin.js';
 import type { Store, StoredKey } from '../../core/store/store.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { GatewayError } from '../../core/errors.js';
 import { createOpenAIChatFormat } from '../../core/formats/openai-chat/index.js';
 import { GatewayMetrics } from '../../core/metrics/gateway-metrics.js';
-import { ClientAbort } from '../../core/pipeline/client-abort.js';
+import { ClientAbort } from '../../core/client-abort.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, UsageSink } from '../../core/pipeline/plugin.js';
 import { encodeFrame } from '../../core/sse/frame-writer.js';

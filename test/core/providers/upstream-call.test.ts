@@ -3,11 +3,12 @@
 // client's disconnect aborting the call, 1xx answers skipped, a discarded body keeping its connection.
 
 import assert from 'node:assert/strict';
+import { nextChunk, pulledBody } from '../../../core/sse/pulled-body.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Pool } from 'undici';
-import { ClientAbort } from '../../../core/pipeline/client-abort.js';
+import { ClientAbort } from '../../../core/client-abort.js';
 import type { UpstreamResponse } from '../../../core/providers/provider.js';
 import { UpstreamBody, type BodySource } from '../../../core/providers/upstream-body.js';
 import { UpstreamCall } from '../../../core/providers/upstream-call.js';
@@ -33,14 +34,14 @@ describe('UpstreamBody', () => {
     const body = new UpstreamBody(new RecordingSource());
     body.push(Buffer.from('a'));
     body.push(Buffer.from('b'));
-    const got = [text(await body.next())];
-    const waiting = body.next();
+    const got = [text(await nextChunk(body))];
+    const waiting = nextChunk(body);
     body.push(Buffer.from('c'));
     got.push(text(await waiting));
     body.push(Buffer.from('d'));
     body.end();
-    got.push(text(await body.next()));
-    assert.equal((await body.next()).done, true);
+    got.push(text(await nextChunk(body)));
+    assert.equal((await nextChunk(body)).done, true);
     assert.deepEqual(got, ['ab', 'c', 'd']);
   });
 
@@ -52,11 +53,11 @@ describe('UpstreamBody', () => {
     body.push(Buffer.from('p'));
     body.push(Buffer.from('q'));
     assert.deepEqual(source.calls, ['pause'], 'paused once, at the 16th unread chunk');
-    assert.equal(text(await body.next()), 'abcdefghijklmnopq');
+    assert.equal(text(await nextChunk(body)), 'abcdefghijklmnopq');
     assert.deepEqual(source.calls, ['pause', 'resume']);
     body.push(Buffer.from('r'));
     body.end();
-    assert.equal(text(await body.next()), 'r');
+    assert.equal(text(await nextChunk(body)), 'r');
   });
 
   it('a failure reaches the reader after the chunks already received, and stays', async () => {
@@ -64,9 +65,9 @@ describe('UpstreamBody', () => {
     body.push(Buffer.from('x'));
     body.fail(new Error('socket reset'));
     body.push(Buffer.from('late'));
-    assert.equal(text(await body.next()), 'x');
-    await assert.rejects(body.next(), /socket reset/);
-    await assert.rejects(body.next(), /socket reset/);
+    assert.equal(text(await nextChunk(body)), 'x');
+    await assert.rejects(nextChunk(body), /socket reset/);
+    await assert.rejects(nextChunk(body), /socket reset/);
   });
 
   it('a reader that stops early cancels the source once; an end after that changes nothing', async () => {
@@ -83,7 +84,7 @@ describe('UpstreamBody', () => {
     const source = new RecordingSource();
     const body = new UpstreamBody(source);
     body.end();
-    assert.equal((await body.next()).done, true);
+    assert.equal((await nextChunk(body)).done, true);
     await body.return();
     assert.deepEqual(source.calls, []);
   });
@@ -116,7 +117,8 @@ describe('UpstreamCall over loopback HTTP', () => {
 
   async function readAll(res: UpstreamResponse): Promise<string> {
     const parts: Buffer[] = [];
-    for await (const chunk of res.body) parts.push(Buffer.from(chunk));
+    const body = pulledBody(res.body);
+    for (let next = await nextChunk(body); next.done !== true; next = await nextChunk(body)) parts.push(Buffer.from(next.value));
     return Buffer.concat(parts).toString();
   }
 
@@ -207,9 +209,9 @@ describe('UpstreamCall over loopback HTTP', () => {
       };
     });
     const res = await call(abort);
-    const it = res.body[Symbol.asyncIterator]();
-    assert.equal(text(await it.next()), 'data: 1\n\n');
-    const next = it.next();
+    const it = pulledBody(res.body);
+    assert.equal(text(await nextChunk(it)), 'data: 1\n\n');
+    const next = nextChunk(it);
     abort.abort();
     await assert.rejects(next, /client closed the request/);
     await upstreamClosed;
@@ -240,9 +242,9 @@ describe('UpstreamCall over loopback HTTP', () => {
       setTimeout(() => res.socket?.destroy(), 20);
     };
     const res = await call();
-    const it = res.body[Symbol.asyncIterator]();
-    assert.equal(text(await it.next()), 'data: 1\n\n');
-    await assert.rejects(it.next());
+    const it = pulledBody(res.body);
+    assert.equal(text(await nextChunk(it)), 'data: 1\n\n');
+    await assert.rejects(nextChunk(it));
   });
 
   it('a body that stalls past bodyTimeout fails with undici\'s timeout', async () => {
@@ -251,9 +253,9 @@ describe('UpstreamCall over loopback HTTP', () => {
       res.write('data: 1\n\n');
     };
     const res = await call(new ClientAbort(), { bodyTimeout: 100 });
-    const it = res.body[Symbol.asyncIterator]();
-    await it.next();
-    await assert.rejects(it.next(), (err: Error) => err.name === 'BodyTimeoutError');
+    const it = pulledBody(res.body);
+    await nextChunk(it);
+    await assert.rejects(nextChunk(it), (err: Error) => err.name === 'BodyTimeoutError');
   });
 
   it('a connection refused rejects the call before any response', async () => {

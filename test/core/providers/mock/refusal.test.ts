@@ -2,10 +2,11 @@
 // naming the field), and answers what only the IR cannot carry like any other body.
 
 import assert from 'node:assert/strict';
+import { readBody } from '../../../../core/providers/read-body.js';
 import { describe, it } from 'node:test';
 import type { ResolvedChannel } from '../../../../core/config/resolved.js';
 import { BodyBytes } from '../../../../core/formats/body-bytes.js';
-import { ClientAbort } from '../../../../core/pipeline/client-abort.js';
+import { ClientAbort } from '../../../../core/client-abort.js';
 import { createMockProvider } from '../../../../core/providers/mock/index.js';
 import { MockImageFiles } from '../../../../core/providers/mock/image-files.js';
 import { BUILTIN_ENDPOINTS } from '../../../../features/index.js';
@@ -40,10 +41,9 @@ async function send(path: string, body: Record<string, unknown>): Promise<{ stat
     stream: false,
     abort: new ClientAbort(),
   });
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of res.body) chunks.push(chunk);
+  const whole = await readBody(res.body);
   assert.equal(res.headers['content-type'], 'application/json');
-  return { status: res.status, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> };
+  return { status: res.status, json: JSON.parse(whole.toString('utf8')) as Record<string, unknown> };
 }
 
 describe('the mock channel refuses what its API would', () => {

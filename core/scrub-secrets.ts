@@ -7,9 +7,9 @@
 // scanned string by string, decoded (never as raw text, where a match could stop at an escape and leave the key's
 // tail), and written again when something was replaced.
 
-import { GatewayError, type GatewayErrorOptions } from '../errors.js';
-import type { SseFrame } from '../sse/frame.js';
-import { encodeFrame } from '../sse/frame-writer.js';
+import { GatewayError, type GatewayErrorOptions } from './errors.js';
+import type { SseFrame } from './sse/frame.js';
+import { encodeFrame } from './sse/frame-writer.js';
 
 /**
  * Common credential shapes: OpenAI/Anthropic/DeepSeek style, AWS, Google, Groq, Hugging Face, GitHub, Slack, xAI,

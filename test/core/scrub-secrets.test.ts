@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GatewayError } from '../../../core/errors.js';
-import { scrubError, scrubErrorBody, scrubErrorFrame, scrubErrorText } from '../../../core/providers/scrub-secrets.js';
-import { encodeFrame } from '../../../core/sse/frame-writer.js';
+import { GatewayError } from '../../core/errors.js';
+import { scrubError, scrubErrorBody, scrubErrorFrame, scrubErrorText } from '../../core/scrub-secrets.js';
+import { encodeFrame } from '../../core/sse/frame-writer.js';
 
 const SK = 'sk-proj-abcdefghijklmnopqrstuvwxyz012345';
 const SLASHED = 'vendor/key+Zq8w0123456789abcdef';

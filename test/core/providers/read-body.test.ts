@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readWhole } from '../../../core/providers/read-whole.js';
+import { readWhole } from '../../../core/providers/read-body.js';
 import { UpstreamBody } from '../../../core/providers/upstream-body.js';
 import { UpstreamFailure } from '../../../core/providers/provider.js';
 
