@@ -1,6 +1,5 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
-import { performance } from 'node:perf_hooks';
 import { GatewayError } from '../../core/errors.js';
 import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
@@ -15,7 +14,8 @@ import type { Attempt } from '../../core/routing/router.js';
 import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../core/sse/frame-batches.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 import type { RelayOptions } from './options.gen.js';
-import { reasonOf, toClientError, type Failure } from './last-failure.js';
+import { AccountedAttempt, isFailure } from './attempt.js';
+import { toClientError, type Failure } from './last-failure.js';
 import { stick } from './sticky.js';
 import {
   RequestTranslator,
@@ -26,16 +26,6 @@ import {
   translatedHeaders,
   type Translation,
 } from './translation.js';
-
-/** Statuses that say "this channel, not this request": another channel may well succeed. */
-function isChannelFailure(status: number): boolean {
-  return status === 401 || status === 403 || status === 408 || status === 429 || status >= 500;
-}
-
-function retryAfterOf(res: UpstreamResponse): number | null {
-  const value = Number(res.headers['retry-after']);
-  return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
-}
 
 const USES = ['affinity', 'channelLoad', 'config', 'logger', 'metrics', 'router', 'providers'] as const;
 type Uses = (typeof USES)[number];
@@ -62,7 +52,7 @@ export const relayPlugin: PluginFactory<RelayOptions, Uses> = {
 };
 
 async function relay(ctx: RequestContext, services: Services, serving: WeakMap<RequestContext, string>): Promise<RelayResult> {
-  const { router, providers, metrics, logger } = services;
+  const { router, providers } = services;
   const model = ctx.request.model;
   // An endpoint about no model ('') has nothing to route by: its route answers with a handler of its own.
   if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', "Missing required parameter: 'model'.", { param: 'model' });
@@ -93,13 +83,10 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       continue;
     }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
-    let res: UpstreamResponse;
-    const sentAt = performance.now();
     // In flight from the call on; a failed attempt ends at once, the one that answers at the request's finish.
-    services.channelLoad.started(channel.name);
-    serving.set(ctx, channel.name);
-    try {
-      res = await provider.send({
+    const accounted = new AccountedAttempt(services, serving, ctx, attempt);
+    const res = await accounted.call(() =>
+      provider.send({
         channel,
         key: channel.keys[keyIndex] ?? '',
         method: ctx.method,
@@ -112,26 +99,12 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
         body,
         stream: ctx.stream,
         abort: ctx.abort,
-      });
-    } catch (err) {
-      if (!(err instanceof UpstreamFailure)) throw err;
-      attemptFailed(services, serving, ctx);
-      last = { kind: 'transport', error: err };
-      metrics.upstreamErrors.inc([channel.name, err.reason]);
-      router.health.markFailure(channel.name, channel.cooldownMs);
-      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: err.reason }), `upstream attempt failed: ${err.message}`);
+      }),
+    );
+    if (isFailure(res)) {
+      last = res;
       continue;
     }
-    if (isChannelFailure(res.status)) {
-      attemptFailed(services, serving, ctx);
-      last = { kind: 'status', status: res.status, retryAfter: retryAfterOf(res) };
-      metrics.upstreamErrors.inc([channel.name, reasonOf(last)]);
-      router.health.markFailure(channel.name, channel.cooldownMs);
-      logger.warn(attemptLine(ctx, attempt, sentAt, { upstreamStatus: res.status }), `upstream attempt failed: HTTP ${res.status}`);
-      await res.discard();
-      continue;
-    }
-    router.health.markSuccess(channel.name, sentAt);
     sticky?.served(attempt, keyIndex);
     const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
     // A whole answer already here (the usual small one) is not awaited: nothing of it can break off any more.
@@ -142,27 +115,17 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       // Only a whole answer that broke off while it was read (readWhole's UpstreamFailure): nothing of it reached
       // the client. Anything else (a decoding error, an upstream's refusal) is the answer as before.
       if (!(err instanceof UpstreamFailure) || ctx.abort.aborted) throw err;
-      attemptFailed(services, serving, ctx);
-      metrics.upstreamErrors.inc([channel.name, err.reason]);
-      router.health.markFailure(channel.name, channel.cooldownMs);
-      logger.warn(attemptLine(ctx, attempt, sentAt, { reason: err.reason }), `upstream attempt failed: ${err.message}`);
+      const failure = accounted.brokeOff(err);
       // Images are made (and billed upstream) before their answer is sent: asking the next channel would pay for
       // them twice. A chat answer is retried: the caller gets one.
       if (ctx.request.images !== undefined && res.status < 300) {
         throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream\'s answer broke off while it was read; it may have made the images. Retry if they are still wanted.', { cause: err });
       }
-      last = { kind: 'transport', error: err };
+      last = failure;
       continue;
     }
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
-}
-
-/** A failed attempt is no longer in flight, and counts against its channel (the request may go on to the next). */
-function attemptFailed(services: Services, serving: WeakMap<RequestContext, string>, ctx: RequestContext): void {
-  const channel = serving.get(ctx);
-  if (channel !== undefined) services.channelLoad.failed(channel);
-  serving.delete(ctx);
 }
 
 /**
@@ -184,14 +147,6 @@ function withinImageCaps(ctx: RequestContext, found: readonly Attempt[]): Attemp
     'GW_ERR_REQUEST_INVALID_FIELD',
     `Invalid value for 'n': at most ${highest} image${highest === 1 ? '' : 's'} per request for the model "${model}" (you asked for ${asked}).`,
     { param: 'n' },
-  );
-}
-
-/** The fields of a failed attempt's log line: which request, where, how long; never a key or a body. */
-function attemptLine(ctx: RequestContext, attempt: Attempt, sentAt: number, outcome: Record<string, unknown>): Record<string, unknown> {
-  return Object.assign(
-    { requestId: ctx.id, route: ctx.route, model: ctx.request.model, channel: attempt.channel.name, latencyMs: Math.round(performance.now() - sentAt) },
-    outcome,
   );
 }
 

@@ -1,0 +1,86 @@
+// One upstream attempt's accounting, around the provider call: in flight on its channel from the call on; a failure
+// (no answer, a status that blames the channel, an answer that broke off while it was read) ends it at once,
+// counted in the metrics, cooled down in routing and logged, once; a success marks the channel healthy. The relay
+// loop then only decides what to try next.
+
+import { performance } from 'node:perf_hooks';
+import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
+import type { Attempt } from '../../core/routing/router.js';
+import { reasonOf, type Failure } from './last-failure.js';
+
+type Services = Pick<GatewayServices, 'channelLoad' | 'logger' | 'metrics' | 'router'>;
+
+/** Statuses that say "this channel, not this request": another channel may well succeed. */
+function isChannelFailure(status: number): boolean {
+  return status === 401 || status === 403 || status === 408 || status === 429 || status >= 500;
+}
+
+function retryAfterOf(res: UpstreamResponse): number | null {
+  const value = Number(res.headers['retry-after']);
+  return Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
+}
+
+export class AccountedAttempt {
+  readonly #sentAt = performance.now();
+
+  /** `serving` maps a request to the channel counted in flight for it (until its finish, or a failure). */
+  constructor(
+    private readonly services: Services,
+    private readonly serving: WeakMap<RequestContext, string>,
+    private readonly ctx: RequestContext,
+    private readonly attempt: Attempt,
+  ) {
+    services.channelLoad.started(attempt.channel.name);
+    serving.set(ctx, attempt.channel.name);
+  }
+
+  /**
+   * The provider's answer, or the failure that ends this attempt (accounted; its body dropped): no answer at all,
+   * or a status that blames the channel. Any other error is not the channel's and is thrown as it is.
+   */
+  async call(send: () => Promise<UpstreamResponse>): Promise<UpstreamResponse | Failure> {
+    let res: UpstreamResponse;
+    try {
+      res = await send();
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure)) throw err;
+      return this.failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
+    }
+    if (!isChannelFailure(res.status)) {
+      this.services.router.health.markSuccess(this.attempt.channel.name, this.#sentAt);
+      return res;
+    }
+    const failure = this.failed({ kind: 'status', status: res.status, retryAfter: retryAfterOf(res) }, `upstream attempt failed: HTTP ${res.status}`, { upstreamStatus: res.status });
+    await res.discard();
+    return failure;
+  }
+
+  /** An answer that broke off while it was read whole (nothing of it reached the client): this attempt failed. */
+  brokeOff(err: UpstreamFailure): Failure {
+    return this.failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
+  }
+
+  #end(): void {
+    const channel = this.serving.get(this.ctx);
+    if (channel !== undefined) this.services.channelLoad.failed(channel);
+    this.serving.delete(this.ctx);
+  }
+
+  private failed(failure: Failure, message: string, outcome: Record<string, unknown>): Failure {
+    const { channel } = this.attempt;
+    this.#end();
+    this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);
+    this.services.router.health.markFailure(channel.name, channel.cooldownMs);
+    // Which request, where, how long: never a key or a body.
+    const line = { requestId: this.ctx.id, route: this.ctx.route, model: this.ctx.request.model, channel: channel.name, latencyMs: Math.round(performance.now() - this.#sentAt) };
+    this.services.logger.warn(Object.assign(line, outcome), message);
+    return failure;
+  }
+}
+
+/** Whether a call's result is the failure that ended the attempt. */
+export function isFailure(result: UpstreamResponse | Failure): result is Failure {
+  return 'kind' in result;
+}
