@@ -1,6 +1,8 @@
 // The one-line messages of ConfigError: schema, YAML and cross-field problems, each with path and line.
 
 import assert from 'node:assert/strict';
+import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
+import { routeKeyOf } from '../../../core/endpoints/registry.js';
 import { describe, it } from 'node:test';
 import { issuesOf, parse, yaml } from './config-helpers.js';
 
@@ -101,13 +103,14 @@ describe('schema messages', () => {
   it('reports every problem at once, sorted by line', () => {
     const text = yaml(
       'routes:',
-      '  - path: /v1/embeddings',
+      '  - path: /v1/no-such-route',
       '    plugins: []',
       'channels: []',
       'extra: true',
     );
     assert.deepEqual(issuesOf(text), [
-      'routes[0].path: must be one of: /v1/chat/completions, /v1/messages, /v1/messages/count_tokens, /v1/responses, /v1/responses/compact, /v1/images/generations, /v1/images/edits, /v1/videogen/asset/{action}, /v1/video/generations, GET /v1/video/generations/{task_id}, /v1/videos, GET /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content, DELETE /v1/videos/{id}, GET /v1/models, GET /v1/models/{id}, GET /v1/me, GET /v1/dashboard/billing/subscription, GET /v1/dashboard/billing/usage (x.yaml:2)',
+      // The registry's route names a config may write (the admin and console groups' chains cannot be rewritten).
+      `routes[0].path: must be one of: ${BUILTIN_ENDPOINTS.all.filter((e) => e.configurable !== false).map(routeKeyOf).join(', ')} (x.yaml:2)`,
       'routes[0].plugins: must not be empty (x.yaml:3)',
       'channels: must not be empty (x.yaml:4)',
       '(root): unknown field "extra" (x.yaml:5)',

@@ -115,7 +115,8 @@ describe('defaults', () => {
     assert.deepEqual(demo, {
       name: 'demo',
       type: 'mock',
-      formats: ['openai-chat', 'openai-responses', 'anthropic-messages', 'openai-images', 'video'],
+      // Every API the routes declare the mock speaks (the chat APIs among them).
+      formats: BUILTIN_ENDPOINTS.nativeFormats('mock'),
       dropParams: [],
       baseUrl: null,
       keys: [],
@@ -218,42 +219,24 @@ describe('routes', () => {
       { use: 'relay', with: {}, path: ['(default)'] },
     ];
     const chain = [recorded[0], { use: 'rate-limit', with: {}, path: ['(default)'] }, { use: 'quota', with: {}, path: ['(default)'] }, recorded[1], recorded[2]];
-    // By path: the order is the feature list's.
-    const byPath = <R extends { path: string }>(routes: readonly R[]): Map<string, R> => new Map(routes.map((r) => [r.path, r]));
-    assert.deepEqual(byPath(config.routes), byPath([
-      { path: '/v1/chat/completions', at: ['(default)'], plugins: chain },
-      { path: '/v1/messages', at: ['(default)'], plugins: chain },
-      // Free, and held to a limit of its own: 100 requests per minute per key on the route.
-      { path: '/v1/messages/count_tokens', at: ['(default)'], plugins: [recorded[0], { use: 'rate-limit', with: { route_rpm: 100 }, path: ['(default)'] }, recorded[1], recorded[2]] },
-      { path: '/v1/responses', at: ['(default)'], plugins: chain },
-      { path: '/v1/responses/compact', at: ['(default)'], plugins: chain },
-      { path: '/v1/images/generations', at: ['(default)'], plugins: chain },
-      { path: '/v1/images/edits', at: ['(default)'], plugins: chain },
-      // Answered by its handler after its middleware, as every feature's route below.
-      { path: '/v1/videogen/asset/{action}', at: ['(default)'], plugins: chain.slice(0, 4) },
-      ...['/v1/video/generations', 'GET /v1/video/generations/{task_id}', '/v1/videos', 'GET /v1/videos', 'GET /v1/videos/{id}', 'GET /v1/videos/{id}/content', 'DELETE /v1/videos/{id}'].map((path) => ({
-        path,
-        at: ['(default)'],
-        plugins: path.startsWith('/') ? [chain[0], chain[1], recorded[1]] : [chain[0]],
-      })),
-      // Answered by the routes' own handlers, after the caller's key.
-      ...['GET /v1/models', 'GET /v1/models/{id}', 'GET /v1/me', 'GET /v1/dashboard/billing/subscription', 'GET /v1/dashboard/billing/usage'].map((path) => ({
-        path,
-        at: ['(default)'],
-        plugins: [chain[0]],
-      })),
-      ...['GET /admin/keys', '/admin/keys', 'PATCH /admin/keys/{id}', 'DELETE /admin/keys/{id}', 'GET /admin/accounts', '/admin/accounts', 'GET /admin/accounts/{name}', '/admin/accounts/{name}/credit', 'GET /admin/instances', 'GET /admin/asset-groups', '/admin/asset-groups/{id}/bind'].map((path) => ({
-        path,
-        at: ['(default)'],
-        plugins: [{ use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] }],
-      })),
-      // The console route group: its session check, with who may call each route.
-      ...CONSOLE_ROUTES.map((path) => ({
-        path,
-        at: ['(default)'],
-        plugins: [{ use: 'console-session', with: consoleWith(path), path: ['(default)'] }],
-      })),
-    ]));
+    const byPath = new Map(config.routes.map((r) => [r.path, r]));
+    // Every route of the registry, core's and each feature's, with the chain its entry declares, in its order.
+    assert.deepEqual(
+      config.routes.map((r) => r.path),
+      BUILTIN_ENDPOINTS.all.map(routeKeyOf),
+    );
+    for (const endpoint of BUILTIN_ENDPOINTS.all) {
+      const plugins = endpoint.chain.map((step) => (typeof step === 'string' ? { use: step, with: {}, path: ['(default)'] } : { use: step.use, with: step.with, path: ['(default)'] }));
+      assert.deepEqual(byPath.get(routeKeyOf(endpoint)), { path: routeKeyOf(endpoint), at: ['(default)'], plugins }, routeKeyOf(endpoint));
+    }
+    // Core's chains, written out: the metered model routes, count_tokens' own limit, an admin and a console route.
+    for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/responses/compact']) assert.deepEqual(byPath.get(path)?.plugins, chain, path);
+    // Free, and held to a limit of its own: 100 requests per minute per key on the route.
+    assert.deepEqual(byPath.get('/v1/messages/count_tokens')?.plugins, [recorded[0], { use: 'rate-limit', with: { route_rpm: 100 }, path: ['(default)'] }, recorded[1], recorded[2]]);
+    assert.deepEqual(byPath.get('GET /v1/models')?.plugins, [chain[0]]);
+    assert.deepEqual(byPath.get('GET /admin/keys')?.plugins, [{ use: 'auth', with: { credential: 'admin_token' }, path: ['(default)'] }]);
+    // The console route group: its session check, with who may call each route.
+    for (const path of CONSOLE_ROUTES) assert.deepEqual(byPath.get(path)?.plugins, [{ use: 'console-session', with: consoleWith(path), path: ['(default)'] }], path);
   });
 
   it('keeps a written route as written, without adding the default', () => {
