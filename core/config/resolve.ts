@@ -3,7 +3,6 @@
 import { dirname, resolve } from 'node:path';
 import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
-import { compileGlob } from '../routing/glob.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
@@ -12,7 +11,6 @@ import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
 import type {
   ConfigPath,
-  ImageCap,
   ResolvedChannel,
   ResolvedConfig,
   ResolvedGroup,
@@ -94,7 +92,7 @@ export function resolveConfig(
 }
 
 function resolveChannel(channel: Channel, endpoints: EndpointRegistry): ResolvedChannel {
-  const resolved: ResolvedChannel = {
+  return {
     name: channel.name,
     type: channel.type,
     formats: channel.formats ?? endpoints.nativeFormats(channel.type),
@@ -115,18 +113,6 @@ function resolveChannel(channel: Channel, endpoints: EndpointRegistry): Resolved
       reply: channel.mock?.reply ?? MOCK_DEFAULTS.reply,
     },
   };
-  const maxN = channel.images?.max_n;
-  return Object.assign(
-    {},
-    resolved,
-    maxN === undefined ? {} : { imageCaps: resolveImageCaps(maxN) },
-  );
-}
-
-/** Caps of `images.max_n`, first match first. */
-function resolveImageCaps(maxN: number | Record<string, number | undefined>): ImageCap[] {
-  const caps: [string, number][] = typeof maxN === 'number' ? [['*', maxN]] : definedEntries(maxN);
-  return caps.map(([models, cap]) => ({ models, matches: compileGlob(models), maxN: cap }));
 }
 
 // A list serves names as written (globs allowed); a map renames client names to upstream ones.

@@ -78,17 +78,9 @@ export interface ResolvedChannel {
   /** How often the upstream's model list is read to expand the globs in /v1/models; 0: never. */
   readonly modelsRefreshMs: number;
   readonly headers: Readonly<Record<string, string>>;
-  /** `images.max_n`: caps on the images one request may ask for, by model glob, first match first; [] caps nothing. */
-  readonly imageCaps?: readonly ImageCap[];
   readonly mock: ResolvedMock;
 }
 
-export interface ImageCap {
-  /** A model glob (`*` for a cap written as one number), matched against the client's model name. */
-  readonly models: string;
-  readonly matches: (model: string) => boolean;
-  readonly maxN: number;
-}
 
 export interface ResolvedAffinity {
   /** 0: affinity is off. */

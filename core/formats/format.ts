@@ -1,5 +1,7 @@
 // The contract of a client format: how requests are read and how answers and errors are written back.
 
+import type { Attempt } from '../routing/router.js';
+import type { ResolvedConfig } from '../config/resolved.js';
 import type { ApiFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
@@ -89,6 +91,11 @@ export interface ClientFormat {
    * responses); false for routes with no counterpart elsewhere (count_tokens, /responses/compact).
    */
   readonly translatable: boolean;
+  /**
+   * Of the attempts routing found for `request`, those it may go to (a route's own rule of its channels: how many
+   * images one takes); throws the 400 naming the rule when none may. Absent: every attempt.
+   */
+  narrowAttempts?(request: ParsedRequest, attempts: readonly Attempt[], config: ResolvedConfig): readonly Attempt[];
   /**
    * The body fields whose upstream honours them as the output cap (output-cap.ts): the largest named is reserved,
    * and is the cap a translated request carries. Empty for an endpoint whose upstream honours none.

@@ -8,6 +8,7 @@ import { decodeImageEdit } from './edits-request.js';
 import { createGenerationsDecoder } from './generations-request.js';
 import { ScanMemory } from '../../core/formats/scan-memory.js';
 import { decodeFrameUsage, decodeUsage } from './usage.js';
+import { withinImageCaps } from './caps.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 
 /** A stream's failure: `event: error`, or a data frame with a top-level `error` as on the other OpenAI APIs. */
@@ -17,7 +18,7 @@ function isErrorFrame(frame: SseFrame): boolean {
 
 /** Image streams report usage in their completed events unasked: nothing to ask of a stream. */
 function imagesFormat(decodeRequest: ClientFormat['decodeRequest']): ClientFormat {
-  return plainFormat({ name: 'openai-images', decodeRequest, encodeError, encodeStreamError, isErrorFrame, decodeUsage, decodeFrameUsage });
+  return plainFormat({ name: 'openai-images', decodeRequest, encodeError, encodeStreamError, isErrorFrame, decodeUsage, decodeFrameUsage, narrowAttempts: withinImageCaps });
 }
 
 export function createOpenAIImagesGenerationsFormat(memory = new ScanMemory()): ClientFormat {

@@ -59,7 +59,8 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
   if (found.length === 0) throw modelNotFound(ctx, services);
-  const allowed = ctx.request.images === undefined ? found : withinImageCaps(ctx, found);
+  // The route's own rule of its channels, when it has one (how many images a channel takes).
+  const allowed = ctx.format.narrowAttempts?.(ctx.request, found, services.config) ?? found;
   const sticky = await stick(ctx, services, allowed);
   const plan = sticky?.plan ?? allowed;
   const translator = new RequestTranslator(ctx);
@@ -126,28 +127,6 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     }
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
-}
-
-/**
- * The attempts whose channel takes as many images as the request asks for (`images.max_n`, matched on the
- * client's model name); none is a 400 naming the highest cap, before any channel is called.
- */
-function withinImageCaps(ctx: RequestContext, found: readonly Attempt[]): Attempt[] {
-  const asked = ctx.request.images ?? 1;
-  const model = ctx.request.model;
-  let highest = 0;
-  const allowed = found.filter(({ channel }) => {
-    const cap = channel.imageCaps?.find((c) => c.matches(model));
-    if (cap === undefined || asked <= cap.maxN) return true;
-    highest = Math.max(highest, cap.maxN);
-    return false;
-  });
-  if (allowed.length > 0) return allowed;
-  throw new GatewayError(
-    'GW_ERR_REQUEST_INVALID_FIELD',
-    `Invalid value for 'n': at most ${highest} image${highest === 1 ? '' : 's'} per request for the model "${model}" (you asked for ${asked}).`,
-    { param: 'n' },
-  );
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
