@@ -42,7 +42,19 @@ const USAGE = `usage:
 ${FEATURES.flatMap((feature) => feature.commands ?? []).map((command) => command.usage).join('\n')}
 The config file is --config, else $GATEWAY_CONFIG, else ./gateway.yaml.`;
 
-const COMMANDS: ReadonlyMap<string, FeatureCommand> = new Map(FEATURES.flatMap((feature) => feature.commands ?? []).map((command) => [command.name, command]));
+/** Core's own command words: a feature's command may not take one (it would never run). */
+const CORE_COMMANDS: ReadonlySet<string> = new Set(['serve', 'config', 'keys', 'admin', 'accounts']);
+
+const COMMANDS: ReadonlyMap<string, FeatureCommand> = commandsOf(FEATURES.flatMap((feature) => feature.commands ?? []));
+
+function commandsOf(commands: readonly FeatureCommand[]): ReadonlyMap<string, FeatureCommand> {
+  const byName = new Map<string, FeatureCommand>();
+  for (const command of commands) {
+    if (CORE_COMMANDS.has(command.name) || byName.has(command.name)) throw new Error(`a feature's command "${command.name}" is taken already`);
+    byName.set(command.name, command);
+  }
+  return byName;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -93,6 +93,9 @@ export interface DeclaredError<C extends string = string> {
 
 /** A feature's table of codes, each named GW_ERR_*, as values to throw with: `new GatewayError(ERRORS.X, ...)`. */
 export function declareErrors<const T extends Readonly<Record<`GW_ERR_${string}`, ErrorSpec>>>(table: T): { readonly [K in keyof T & string]: DeclaredError<K> } {
+  const taken = Object.keys(table).find((code) => code in ERRORS);
+  // One code, one meaning: a feature's may not redefine core's.
+  if (taken !== undefined) throw new Error(`${taken} is core's error code already`);
   return Object.freeze(Object.fromEntries(Object.entries(table).map(([code, spec]) => [code, Object.freeze({ code, spec })]))) as { readonly [K in keyof T & string]: DeclaredError<K> };
 }
 

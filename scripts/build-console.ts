@@ -6,7 +6,8 @@
 
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { FEATURES } from '../features/index.js';
 import { build, type Plugin } from 'esbuild';
 import { findPackageRoot } from '../core/config/schema-dir.js';
 import { isMainScript } from './generated-file.js';
@@ -21,14 +22,9 @@ export const CONSOLE_FILES = ['index.html', 'app.js', 'app.css'] as const;
 // The console's CSP allows no eval: a bundle that needs it would fail in the browser, so it fails the build here.
 const EVAL = /\beval\s*\(|\bnew\s+Function\s*\(/;
 
-/** The features' pages: each features/<name>/console/page.ts, in folder order, as `virtual:feature-pages`. */
+/** The listed features' pages (features/index.ts): each one's features/<name>/console/page.ts, in the list's order. */
 export function featurePageFiles(root: string = ROOT): string[] {
-  const features = join(root, 'features');
-  return readdirSync(features, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => join(features, e.name, 'console', 'page.ts'))
-    .filter((file) => existsSync(file))
-    .sort();
+  return FEATURES.map((feature) => join(root, 'features', feature.name, 'console', 'page.ts')).filter((file) => existsSync(file));
 }
 
 function featurePages(): Plugin {

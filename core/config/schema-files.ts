@@ -14,10 +14,12 @@ export function schemaFolders(kind: SchemaKind, root: string = findPackageRoot()
   return [join(root, 'schemas', kind), ...own.sort().filter((dir) => existsSync(dir))];
 }
 
-/** The path of schema file `file` of `kind`; throws naming the folders looked in when none holds it. */
+/** The path of schema file `file` of `kind`; throws naming the folders looked in when none, or more than one, holds it. */
 export function schemaFile(kind: SchemaKind, file: string, root?: string): string {
   const folders = schemaFolders(kind, root);
-  const found = folders.map((dir) => join(dir, file)).find((path) => existsSync(path));
-  if (found === undefined) throw new Error(`schema ${file} not found in ${folders.join(', ')}`);
-  return found;
+  const found = folders.map((dir) => join(dir, file)).filter((path) => existsSync(path));
+  if (found.length === 0) throw new Error(`schema ${file} not found in ${folders.join(', ')}`);
+  // One name, one schema: a second would be shadowed without a word.
+  if (found.length > 1) throw new Error(`schema ${file} is in more than one folder: ${found.join(', ')}`);
+  return found[0] as string;
 }

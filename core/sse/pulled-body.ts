@@ -43,13 +43,16 @@ export function pulledBody(body: Chunks): PulledBody {
  * reader of a file or a stream puts around the body, instead of a generator of its own.
  */
 export function failingAs(body: PulledBody, map: (err: unknown) => unknown): PulledBody {
+  // A body keeps throwing its failure at every take(): mapped once (a break counted once), the same error after.
+  let mapped: { readonly error: unknown } | null = null;
   return {
     arm: (onArrival) => body.arm(onArrival),
     take: () => {
       try {
         return body.take();
       } catch (err) {
-        throw map(err);
+        mapped ??= { error: map(err) };
+        throw mapped.error;
       }
     },
     return: () => body.return?.() ?? Promise.resolve(undefined),

@@ -1,10 +1,10 @@
 // The asset library's migrations: named into core's one history (their names keep the order they were applied in before the features
 // owned them; Kysely refuses a history whose names changed).
 
-import { sql, type Kysely, type Migration } from 'kysely';
-import { addMissingColumns, renameColumnIfPresent, type StoreDialect } from '../../core/store/migrations.js';
+import type { Kysely, Migration } from 'kysely';
+import type { StoreDialect } from '../../core/store/migrations.js';
 
-export function assetMigrations(dialect: StoreDialect): Record<string, Migration> {
+export function assetMigrations(_dialect: StoreDialect): Record<string, Migration> {
   return {
     '0012_assets': {
       // The asset library's ownership (which key owns a group, which group an asset is in) and the mock's library.

@@ -12,7 +12,7 @@ export interface VideoSettings {
   readonly taskTimeoutMs: number;
 }
 
-/** The schema's defaults (config.test.ts holds them equal). */
+/** The schema's defaults (test/architecture/section-types.test.ts holds them equal). */
 export const VIDEO_DEFAULTS: VideoSettings = { pollIntervalMs: 5_000, maxPollIntervalMs: 60_000, refreshAfterMs: 1_000, taskTimeoutMs: 172_800_000 };
 
 export const VIDEO_SETTINGS: Slot<VideoSettings> = slot('video settings');

@@ -1,7 +1,7 @@
 // The video feature's migrations: named into core's one history (their names keep the order they were applied in before the features
 // owned them; Kysely refuses a history whose names changed).
 
-import { sql, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { addMissingColumns, renameColumnIfPresent, type StoreDialect } from '../../core/store/migrations.js';
 
 export function videoMigrations(dialect: StoreDialect): Record<string, Migration> {

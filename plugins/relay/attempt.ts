@@ -46,20 +46,20 @@ export class AccountedAttempt {
       res = await send();
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
-      return this.failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
+      return this.#failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
     }
     if (!isChannelFailure(res.status)) {
       this.services.router.health.markSuccess(this.attempt.channel.name, this.#sentAt);
       return res;
     }
-    const failure = this.failed({ kind: 'status', status: res.status, retryAfter: retryAfterOf(res) }, `upstream attempt failed: HTTP ${res.status}`, { upstreamStatus: res.status });
+    const failure = this.#failed({ kind: 'status', status: res.status, retryAfter: retryAfterOf(res) }, `upstream attempt failed: HTTP ${res.status}`, { upstreamStatus: res.status });
     await res.discard();
     return failure;
   }
 
   /** An answer that broke off while it was read whole (nothing of it reached the client): this attempt failed. */
   brokeOff(err: UpstreamFailure): Failure {
-    return this.failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
+    return this.#failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
   }
 
   #end(): void {
@@ -68,7 +68,7 @@ export class AccountedAttempt {
     this.serving.delete(this.ctx);
   }
 
-  private failed(failure: Failure, message: string, outcome: Record<string, unknown>): Failure {
+  #failed(failure: Failure, message: string, outcome: Record<string, unknown>): Failure {
     const { channel } = this.attempt;
     this.#end();
     this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);

@@ -35,9 +35,13 @@ function files(path: string): string[] {
   return entries.flatMap((e) => (e.isDirectory() ? files(`${path}/${e.name}`) : TEXT.test(e.name) ? [`${path}/${e.name}`] : []));
 }
 
+/** The files the rule holds for: product source outside the owners, but the allowed. */
+function scanned(): string[] {
+  return ROOTS.flatMap(files).filter((file) => !file.endsWith('.test.ts') && !OWNERS.some((owner) => file.startsWith(owner)) && !(file in ALLOWED));
+}
+
 function mentions(): string[] {
-  return ROOTS.flatMap(files)
-    .filter((file) => !file.endsWith('.test.ts') && !OWNERS.some((owner) => file.startsWith(owner)) && !(file in ALLOWED))
+  return scanned()
     .flatMap((file) =>
       readFileSync(join(REPO_ROOT, file), 'utf8')
         .split('\n')
@@ -48,7 +52,10 @@ function mentions(): string[] {
 describe('feature names', () => {
   it('appear in no product source outside their features, but in the few files allowed', () => {
     const found = mentions();
-    assert.ok(ROOTS.flatMap(files).length > 400, 'the scan reads the product source');
+    // Core, the plugins, the other features, the CLI, the console and the schemas: hundreds of files, each read.
+    const read = scanned();
+    assert.ok(read.length > 400, `the scan reads the product source (${read.length} files)`);
+    for (const root of ['core/', 'plugins/', 'features/images/', 'bin/', 'console/src/', 'schemas/']) assert.ok(read.some((file) => file.startsWith(root)), root);
     assert.deepEqual(found, []);
   });
 

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { routeKeyOf, type ChainStep } from '../../core/endpoints/registry.js';
+import { BUILTIN_ENDPOINTS } from '../../features/index.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
 /** A comparison of the request's method, path or route, or a test of a path by pattern or prefix. */
@@ -60,5 +62,14 @@ describe('route checks', () => {
     ].filter((line) => violations('x.ts', line).length === 0);
     assert.deepEqual(caught, []);
     assert.deepEqual(violations('x.ts', "if (!ctx.safe) requireJson(ctx); // ctx.method === 'GET' once"), []);
+  });
+});
+
+describe('every route checks its caller first', () => {
+  it("its chain starts with auth (a key, or the admin token) or console-session: no feature's route is open by mistake", () => {
+    const first = (step: ChainStep | undefined): string | undefined => (typeof step === 'string' ? step : step?.use);
+    const open = BUILTIN_ENDPOINTS.all.filter((e) => !['auth', 'console-session'].includes(first(e.chain[0]) ?? '')).map(routeKeyOf);
+    assert.deepEqual(open, []);
+    assert.ok(BUILTIN_ENDPOINTS.all.length > 50);
   });
 });
