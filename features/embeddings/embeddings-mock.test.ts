@@ -112,6 +112,8 @@ describe('POST /v1/embeddings on the mock channel', () => {
       ['dimensions past the model', { dimensions: 1537 }, 'dimensions'],
       ['encoding_format hex', { encoding_format: 'hex' }, 'encoding_format'],
       ['2049 inputs', { input: Array.from({ length: 2049 }, () => 'x') }, 'input'],
+      // The mock's own bound: a small request may not make a huge answer (2048 x 1536 values).
+      ['an answer past a million values', { input: Array.from({ length: 2048 }, () => 'x') }, 'input'],
     ];
     for (const [what, fields, param] of cases) {
       const err = await client()

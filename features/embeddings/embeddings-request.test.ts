@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { GatewayError } from '../../core/errors.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
 import { inputEstimate } from '../../core/money/estimate.js';
 import { createOpenAIEmbeddingsFormat } from './format.js';
@@ -20,6 +21,15 @@ describe('decoding POST /v1/embeddings', () => {
     const request = decode(body);
     assert.deepEqual([request.model, request.stream, request.conversation, request.images], ['text-embedding-3-small', false, null, undefined]);
     assert.deepEqual(request.json, body);
+  });
+
+  it('refuses more than 2048 inputs before walking them, and a body past 4 MiB before parsing it', () => {
+    const many = (): unknown => decode({ model: 'm', input: Array.from({ length: 2049 }, () => [1]) });
+    assert.throws(many, (err: unknown) => err instanceof GatewayError && err.status === 400 && err.param === 'input' && /at most 2048 inputs/.test(err.message));
+    const huge = (): unknown => decode({ model: 'm', input: 'x'.repeat(4 * 1024 * 1024) });
+    assert.throws(huge, (err: unknown) => err instanceof GatewayError && err.status === 413 && err.code === 'GW_ERR_REQUEST_TOO_LARGE');
+    // The bound is the body's: 2048 inputs of a long text each are read.
+    assert.equal(decode({ model: 'm', input: Array.from({ length: 2048 }, () => 'a text') }).model, 'm');
   });
 
   it('reserves at least the tokens of text, and of token ids of 3 digits or more', () => {

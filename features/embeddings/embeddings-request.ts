@@ -2,6 +2,7 @@
 // bytes. Parsed whole: an embeddings body is its input, which the check reads entirely anyway, so a skeleton that
 // leaves long strings undecoded (json-skeleton.ts) would save nothing.
 
+import { GatewayError } from '../../core/errors.js';
 import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import { jsonTypeOf } from '../../core/formats/field-reader.js';
 import type { ParsedRequest } from '../../core/formats/format.js';
@@ -11,6 +12,11 @@ import { wordOpenAIProblem } from '../../core/formats/openai-chat/request.js';
 import { RepeatedKeys } from '../../core/formats/repeated-keys.js';
 import { readInputs } from './input-items.js';
 
+/**
+ * The largest body read: OpenAI's own bounds (2048 inputs, 300k tokens a request) fit in about 2 MB of JSON, and a
+ * body is parsed whole here, where a body of tiny arrays costs the heap many times its bytes.
+ */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** The model name's bound on every route (a longer one is no model any channel serves). */
 const MAX_MODEL_LENGTH = 256;
 /** As the JSON routes' schemas say of `model`: no control characters (PostgreSQL's text refuses NUL, and a log line breaks on a newline). */
@@ -24,6 +30,9 @@ const READ_FIELDS = ['model', 'input'] as const;
 export function createEmbeddingsDecoder(): (raw: BodyBytes) => ParsedRequest {
   const repeats = new RepeatedKeys(READ_FIELDS);
   return function decodeEmbeddingsRequest(raw: BodyBytes): ParsedRequest {
+    if (raw.length > MAX_BODY_BYTES) {
+      throw new GatewayError('GW_ERR_REQUEST_TOO_LARGE', `An embeddings request may be at most ${MAX_BODY_BYTES} bytes; send fewer or shorter inputs per request.`);
+    }
     const bytes = raw.joined();
     const text = bytes.toString('utf8');
     let parsed: unknown;

@@ -6,6 +6,9 @@ import type { GatewayError } from '../../core/errors.js';
 import { jsonTypeOf, shown } from '../../core/formats/field-reader.js';
 import { invalidField, missingField, wrongType } from '../../core/formats/openai-chat/fields.js';
 
+/** The most inputs one request may carry, as OpenAI's API allows. */
+export const MAX_INPUTS = 2048;
+
 /** One thing to embed: a text, or the token ids of one. */
 export type EmbeddingInput = string | readonly number[];
 
@@ -23,6 +26,8 @@ export function readInputs(input: unknown): EmbeddingInput[] {
   if (input.length === 0) throw invalidField('input', 'expected a non-empty array');
   // A flat array of numbers is one text's token ids; otherwise each item is a text, or a text's token ids.
   if (typeof input[0] === 'number') return [tokensOf(input, 'input')];
+  // Counted before any item is walked: a body of thousands of tiny items costs nothing more to refuse.
+  if (input.length > MAX_INPUTS) throw invalidField('input', `expected at most ${MAX_INPUTS} inputs, but got ${input.length}`);
   // The first item says which kind the array holds (or holds neither: refused at input[0]).
   const texts = typeof input[0] === 'string';
   const kind = texts ? 'a string' : 'an array of token ids (integers)';

@@ -11,7 +11,8 @@ import { readInputs, type EmbeddingInput } from './input-items.js';
 import { encodeEmbedding, mockEmbedding, type EncodingFormat } from './mock-vectors.js';
 
 /** The Embeddings API's own bound on the inputs of one request. */
-const MAX_INPUTS = 2048;
+/** The most values one mock answer carries (inputs x dimensions): a small request must not make a huge answer. */
+const MAX_VALUES = 1 << 20;
 /** The vector length of text-embedding-3-large; every other model's (3-small, ada-002, the mock's own) is SMALL_DIMENSIONS. */
 const LARGE_DIMENSIONS = 3072;
 const SMALL_DIMENSIONS = 1536;
@@ -34,10 +35,12 @@ export function answerEmbeddings(request: UpstreamRequest): Promise<UpstreamResp
 
 function embeddingsOf(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const inputs = readInputs(body['input']);
-  if (inputs.length > MAX_INPUTS) throw openaiFields.invalid('input', `expected at most ${MAX_INPUTS} inputs, but got ${inputs.length}`);
   const model = openaiFields.string(body['model'], 'model');
   const encoding = encodingOf(body['encoding_format']);
   const dimensions = dimensionsOf(body['dimensions'], model.includes('-3-large') ? LARGE_DIMENSIONS : SMALL_DIMENSIONS);
+  if (inputs.length * dimensions > MAX_VALUES) {
+    throw openaiFields.invalid('input', `the mock channel answers at most ${MAX_VALUES} values a request (inputs x dimensions), but this asks ${inputs.length * dimensions}: send fewer inputs or ask fewer dimensions`);
+  }
   const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: encodeEmbedding(mockEmbedding(input, dimensions), encoding) }));
   const tokens = inputs.reduce((sum, input) => sum + tokensOf(input), 0);
   return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
