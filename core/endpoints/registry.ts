@@ -25,7 +25,10 @@ export type { HttpMethod };
 export interface Endpoint {
   /** The client's method; also the upstream call's (the endpoint, not the provider, decides the call's shape). */
   readonly method: HttpMethod;
-  /** The path, or a pattern whose `{name}` segments each match one segment (`/v1/models/{id}`). */
+  /**
+   * The path, or a pattern whose `{name}` segments each match one segment (`/v1/models/{id}`); a parameter may be
+   * followed by literal text in its segment (`/v1beta/models/{model}:generateContent`).
+   */
   readonly path: string;
   /** The API its callers speak (the mock answers and refuses as that API does); none for the gateway's own. */
   readonly wire?: ApiFormat;
@@ -119,8 +122,14 @@ const MAX_PARAM_CHARS = 256;
 /** The parameters of an exact path: none (one object for every such match). */
 export const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** A path pattern's segments: a literal, or the name of a parameter (`{id}` -> { param: 'id' }). */
-type Segment = string | { readonly param: string };
+/**
+ * A path pattern's segments: a literal, or a parameter with the literal text that may follow it in its segment
+ * (`{id}` -> { param: 'id', suffix: '' }; Google's `{model}:generateContent` -> { param: 'model', suffix:
+ * ':generateContent' }).
+ */
+type Segment = string | { readonly param: string; readonly suffix: string };
+
+const PARAM_SEGMENT = /^\{([A-Za-z_][A-Za-z0-9_]*)\}(.*)$/;
 
 interface Pattern {
   readonly endpoint: Endpoint;
@@ -132,7 +141,14 @@ function segmentsOf(path: string): Segment[] {
   return path
     .split('/')
     .slice(1)
-    .map((part) => (part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : part));
+    .map((part) => {
+      const param = PARAM_SEGMENT.exec(part);
+      if (param === null) return part;
+      const suffix = param[2] as string;
+      // The suffix is literal text: another parameter, or a brace, in it would make the segment ambiguous.
+      if (suffix.includes('{') || suffix.includes('}')) throw new Error(`${path}: a segment holds one parameter, then literal text`);
+      return { param: param[1] as string, suffix };
+    });
 }
 
 function isPattern(path: string): boolean {
@@ -216,7 +232,7 @@ export class EndpointRegistry {
 
 /** The path of a pattern's `segments` with `params` put in, each percent-encoded. */
 function pathWith(segments: readonly Segment[], params: Readonly<Record<string, string>>): string {
-  return segments.map((s) => `/${typeof s === 'string' ? s : encodeURIComponent(params[s.param] as string)}`).join('');
+  return segments.map((s) => `/${typeof s === 'string' ? s : `${encodeURIComponent(params[s.param] as string)}${s.suffix}`}`).join('');
 }
 
 /**
@@ -233,13 +249,15 @@ function paramsOf(segments: readonly Segment[], parts: readonly string[]): Recor
     if (typeof segment === 'string') {
       if (segment !== part) return null;
     } else {
-      if (part === '') return null;
+      // The literal after the parameter, as sent (`:generateContent`); the parameter is what comes before it.
+      if (part.length <= segment.suffix.length || !part.endsWith(segment.suffix)) return null;
+      const raw = part.slice(0, part.length - segment.suffix.length);
       let value: string;
       try {
-        value = decodeURIComponent(part);
+        value = decodeURIComponent(raw);
       } catch {
         // Not UTF-8 once decoded: matched all the same, so that its route refuses it in its own shape (intake-names.ts).
-        value = percentDecode(part, false);
+        value = percentDecode(raw, false);
       }
       if (value.length > MAX_PARAM_CHARS || value === '.' || value === '..') return null;
       params[segment.param] = value;
