@@ -12,6 +12,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   bodyTimeoutMs: 30_000,
   headerTimeoutMs: 30_000,
   maxInflightBodyBytes: 268_435_456,
+  maxAnswerBytes: 268_435_456,
   metricsToken: null,
   metricsListen: null,
   adminListen: null,

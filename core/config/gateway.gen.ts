@@ -99,6 +99,10 @@ export interface Server {
    */
   max_inflight_body_bytes?: number;
   /**
+   * Largest upstream answer the gateway reads whole (a JSON answer, to read its usage); a larger one is refused as a broken answer (502, or the next channel), so an endless upstream cannot fill the memory. Streams and files are relayed as they arrive and are not held to it. 2048 embeddings of 3072 floats are about 130 MB.
+   */
+  max_answer_bytes?: number;
+  /**
    * When set (at least 16 characters), GET /metrics requires Authorization: Bearer <metrics_token>.
    */
   metrics_token?: string;

@@ -31,6 +31,8 @@ export interface ResolvedServer {
   readonly bodyTimeoutMs: number;
   readonly headerTimeoutMs: number;
   readonly maxInflightBodyBytes: number;
+  /** server.max_answer_bytes: the most of an upstream answer read whole. */
+  readonly maxAnswerBytes: number;
   /** GET /metrics requires it as a Bearer token when set. */
   readonly metricsToken: string | null;
   /** A separate listener for /metrics, or null to serve it on the main port. */

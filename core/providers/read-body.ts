@@ -24,9 +24,16 @@ export function readBody(body: Chunks, max = Number.POSITIVE_INFINITY, tooLarge?
  * idle timeout, else `protocol`. Only read failures are: whatever the caller does with the bytes afterwards fails as
  * itself.
  */
-export function readWhole(body: Chunks): Buffer | Promise<Buffer> {
-  const read = readBody(body);
-  return read instanceof Promise ? read.catch(asUpstreamFailure) : read;
+export function readWhole(body: Chunks, max: number = Number.POSITIVE_INFINITY): Buffer | Promise<Buffer> {
+  // Past `max` the answer is as good as broken: the rest is not read (server.max_answer_bytes).
+  const tooLarge = (): Error => new UpstreamFailure('protocol', `the answer is over ${max} bytes`);
+  try {
+    const read = readBody(body, max, tooLarge);
+    return read instanceof Promise ? read.catch((err: unknown) => Promise.reject(asUpstreamFailure(err))) : read;
+  } catch (err) {
+    // Refused at once (a whole answer already here, and too large): as a failed read, not a throw from the call.
+    return Promise.reject(asUpstreamFailure(err));
+  }
 }
 
 async function readToEnd(body: PulledBody, max: number, tooLarge: (() => Error) | undefined): Promise<Buffer> {
@@ -53,9 +60,10 @@ function tooLargeError(tooLarge: (() => Error) | undefined, max: number): Error 
   return tooLarge?.() ?? new Error(`the body is over ${max} bytes`);
 }
 
-function asUpstreamFailure(err: unknown): never {
-  if (err instanceof undiciErrors.BodyTimeoutError) throw new UpstreamFailure('timeout', 'the upstream stopped sending its answer', { cause: err });
-  throw new UpstreamFailure('protocol', 'the answer broke off while it was read', { cause: err });
+function asUpstreamFailure(err: unknown): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  if (err instanceof undiciErrors.BodyTimeoutError) return new UpstreamFailure('timeout', 'the upstream stopped sending its answer', { cause: err });
+  return new UpstreamFailure('protocol', 'the answer broke off while it was read', { cause: err });
 }
 
 /** A view of the same bytes, no copy. */

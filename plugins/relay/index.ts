@@ -185,7 +185,7 @@ export function toResult(
     // POST's answer labelled text/plain is still read whole, so its usage is read and billed.
     return { kind: 'bytes', status: res.status, headers: fileHeaders(res, contentType), body: brokenAsUpstream(ctx, services, attempt, res.body) };
   }
-  const body = readWhole(res.body);
+  const body = readWhole(res.body, services.config.server.maxAnswerBytes);
   const keys = attempt.channel.keys;
   return body instanceof Promise ? body.then((whole) => bodyResult(res, contentType, whole, keys)) : bodyResult(res, contentType, body, keys);
 }
@@ -253,7 +253,7 @@ async function toTranslatedResult(
     });
     return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames };
   }
-  const whole = await readWhole(res.body);
+  const whole = await readWhole(res.body, services.config.server.maxAnswerBytes);
   // The upstream's error message becomes the client's: scrubbed of anything shaped like a key first.
   const body = translatedBodyAnswer(translation, res.status, res.status >= 300 ? scrubErrorBody(whole, attempt.channel.keys) : whole);
   return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };

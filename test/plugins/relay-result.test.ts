@@ -19,7 +19,7 @@ function response(status: number, contentType: string, chunks: readonly string[]
 }
 
 const ctx = { stream: false } as RequestContext;
-const services = {} as GatewayServices;
+const services = { config: { server: { maxAnswerBytes: 1 << 20 } } } as unknown as GatewayServices;
 const attempt = { channel: { keys: ['sk-upstream-0123456789abcdef'] } } as unknown as Attempt;
 
 test('a complete JSON answer is the result itself, its chunks joined', () => {

@@ -35,6 +35,7 @@ describe('defaults', () => {
     assert.equal(SERVER_DEFAULTS.bodyTimeoutMs, defaultOf('Server', 'body_timeout_ms'));
     assert.equal(SERVER_DEFAULTS.headerTimeoutMs, defaultOf('Server', 'header_timeout_ms'));
     assert.equal(SERVER_DEFAULTS.maxInflightBodyBytes, defaultOf('Server', 'max_inflight_body_bytes'));
+    assert.equal(SERVER_DEFAULTS.maxAnswerBytes, defaultOf('Server', 'max_answer_bytes'));
     assert.equal(LOG_DEFAULTS.access, defaultOf('Log', 'access'));
     assert.equal(CHANNEL_DEFAULTS.priority, defaultOf('Channel', 'priority'));
     assert.equal(CHANNEL_DEFAULTS.weight, defaultOf('Channel', 'weight'));

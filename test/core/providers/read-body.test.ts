@@ -20,6 +20,23 @@ function body(): { body: UpstreamBody; resumed: () => number } {
 }
 
 describe('readWhole', () => {
+  it('refuses an answer past its bound as a broken one: rejected, whether it had all arrived or still arrives', async () => {
+    const complete = body().body;
+    complete.push(Buffer.alloc(11));
+    complete.end();
+    const early = readWhole(complete, 10);
+    assert.ok(early instanceof Promise, 'a rejected promise, never a throw from the call');
+    await assert.rejects(early, (err: unknown) => err instanceof UpstreamFailure && err.reason === 'protocol' && /over 10 bytes/.test(err.message));
+    let cancelled = 0;
+    const arriving = new UpstreamBody({ pause() {}, resume() {}, cancel: () => (cancelled += 1) });
+    const late = readWhole(arriving, 10);
+    arriving.push(Buffer.alloc(6));
+    arriving.push(Buffer.alloc(6));
+    assert.ok(late instanceof Promise);
+    await assert.rejects(late, (err: unknown) => err instanceof UpstreamFailure && /over 10 bytes/.test(err.message));
+    assert.equal(cancelled, 1, 'the rest of the answer is not read');
+  });
+
   it('answers a body that has all arrived synchronously, its chunks joined', () => {
     const { body: b } = body();
     b.push(Buffer.from('{"a":'));
