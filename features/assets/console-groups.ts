@@ -1,7 +1,7 @@
 // /console/api/asset-groups: the asset groups made through the gateway's keys, each with the key it belongs to and
 // its newest assets, for an account's users (their own account's, read-only) and the operator (every account's, or
 // one's); and POST /console/api/asset-groups/{id}/bind, the operator moving a group to another live key of its
-// account (core/assets/rebind.ts), as after a key rotation. Ownership is the store's; the library is only asked about
+// account (rebind.ts), as after a key rotation. Ownership is the store's; the library is only asked about
 // assets still Processing, so that the page shows them Active once the library says so.
 
 import { rebindGroup } from './rebind.js';

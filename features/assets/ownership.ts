@@ -19,7 +19,7 @@ export function assetNotFound(id: string): GatewayError {
   return new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_NOT_FOUND, `The specified asset ${id.slice(0, 128)} is not found.`, { param: 'Id' });
 }
 
-/** Bound to this key, and of its account (core/assets/owns-group.ts). */
+/** Bound to this key, and of its account (owns-group.ts). */
 function owns(key: AuthedKey, group: AssetGroupRow | undefined): group is AssetGroupRow {
   return ownsGroup(ownerOf(key), group);
 }

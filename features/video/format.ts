@@ -1,6 +1,6 @@
 // The video task endpoints' client formats: new-api's POST /v1/video/generations (JSON), OpenAI's POST /v1/videos
 // (JSON, or the multipart form OpenAI's SDK sends), and the reads of a task (GET, DELETE: a path and no body). Never
-// relayed as sent: the video routes read the fields (core/video/task-request.ts) into Ark's body. Errors in OpenAI's
+// relayed as sent: the video routes read the fields (task-request.ts) into Ark's body. Errors in OpenAI's
 // shape, as both APIs answer them.
 
 import { GatewayError } from '../../core/errors.js';

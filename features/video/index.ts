@@ -1,6 +1,6 @@
 // Video tasks (Seedance on volcengine channels, and the mock): made, read, listed, downloaded and cancelled by the key
 // that made them only (tasks.ts). A task's money is its own (reserved at submission, settled when it ends:
-// core/video), so its creation has no quota step; meter records the submission.
+// task-money.ts, settle.ts), so its creation has no quota step; meter records the submission.
 
 import { consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { BodyReads, ChainStep } from '../../core/endpoints/registry.js';

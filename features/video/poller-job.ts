@@ -1,5 +1,5 @@
 // The video poller as the feature's background job: every tick this instance leases the unsettled tasks that are
-// due and reads each from its upstream (core/video/poller.ts), one instance at a time per task.
+// due and reads each from its upstream (poller.ts), one instance at a time per task.
 
 import type { JobEnv } from '../../core/feature/feature.js';
 import type { Service } from '../../core/lifecycle.js';

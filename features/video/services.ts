@@ -26,7 +26,7 @@ export const videoServices: FeatureServices<VideoServices> = {
   },
 };
 
-/** What the task code reads (core/video): core's services and this load's task upstreams. */
+/** What the task code reads (submit.ts, settle.ts, poller.ts): core's services and this load's task upstreams. */
 export function videoDepsOf(services: GatewayServices): VideoDeps {
   return {
     config: services.config,

@@ -1,7 +1,7 @@
 // The video routes' handlers: tasks in two client shapes over one task model. new-api's POST /v1/video/generations +
 // GET /v1/video/generations/{task_id}, and OpenAI's Videos API: POST /v1/videos, GET /v1/videos[/{id}[/content]],
 // DELETE /v1/videos/{id}. Tasks run on the video channels (Seedance on volcengine, and the mock); the gateway keeps
-// each (core/video): its public id, its key, the money it set aside and, when it ends, its charge. Only the key that
+// each (video-task-store.ts): its public id, its key, the money it set aside and, when it ends, its charge. Only the key that
 // made a task reaches it.
 
 import { GatewayError } from '../../core/errors.js';

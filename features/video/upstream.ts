@@ -1,6 +1,6 @@
 // The contract of a video task upstream: Ark's data plane (providers/volcengine/data-plane.ts) or the mock's
 // (providers/mock/video-tasks.ts). A task is made once, read until it ends, cancelled while queued, and its file
-// downloaded as a byte stream; the gateway keeps the task (core/video), the upstream only runs it.
+// downloaded as a byte stream; the gateway keeps the task (this folder), the upstream only runs it.
 
 import type { Chunks } from '../../core/sse/pulled-body.js';
 import type { ResolvedChannel } from '../../core/config/resolved.js';

@@ -1,4 +1,4 @@
-// Video tasks (core/video): one row per task a caller made, from its submission to its settlement. A task is the
+// Video tasks: one row per task a caller made, from its submission to its settlement. A task is the
 // gateway's (its public id, its key, its reserved and settled money); the upstream only runs it. Rows are polled by
 // one instance at a time (a lease: `claimDue`, `claim`) and settled exactly once (`settle`, a compare-and-set on
 // `settled_at`).
