@@ -5,51 +5,14 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { ResolvedChannel } from '../../core/config/resolved.js';
 import { createArkVideoUpstream } from './data-plane.js';
-import { VideoUpstreamError, type TaskCall, type VideoUpstream } from './upstream.js';
+import { ARK_MODEL, arkCall, assertUpstreamFails } from '../../test/helpers/ark-calls.js';
+import { VideoUpstreamError, type VideoUpstream } from './upstream.js';
 
-const MODEL = 'doubao-seedance-2-0-260128';
+const MODEL = ARK_MODEL;
 const KEY = 'ark-redirect-key-0123456789';
 const LOCATION = 'https://elsewhere.example/tasks?token=SECRET-TOKEN';
 
-function channel(baseUrl: string, overrides: { timeoutMs?: number; idleTimeoutMs?: number; headers?: Record<string, string> } = {}): ResolvedChannel {
-  return {
-    name: 'ark',
-    type: 'volcengine',
-    formats: ['video'],
-    dropParams: [],
-    baseUrl,
-    keys: [],
-    models: { patterns: [MODEL], aliases: new Map() },
-    priority: 0,
-    weight: 1,
-    timeoutMs: overrides.timeoutMs ?? 5_000,
-    idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000,
-    cooldownMs: 0,
-    modelsRefreshMs: 0,
-    headers: overrides.headers ?? {},
-    mock: { chunkDelayMs: 0, reply: null },
-  };
-}
-
-function callOf(baseUrl: string, key: string, overrides: Parameters<typeof channel>[1] = {}, signal = new AbortController().signal): TaskCall {
-  return { channel: channel(baseUrl, overrides), key, signal };
-}
-
-/** The call fails with a VideoUpstreamError of this kind, status and code; nothing it carries names `key`. */
-async function assertFails(promise: Promise<unknown>, kind: 'refused' | 'unavailable', status: number, code: string, key: string): Promise<VideoUpstreamError> {
-  let caught: unknown;
-  await assert.rejects(promise, (err: unknown) => {
-    caught = err;
-    return true;
-  });
-  assert.ok(caught instanceof VideoUpstreamError, String(caught));
-  assert.deepEqual({ kind: caught.kind, status: caught.status, code: caught.code }, { kind, status, code }, caught.message);
-  const told = [caught.message, caught.stack ?? '', String(caught.cause), (caught.cause as Error | undefined)?.stack ?? ''].join('\n');
-  assert.ok(!told.includes(key), told);
-  return caught;
-}
 
 describe('a data plane that redirects', () => {
   let server: Server;
@@ -88,7 +51,7 @@ describe('a data plane that redirects', () => {
 
   it('a task created, read or cancelled: 502 unavailable saying Ark redirected', async () => {
     const before = calls;
-    const call = callOf(`${url}/api/v3`, KEY);
+    const call = arkCall(`${url}/api/v3`, KEY);
     await refusal(ark.create(call, { model: MODEL, content: [{ type: 'text', text: 'a cat' }] }));
     await refusal(ark.get(call, 'cgt-1'));
     await refusal(ark.cancel(call, 'cgt-1'));
@@ -96,7 +59,7 @@ describe('a data plane that redirects', () => {
   });
 
   it("the video file's download: 502 saying its host redirected", async () => {
-    const error = await refusal(ark.download(callOf(`${url}/api/v3`, KEY), `${url}/video.mp4?sig=abc`));
+    const error = await refusal(ark.download(arkCall(`${url}/api/v3`, KEY), `${url}/video.mp4?sig=abc`));
     assert.match(error.message, /^the video file's host answered/);
   });
 });

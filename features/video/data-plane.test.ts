@@ -7,13 +7,13 @@ import { arrival, pulledBody, type Chunks } from '../../core/sse/pulled-body.js'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { ResolvedChannel } from '../../core/config/resolved.js';
 import { createArkVideoUpstream } from './data-plane.js';
+import { ARK_MODEL, arkCall, assertUpstreamFails } from '../../test/helpers/ark-calls.js';
 import { VideoUpstreamError, type TaskCall, type VideoUpstream } from './upstream.js';
 import { CANCEL_REFUSED_CODE, CANCEL_REFUSED_STATUS, NOT_FOUND_CODE, startFakeArk, type FakeArk } from '../../test/helpers/fake-ark.js';
 import { until } from '../../test/helpers/poll.js';
 
-const MODEL = 'doubao-seedance-2-0-260128';
+const MODEL = ARK_MODEL;
 const BODY = {
   model: MODEL,
   content: [{ type: 'text', text: 'a cat waves at the camera' }],
@@ -22,43 +22,6 @@ const BODY = {
   duration: 5,
 };
 
-function channel(baseUrl: string, overrides: { timeoutMs?: number; idleTimeoutMs?: number; headers?: Record<string, string> } = {}): ResolvedChannel {
-  return {
-    name: 'ark',
-    type: 'volcengine',
-    formats: ['video'],
-    dropParams: [],
-    baseUrl,
-    keys: [],
-    models: { patterns: [MODEL], aliases: new Map() },
-    priority: 0,
-    weight: 1,
-    timeoutMs: overrides.timeoutMs ?? 5_000,
-    idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000,
-    cooldownMs: 0,
-    modelsRefreshMs: 0,
-    headers: overrides.headers ?? {},
-    mock: { chunkDelayMs: 0, reply: null },
-  };
-}
-
-function callOf(baseUrl: string, key: string, overrides: Parameters<typeof channel>[1] = {}, signal = new AbortController().signal): TaskCall {
-  return { channel: channel(baseUrl, overrides), key, signal };
-}
-
-/** The call fails with a VideoUpstreamError of this kind, status and code; nothing it carries names `key`. */
-async function assertFails(promise: Promise<unknown>, kind: 'refused' | 'unavailable', status: number, code: string, key: string): Promise<VideoUpstreamError> {
-  let caught: unknown;
-  await assert.rejects(promise, (err: unknown) => {
-    caught = err;
-    return true;
-  });
-  assert.ok(caught instanceof VideoUpstreamError, String(caught));
-  assert.deepEqual({ kind: caught.kind, status: caught.status, code: caught.code }, { kind, status, code }, caught.message);
-  const told = [caught.message, caught.stack ?? '', String(caught.cause), (caught.cause as Error | undefined)?.stack ?? ''].join('\n');
-  assert.ok(!told.includes(key), told);
-  return caught;
-}
 
 async function collect(body: Chunks): Promise<{ bytes: Buffer; chunks: number; firstAt: number; lastAt: number }> {
   const parts: Buffer[] = [];
@@ -102,7 +65,7 @@ describe('Ark data plane against the fake', () => {
     fake = await startFakeArk();
     upstream = createArkVideoUpstream();
     key = fake.keys[0] as string;
-    call = callOf(fake.url, key);
+    call = arkCall(fake.url, key);
   });
   after(async () => {
     await upstream.close();
@@ -160,22 +123,22 @@ describe('Ark data plane against the fake', () => {
     await upstream.cancel(call, queued);
     assert.equal(fake.calls.at(-1)?.method, 'DELETE');
     assert.equal((await upstream.get(call, queued)).status, 'cancelled');
-    await assertFails(upstream.cancel(call, queued), 'refused', CANCEL_REFUSED_STATUS, CANCEL_REFUSED_CODE, key);
+    await assertUpstreamFails(upstream.cancel(call, queued), 'refused', CANCEL_REFUSED_STATUS, CANCEL_REFUSED_CODE, key);
 
     const running = await upstream.create(call, BODY);
     fake.setStatus(running, 'running');
-    await assertFails(upstream.cancel(call, running), 'refused', CANCEL_REFUSED_STATUS, CANCEL_REFUSED_CODE, key);
+    await assertUpstreamFails(upstream.cancel(call, running), 'refused', CANCEL_REFUSED_STATUS, CANCEL_REFUSED_CODE, key);
     assert.equal(fake.tasks.get(running)?.status, 'running');
 
     const finished = await upstream.create(call, BODY);
     fake.finish(finished);
     await upstream.cancel(call, finished);
     assert.equal(fake.tasks.has(finished), false);
-    await assertFails(upstream.get(call, finished), 'refused', 404, NOT_FOUND_CODE, key);
+    await assertUpstreamFails(upstream.get(call, finished), 'refused', 404, NOT_FOUND_CODE, key);
   });
 
   it('percent-encodes the id; an unknown one is refused with 404', async () => {
-    const err = await assertFails(upstream.get(call, 'cgt-x/../y?z=1'), 'refused', 404, NOT_FOUND_CODE, key);
+    const err = await assertUpstreamFails(upstream.get(call, 'cgt-x/../y?z=1'), 'refused', 404, NOT_FOUND_CODE, key);
     assert.match(err.message, /is not found/);
     assert.equal(fake.calls.at(-1)?.path, '/api/v3/contents/generations/tasks/cgt-x%2F..%2Fy%3Fz%3D1');
   });
@@ -183,7 +146,7 @@ describe('Ark data plane against the fake', () => {
   it('advances tasks by time with autoAdvance', async () => {
     const timed = await startFakeArk({ autoAdvance: { runningAfterMs: 30, succeededAfterMs: 90, totalTokens: 4_242 } });
     try {
-      const timedCall = callOf(timed.url, timed.keys[0] as string);
+      const timedCall = arkCall(timed.url, timed.keys[0] as string);
       const id = await upstream.create(timedCall, BODY);
       const seen = new Set<string>();
       const done = await until(
@@ -203,13 +166,13 @@ describe('Ark data plane against the fake', () => {
   });
 
   it('refuses what Ark refuses: a bad body (400 with code and message), a bad key (401)', async () => {
-    const err = await assertFails(upstream.create(call, { model: MODEL, content: [] }), 'refused', 400, 'InvalidParameter', key);
+    const err = await assertUpstreamFails(upstream.create(call, { model: MODEL, content: [] }), 'refused', 400, 'InvalidParameter', key);
     assert.match(err.message, /`content`/);
-    const noModel = await assertFails(upstream.create(call, { content: BODY.content }), 'refused', 400, 'InvalidParameter', key);
+    const noModel = await assertUpstreamFails(upstream.create(call, { content: BODY.content }), 'refused', 400, 'InvalidParameter', key);
     assert.match(noModel.message, /`model`/);
 
     const wrongKey = 'ark-wrong-key-0000000000000000';
-    const unauthorized = await assertFails(upstream.create(callOf(fake.url, wrongKey), BODY), 'refused', 401, 'AuthenticationError', wrongKey);
+    const unauthorized = await assertUpstreamFails(upstream.create(arkCall(fake.url, wrongKey), BODY), 'refused', 401, 'AuthenticationError', wrongKey);
     assert.match(unauthorized.message, /API key/);
     assert.equal(fake.calls.at(-1)?.authorization, `Bearer ${wrongKey}`);
   });
@@ -217,22 +180,22 @@ describe('Ark data plane against the fake', () => {
   it('408, 429 and 5xx are unavailable with the upstream status; a 4xx body that is not JSON is refused generically', async () => {
     const rateLimited = { error: { code: 'RateLimitExceeded.EndpointRPMExceeded', message: 'The Requests Per Minute (RPM) limit has been exceeded.', type: 'TooManyRequests' } };
     fake.failNext(429, rateLimited);
-    await assertFails(upstream.create(call, BODY), 'unavailable', 429, 'RateLimitExceeded.EndpointRPMExceeded', key);
+    await assertUpstreamFails(upstream.create(call, BODY), 'unavailable', 429, 'RateLimitExceeded.EndpointRPMExceeded', key);
     fake.failNext(408, 'request timeout');
-    await assertFails(upstream.create(call, BODY), 'unavailable', 408, 'UpstreamError', key);
+    await assertUpstreamFails(upstream.create(call, BODY), 'unavailable', 408, 'UpstreamError', key);
     fake.failNext(500, { error: { code: 'InternalServiceError', message: 'The service encountered an unexpected internal error.', type: 'InternalServerError' } }, 'get');
-    await assertFails(upstream.get(call, 'cgt-20260410120000-abcde'), 'unavailable', 500, 'InternalServiceError', key);
+    await assertUpstreamFails(upstream.get(call, 'cgt-20260410120000-abcde'), 'unavailable', 500, 'InternalServiceError', key);
     fake.failNext(503, '<html>bad gateway</html>', 'cancel');
-    await assertFails(upstream.cancel(call, 'cgt-20260410120000-abcde'), 'unavailable', 503, 'UpstreamError', key);
+    await assertUpstreamFails(upstream.cancel(call, 'cgt-20260410120000-abcde'), 'unavailable', 503, 'UpstreamError', key);
 
     fake.failNext(400, '<html>nope</html>');
-    const generic = await assertFails(upstream.create(call, BODY), 'refused', 400, 'UpstreamError', key);
+    const generic = await assertUpstreamFails(upstream.create(call, BODY), 'refused', 400, 'UpstreamError', key);
     assert.equal(generic.message, 'Ark answered HTTP 400');
   });
 
   it("bounds Ark's message and removes the key from it", async () => {
     fake.failNext(400, { error: { code: 'InvalidParameter', message: `bad key ${key} ${'x'.repeat(10_000)}`, param: 'content', type: 'BadRequest' } });
-    const err = await assertFails(upstream.create(call, BODY), 'refused', 400, 'InvalidParameter', key);
+    const err = await assertUpstreamFails(upstream.create(call, BODY), 'refused', 400, 'InvalidParameter', key);
     assert.ok(err.message.length <= 500, String(err.message.length));
     assert.match(err.message, /^bad key \[redacted\] x+…$/);
   });
@@ -277,11 +240,11 @@ describe('Ark data plane against the fake', () => {
     fake.finish(id);
     const { videoUrl } = await upstream.get(call, id);
     const tampered = (videoUrl as string).replace(/X-Tos-Signature=[0-9a-f]/, 'X-Tos-Signature=g');
-    const err = await assertFails(upstream.download(call, tampered), 'unavailable', 502, 'UpstreamError', key);
+    const err = await assertUpstreamFails(upstream.download(call, tampered), 'unavailable', 502, 'UpstreamError', key);
     assert.match(err.message, /HTTP 403/);
     assert.ok(!err.message.includes('X-Tos'), err.message);
-    await assertFails(upstream.download(call, 'file:///etc/passwd'), 'unavailable', 502, 'UpstreamError', key);
-    await assertFails(upstream.download(call, 'not a url'), 'unavailable', 502, 'UpstreamError', key);
+    await assertUpstreamFails(upstream.download(call, 'file:///etc/passwd'), 'unavailable', 502, 'UpstreamError', key);
+    await assertUpstreamFails(upstream.download(call, 'not a url'), 'unavailable', 502, 'UpstreamError', key);
   });
 
   it("a discarded file's body is dropped unread", async () => {
@@ -299,7 +262,7 @@ describe('Ark data plane against the fake', () => {
   });
 
   it("sends the channel's headers but never lets them replace the key", async () => {
-    const withHeaders = callOf(fake.url, key, { headers: { 'x-team': 'video', Authorization: 'Bearer someone-else' } });
+    const withHeaders = arkCall(fake.url, key, { headers: { 'x-team': 'video', Authorization: 'Bearer someone-else' } });
     await upstream.create(withHeaders, BODY);
     assert.equal(fake.calls.at(-1)?.authorization, `Bearer ${key}`);
   });
@@ -323,12 +286,12 @@ describe('Ark data plane against broken upstreams', () => {
       res.end(answers.shift());
     });
     try {
-      const call = callOf(server.url, key);
-      const paused = await assertFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
+      const call = arkCall(server.url, key);
+      const paused = await assertUpstreamFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
       assert.match(paused.message, /unknown status \("paused"\)/);
-      await assertFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
-      await assertFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
-      await assertFails(upstream.create(call, BODY), 'unavailable', 502, 'UpstreamError', key);
+      await assertUpstreamFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
+      await assertUpstreamFails(upstream.get(call, 'cgt-1'), 'unavailable', 502, 'UpstreamError', key);
+      await assertUpstreamFails(upstream.create(call, BODY), 'unavailable', 502, 'UpstreamError', key);
     } finally {
       await server.close();
     }
@@ -346,7 +309,7 @@ describe('Ark data plane against broken upstreams', () => {
       res.end(JSON.stringify(bodies.shift()));
     });
     try {
-      const call = callOf(server.url, key);
+      const call = arkCall(server.url, key);
       assert.deepEqual(await upstream.get(call, 'a'), { status: 'succeeded', videoUrl: 'https://tos.example/v.mp4', totalTokens: null, duration: null, error: null });
       assert.deepEqual(await upstream.get(call, 'a'), { status: 'succeeded', videoUrl: null, totalTokens: null, duration: 4, error: null });
       assert.equal((await upstream.get(call, 'a')).totalTokens, null);
@@ -364,7 +327,7 @@ describe('Ark data plane against broken upstreams', () => {
       res.end(`{"status":"queued","pad":"${'x'.repeat(2 * 1024 * 1024)}"}`);
     });
     try {
-      await assertFails(upstream.get(callOf(server.url, key), 'a'), 'unavailable', 502, 'UpstreamError', key);
+      await assertUpstreamFails(upstream.get(arkCall(server.url, key), 'a'), 'unavailable', 502, 'UpstreamError', key);
     } finally {
       await server.close();
     }
@@ -375,7 +338,7 @@ describe('Ark data plane against broken upstreams', () => {
       // never answers
     });
     try {
-      await assertFails(upstream.get(callOf(server.url, key, { timeoutMs: 150 }), 'a'), 'unavailable', 502, 'UpstreamTimeout', key);
+      await assertUpstreamFails(upstream.get(arkCall(server.url, key, { timeoutMs: 150 }), 'a'), 'unavailable', 502, 'UpstreamTimeout', key);
     } finally {
       await server.close();
     }
@@ -385,7 +348,7 @@ describe('Ark data plane against broken upstreams', () => {
     const server = await serve(() => undefined);
     const url = server.url;
     await server.close();
-    const err = await assertFails(upstream.create(callOf(url, key), BODY), 'unavailable', 502, 'UpstreamUnavailable', key);
+    const err = await assertUpstreamFails(upstream.create(arkCall(url, key), BODY), 'unavailable', 502, 'UpstreamUnavailable', key);
     assert.match(err.message, /ECONNREFUSED|connection failed/);
   });
 
@@ -393,7 +356,7 @@ describe('Ark data plane against broken upstreams', () => {
     const server = await serve(() => undefined);
     try {
       const controller = new AbortController();
-      const pending = upstream.get(callOf(server.url, key, {}, controller.signal), 'a');
+      const pending = upstream.get(arkCall(server.url, key, {}, controller.signal), 'a');
       setTimeout(() => controller.abort(), 50);
       await assert.rejects(pending, (err: unknown) => !(err instanceof VideoUpstreamError));
     } finally {
@@ -407,7 +370,7 @@ describe('Ark data plane close()', () => {
     const fake = await startFakeArk();
     const upstream = createArkVideoUpstream();
     const key = fake.keys[0] as string;
-    const call = callOf(fake.url, key);
+    const call = arkCall(fake.url, key);
     try {
       const id = await upstream.create(call, BODY);
       fake.finish(id);
@@ -416,8 +379,8 @@ describe('Ark data plane close()', () => {
       assert.ok(fake.connections() >= 2, `${fake.connections()} connections`);
       await upstream.close();
       await until('the connections to close', () => (fake.connections() === 0 ? true : undefined), { timeoutMs: 2_000, intervalMs: 10 });
-      await assertFails(upstream.get(call, id), 'unavailable', 503, 'UpstreamUnavailable', key);
-      await assertFails(upstream.download(call, videoUrl as string), 'unavailable', 503, 'UpstreamUnavailable', key);
+      await assertUpstreamFails(upstream.get(call, id), 'unavailable', 503, 'UpstreamUnavailable', key);
+      await assertUpstreamFails(upstream.download(call, videoUrl as string), 'unavailable', 503, 'UpstreamUnavailable', key);
     } finally {
       await upstream.close();
       await fake.close();
