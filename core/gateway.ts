@@ -108,6 +108,7 @@ export class Gateway {
       config,
       router,
       providers,
+      codecs: deps.endpoints,
       keys: new KeyRing(config.keys, deps.store, { disabledAccounts }),
       disabledAccounts,
       channelLoad: deps.channelLoad ?? new ChannelLoad(),

@@ -1,9 +1,9 @@
 // Generated from schemas/gateway.schema.json by `npm run gen`; do not edit. Change the schema and regenerate.
 
 /**
- * The upstream's dialect. openai (every OpenAI-compatible API, Bearer key): Chat Completions, Responses and the OpenAI-shaped feature APIs. anthropic (x-api-key): Messages and count_tokens. volcengine: Volcengine Ark, for the features that use its data plane (the Bearer keys) or its signed control plane; no chat API. mock: in-process answers in every API (docs/api.md, the mock channel).
+ * The upstream's dialect. openai (every OpenAI-compatible API, Bearer key): Chat Completions, Responses and the OpenAI-shaped feature APIs. anthropic (x-api-key): Messages and count_tokens. volcengine: Volcengine Ark, for the features that use its data plane (the Bearer keys) or its signed control plane; no chat API. mock: in-process answers in every API (docs/api.md, the mock channel). A feature may bring more (gemini: Google's Gemini API, x-goog-api-key; features/gemini/README.md). The allowed values are core's and the features' types, put in as an enum when the config is validated.
  */
-export type ChannelType = "openai" | "anthropic" | "volcengine" | "mock";
+export type ChannelType = string;
 /**
  * Which client-visible models a channel serves: globs ("gpt-*"; * any run of characters, ? one), or a map of client name to upstream name, which renames the model in the forwarded body.
  */

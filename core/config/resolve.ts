@@ -93,12 +93,14 @@ export function resolveConfig(
 }
 
 function resolveChannel(channel: Channel, endpoints: EndpointRegistry): ResolvedChannel {
+  const formats = channel.formats ?? endpoints.nativeFormats(channel.type);
   return {
     name: channel.name,
     type: channel.type,
-    formats: channel.formats ?? endpoints.nativeFormats(channel.type),
+    formats,
+    dialect: formats.find((format) => endpoints.codecOf(format) !== undefined) ?? null,
     dropParams: [...(channel.drop_params ?? [])],
-    // The schema requires base_url for openai and anthropic; a mock never calls out, whatever the file says.
+    // The schema requires base_url for the types that call out; a mock never calls out, whatever the file says.
     baseUrl: channel.type === 'mock' || channel.base_url === undefined ? null : channel.base_url.replace(/\/+$/, ''),
     keys: [...(channel.keys ?? [])],
     models: resolveModels(channel.models),

@@ -7,15 +7,12 @@ import type { ApiFormat, ChannelType } from './gateway.gen.js';
 /** ApiFormat: what a client speaks on a route, and what a channel's upstream speaks natively. */
 export type { ApiFormat, ChannelType };
 
-/** The chat APIs: each has a codec (formats/codecs.ts), so a request in one can be served by a channel of another. */
-export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
-
-const CHAT_FORMATS: ReadonlySet<ApiFormat> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
-
-/** Whether `format` is one of the chat APIs, which translation carries into one another. */
-export function isWireFormat(format: ApiFormat): format is WireFormat {
-  return CHAT_FORMATS.has(format);
-}
+/**
+ * A chat API: one whose wire declares a translation codec (core's three, formats/codecs.ts, and a feature's, such as
+ * Gemini's), so a request in one can be served by a channel of another. The registry says which are
+ * (`EndpointRegistry.codecOf`).
+ */
+export type WireFormat = ApiFormat;
 
 /** A YAML path such as ['channels', 2, 'base_url']. */
 export type ConfigPath = readonly (string | number)[];
@@ -66,6 +63,11 @@ export interface ResolvedChannel {
   readonly type: ChannelType;
   /** The client formats this channel serves natively (bytes pass through); `formats`, else by its type. */
   readonly formats: readonly ApiFormat[];
+  /**
+   * The chat API a request of another chat API is translated into for this channel: the first of its formats that
+   * has a codec; null when it speaks none (it serves its APIs natively only).
+   */
+  readonly dialect: WireFormat | null;
   /** Top-level request fields removed before the upstream call. */
   readonly dropParams: readonly string[];
   /** Without a trailing slash; null for the mock type. */

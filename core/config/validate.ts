@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { routeKeyOf, type EndpointRegistry } from '../endpoints/registry.js';
+import { CORE_CHANNEL_TYPES } from '../providers/index.js';
 import type { GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import { composeSchema } from './compose-schema.js';
@@ -24,6 +25,13 @@ function withRoutePaths(schema: SchemaObject, endpoints: EndpointRegistry): void
   const api = (schema as { definitions?: { ApiFormat?: Record<string, unknown> } }).definitions?.ApiFormat;
   if (api === undefined) throw new Error('gateway.schema.json has no definitions.ApiFormat');
   api['enum'] = [...new Set(endpoints.wires.map((wire) => wire.name))];
+  // The channel types: core's and the features'; a remote one's channel needs a base_url and keys (the Channel's if).
+  const definitions = (schema as { definitions?: { ChannelType?: Record<string, unknown>; Channel?: { if?: { properties?: { type?: { enum?: unknown } } } } } }).definitions;
+  const types = [...CORE_CHANNEL_TYPES, ...endpoints.channelTypes];
+  const remote = definitions?.Channel?.if?.properties?.type;
+  if (definitions?.ChannelType === undefined || remote === undefined) throw new Error('gateway.schema.json has no definitions.ChannelType, or no Channel if on type');
+  definitions.ChannelType['enum'] = types.map((declared) => declared.type);
+  remote.enum = types.filter((declared) => declared.remote).map((declared) => declared.type);
 }
 
 export type ValidationResult =

@@ -2,6 +2,7 @@
 // Every other route is a feature's (features/index.ts).
 
 import { createAnthropicCountTokensFormat, createAnthropicMessagesFormat } from '../formats/anthropic-messages/index.js';
+import { codecFor } from '../formats/codecs.js';
 import { createOpenAIChatFormat } from '../formats/openai-chat/index.js';
 import { createOpenAIResponsesCompactFormat, createOpenAIResponsesFormat } from '../formats/openai-responses/index.js';
 import { MOCK_CHAT, MOCK_COMPACT, MOCK_COUNT_TOKENS, MOCK_MESSAGES, MOCK_RESPONSES } from '../providers/mock/answers.js';
@@ -22,9 +23,9 @@ const MESSAGES_READS: BodyReads = { names: ['metadata.user_id'] };
 
 /** The chat APIs: each has a codec, so a request in one is served by a channel of another, translated. */
 export const MODEL_WIRES: readonly WireDeclaration[] = [
-  { name: 'openai-chat', native: ['openai', 'mock'] },
-  { name: 'openai-responses', native: ['openai', 'mock'] },
-  { name: 'anthropic-messages', native: ['anthropic', 'mock'] },
+  { name: 'openai-chat', native: ['openai', 'mock'], codec: codecFor('openai-chat') },
+  { name: 'openai-responses', native: ['openai', 'mock'], codec: codecFor('openai-responses') },
+  { name: 'anthropic-messages', native: ['anthropic', 'mock'], codec: codecFor('anthropic-messages') },
 ];
 
 export const MODEL_ROUTES: readonly Endpoint[] = [

@@ -13,10 +13,11 @@
 
 import type { ApiFormat, ChannelType } from '../config/resolved.js';
 import type { ConfigSection } from '../config/section.js';
+import type { WireCodec } from '../formats/codec.js';
 import type { ClientFormat } from '../formats/format.js';
 import type { ScanMemory } from '../formats/scan-memory.js';
 import type { RouteHandler } from '../pipeline/plugin.js';
-import type { MockAnswer } from '../providers/provider.js';
+import type { MockAnswer, Provider } from '../providers/provider.js';
 import type { HttpMethod } from './http-method.js';
 import { percentDecode } from './intake-names.js';
 
@@ -82,6 +83,21 @@ export interface WireDeclaration {
   readonly name: ApiFormat;
   /** The channel types a route of this API is relayed to as it is (the mock answers the routes with a `mock`). */
   readonly native: readonly ChannelType[];
+  /**
+   * A chat API's translation codec (core/formats/codec.ts): with one, a request of this API is served by a channel of
+   * any other chat API, and its channels serve every chat API's requests, through the IR.
+   */
+  readonly codec?: WireCodec;
+}
+
+/**
+ * A channel type a feature brings (`type:` in gateway.yaml): its provider, made once per Gateway, and whether a
+ * channel of it calls a real upstream (then `base_url` and `keys` are required).
+ */
+export interface ChannelTypeDeclaration {
+  readonly type: ChannelType;
+  readonly remote: boolean;
+  createProvider(): Provider;
 }
 
 /** The admin API's and the console's JSON: a key's edit, a credit, a user's name; never a prompt. */
@@ -160,6 +176,7 @@ export class EndpointRegistry {
   readonly #exact: ReadonlyMap<string, readonly EndpointMatch[]>;
   readonly #patterns: readonly Pattern[];
   readonly #byKey: ReadonlyMap<string, Endpoint>;
+  readonly #codecs: ReadonlyMap<ApiFormat, WireCodec>;
 
   constructor(
     readonly all: readonly Endpoint[],
@@ -167,6 +184,8 @@ export class EndpointRegistry {
     readonly wires: readonly WireDeclaration[] = [],
     /** The features' parts of gateway.yaml: the config is validated and resolved against the registry, with them. */
     readonly sections: readonly ConfigSection<unknown>[] = [],
+    /** The channel types the features bring, beside core's (providers/index.ts). */
+    readonly channelTypes: readonly ChannelTypeDeclaration[] = [],
   ) {
     const exact = new Map<string, EndpointMatch[]>();
     const patterns: Pattern[] = [];
@@ -184,6 +203,7 @@ export class EndpointRegistry {
     this.#exact = exact;
     this.#patterns = patterns;
     this.#byKey = byKey;
+    this.#codecs = new Map(wires.flatMap((wire) => (wire.codec === undefined ? [] : [[wire.name, wire.codec] as const])));
   }
 
   /**
@@ -221,7 +241,12 @@ export class EndpointRegistry {
 
   /** These routes and `more`, with the same wires. */
   with(more: readonly Endpoint[]): EndpointRegistry {
-    return new EndpointRegistry([...this.all, ...more], this.wires, this.sections);
+    return new EndpointRegistry([...this.all, ...more], this.wires, this.sections, this.channelTypes);
+  }
+
+  /** The translation codec of a chat API; undefined for an API that is not one (images, embeddings, ...). */
+  codecOf(format: ApiFormat): WireCodec | undefined {
+    return this.#codecs.get(format);
   }
 
   /** What a channel of `type` speaks natively (its `formats` when the config names none). */

@@ -12,6 +12,7 @@ export function registryOf(features: readonly Feature[]): EndpointRegistry {
     [...MODEL_ROUTES, ...features.flatMap((feature) => feature.routes)],
     [...MODEL_WIRES, ...features.flatMap((feature) => feature.wires ?? [])],
     features.flatMap((feature) => (feature.config === undefined ? [] : [feature.config])),
+    features.flatMap((feature) => feature.channelTypes ?? []),
   );
 }
 

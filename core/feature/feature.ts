@@ -2,7 +2,7 @@
 // services and jobs, and the plugins it brings. Core builds the route registry and the plugin set of a gateway from one list of features
 // (features/index.ts; compose.ts here).
 
-import type { Endpoint, WireDeclaration } from '../endpoints/registry.js';
+import type { ChannelTypeDeclaration, Endpoint, WireDeclaration } from '../endpoints/registry.js';
 import type { Service } from '../lifecycle.js';
 import type { GatewayServices, PluginFactory } from '../pipeline/plugin.js';
 import type { Slot } from '../slot.js';
@@ -15,8 +15,13 @@ export interface Feature {
   readonly name: string;
   /** Its routes: method, path, format, middleware chain and handler (endpoints/registry.ts). */
   readonly routes: readonly Endpoint[];
-  /** The client APIs its routes speak beyond the chat APIs, with the channel types that speak each natively. */
+  /**
+   * The client APIs its routes speak beyond core's, with the channel types that speak each natively; a chat API's
+   * carries its translation codec.
+   */
   readonly wires?: readonly WireDeclaration[];
+  /** The channel types it brings (`type:` in gateway.yaml), each with its provider. */
+  readonly channelTypes?: readonly ChannelTypeDeclaration[];
   /** What it keeps per config load, for its handlers and jobs (`services.feature(slot)`), in the order made. */
   readonly services?: readonly FeatureServices<unknown>[];
   /** Its keys in gateway.yaml, their schema and what they resolve to (`sectionOf(config, slot)`). */

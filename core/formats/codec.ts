@@ -1,6 +1,7 @@
 // One wire format's translation codec: the same dialect is a client format on one side of the gateway and an
 // upstream dialect on the other, so each format has one codec that reads and writes the IR in both roles.
-// Three formats need three codecs, never a translator per pair.
+// N formats need N codecs, never a translator per pair. Core's three are in codecs.ts; a feature declares its own
+// on its wire (endpoints/registry.ts, WireDeclaration.codec).
 
 import type { WireFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
@@ -9,10 +10,18 @@ import type { ChatResponse } from '../ir/response.js';
 import type { StreamDecoder, StreamEncoder } from '../ir/stream.js';
 import type { ParsedRequest } from './format.js';
 
+export interface UpstreamCall {
+  readonly path: string;
+  readonly query: string;
+}
+
 export interface WireCodec {
   readonly format: WireFormat;
-  /** The API path of this dialect below a channel's base URL (`/v1/chat/completions`). */
-  readonly path: string;
+  /**
+   * Where a translated request goes below a channel's base URL: the path (`/v1/chat/completions`; Gemini's names the
+   * model and the method) and the query with its `?`, or ''.
+   */
+  upstreamCall(model: string, stream: boolean): UpstreamCall;
 
   // The client side: a request in this format, answered from another dialect.
   /** Throws GW_ERR_TRANSLATION_UNSUPPORTED naming what has no counterpart in the IR (unknown tool types, ...). */

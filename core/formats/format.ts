@@ -6,6 +6,7 @@ import type { ApiFormat } from '../config/resolved.js';
 import type { GatewayError } from '../errors.js';
 import type { Usage } from '../ir/usage.js';
 import type { BodyBytes } from './body-bytes.js';
+import type { UpstreamCall } from './codec.js';
 import { LazyRequest } from './lazy-request.js';
 import type { SseFrame } from '../sse/frame.js';
 
@@ -118,6 +119,12 @@ export interface ClientFormat {
    * A new body means the client did not ask for usage frames.
    */
   requestStreamUsage(request: ParsedRequest, body: BodyBytes): BodyBytes | null;
+  /**
+   * For an API whose path names the model (Gemini's `/v1beta/models/{model}:generateContent`): where a native call of
+   * `request` goes, with the channel's name of the model in the path, and the query without what belongs to the
+   * gateway (the caller's `?key=`). Absent: the route's path and the client's query.
+   */
+  nativeCall?(request: ParsedRequest, upstreamModel: string, query: string): UpstreamCall;
   /** Rules of this API for every upstream call (Responses: store false), applied to the bytes to send. */
   prepareUpstreamBody(request: ParsedRequest, body: BodyBytes): BodyBytes;
   decodeUsage(body: Buffer): Usage | null;

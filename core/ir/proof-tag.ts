@@ -6,7 +6,8 @@ import type { WireFormat } from '../config/resolved.js';
 import type { ReasoningProof } from './message.js';
 
 const PREFIX = 'gwrp1.';
-const DIALECTS: ReadonlySet<string> = new Set<WireFormat>(['openai-chat', 'openai-responses', 'anthropic-messages']);
+/** A chat API's name (a wire's): the dialects are the registry's, so any such name is taken as one. */
+const DIALECT = /^[a-z][a-z0-9-]{0,39}$/;
 
 interface Wrapped {
   readonly d: WireFormat;
@@ -39,9 +40,9 @@ export function unwrapProof(value: string): { readonly proof: ReasoningProof; re
   }
   if (typeof parsed !== 'object' || parsed === null) return null;
   const w = parsed as Record<string, unknown>;
-  if (typeof w['d'] !== 'string' || !DIALECTS.has(w['d']) || typeof w['v'] !== 'string') return null;
+  if (typeof w['d'] !== 'string' || !DIALECT.test(w['d']) || typeof w['v'] !== 'string') return null;
   const proof: ReasoningProof = {
-    dialect: w['d'] as WireFormat,
+    dialect: w['d'],
     value: w['v'],
     ...(typeof w['i'] === 'string' ? { id: w['i'] } : {}),
     ...(w['r'] === true ? { redacted: true } : {}),

@@ -9,7 +9,8 @@ import type { ChannelLoad } from '../routing/channel-load.js';
 import type { Logger } from '../logging/logger.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { Provider } from '../providers/provider.js';
-import type { ChannelType } from '../config/resolved.js';
+import type { ApiFormat, ChannelType } from '../config/resolved.js';
+import type { WireCodec } from '../formats/codec.js';
 import type { AffinityStore } from '../routing/affinity.js';
 import type { ConsoleSignIn } from '../console/sign-in.js';
 import type { Limiter } from '../limits/limiter.js';
@@ -96,6 +97,8 @@ export interface GatewayServices {
   readonly config: ResolvedConfig;
   readonly router: Router;
   readonly providers: ReadonlyMap<ChannelType, Provider>;
+  /** The chat APIs' translation codecs, by API (the route registry's: core's and the features'). */
+  readonly codecs: { codecOf(format: ApiFormat): WireCodec | undefined };
   readonly keys: KeyRing;
   readonly access: GroupAccess;
   readonly usage: UsageSink;

@@ -1,6 +1,6 @@
 // Channel candidates for a model: priority tiers first, weighted random order inside a tier, cooled channels last.
 
-import { isWireFormat, type ApiFormat, type ResolvedChannel } from '../config/resolved.js';
+import type { ApiFormat, ResolvedChannel } from '../config/resolved.js';
 import { compileGlob, compileGlobs, isGlob, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
@@ -39,7 +39,7 @@ export class Router {
     this.entries = channels.map((channel) => ({
       channel,
       matches: compileGlobs(channel.models.patterns),
-      chat: channel.formats.some(isWireFormat),
+      chat: channel.dialect !== null,
     }));
     const patterns = channels.flatMap((c) => c.models.patterns);
     this.names = new Set([...patterns.filter((p) => !isGlob(p)), ...channels.flatMap((c) => [...c.models.aliases.keys()])]);

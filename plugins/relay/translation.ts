@@ -2,15 +2,15 @@
 // the channel's dialect, and the answer, stream or error comes back through it in the client's format.
 
 import type { Chunks } from '../../core/sse/pulled-body.js';
-import { isWireFormat, type WireFormat } from '../../core/config/resolved.js';
+import type { WireFormat } from '../../core/config/resolved.js';
 import { GatewayError } from '../../core/errors.js';
 import { BodyBytes } from '../../core/formats/body-bytes.js';
 import type { WireCodec } from '../../core/formats/codec.js';
-import { codecFor } from '../../core/formats/codecs.js';
 import { removeTopLevelFields } from '../../core/formats/json-edit.js';
 import { StreamTranslation, type TranslatedStreamHooks } from '../../core/formats/translate-stream.js';
 import type { ChatRequest } from '../../core/ir/request.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
+import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import { OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
 import type { Attempt } from '../../core/routing/router.js';
 import { frameBatches, type FrameSource } from '../../core/sse/frame-batches.js';
@@ -29,22 +29,28 @@ export interface Translation {
  * (The router plans a translatable request only onto channels that speak some chat API.)
  */
 export function dialectFor(ctx: RequestContext, attempt: Attempt): WireFormat | null {
-  const formats = attempt.channel.formats;
-  return formats.includes(ctx.format.name) ? null : (formats.find(isWireFormat) ?? null);
+  return attempt.channel.formats.includes(ctx.format.name) ? null : attempt.channel.dialect;
 }
+
+/** The codecs of the chat APIs (the route registry's). */
+export type Codecs = GatewayServices['codecs'];
 
 export class RequestTranslator {
   /** The IR, or the refusal of the client's request: either is decided once, whatever channels follow. */
   private decoded: ChatRequest | GatewayError | null = null;
 
-  constructor(private readonly ctx: RequestContext) {}
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly codecs: Codecs,
+  ) {}
 
   /** Throws the client's 400 when its request holds something the IR cannot carry. */
   prepare(dialect: WireFormat): Translation {
     const name = this.ctx.format.name;
+    const client = this.codecs.codecOf(name);
+    const upstream = this.codecs.codecOf(dialect);
     // Only a translatable format is planned onto channels of another dialect, and each of those is a chat API.
-    if (!isWireFormat(name)) throw new GatewayError('GW_ERR_INTERNAL', `${name} has no translation`);
-    const client = codecFor(name);
+    if (client === undefined || upstream === undefined) throw new GatewayError('GW_ERR_INTERNAL', `${name} has no translation into ${dialect}`);
     if (this.decoded === null) {
       try {
         const decoded = client.decodeRequest(this.ctx.request);
@@ -57,7 +63,7 @@ export class RequestTranslator {
       }
     }
     if (this.decoded instanceof GatewayError) throw this.decoded;
-    return { client, upstream: codecFor(dialect), request: this.decoded };
+    return { client, upstream, request: this.decoded };
   }
 }
 

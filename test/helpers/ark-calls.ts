@@ -18,6 +18,7 @@ export function arkChannel(baseUrl: string, overrides: ArkChannelOverrides = {})
     name: 'ark',
     type: 'volcengine',
     formats: ['video'],
+    dialect: null,
     dropParams: [],
     baseUrl,
     keys: [],

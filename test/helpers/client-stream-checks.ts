@@ -3,7 +3,7 @@
 // reasoning, tool calls, usage, finish, error), so a test can compare it with what the upstream said.
 
 import assert from 'node:assert/strict';
-import type { WireFormat } from '../../core/config/resolved.js';
+import type { CoreWireFormat as WireFormat } from '../../core/formats/codecs.js';
 import { SseFrameParser } from '../../core/sse/frame-parser.js';
 
 /** `arguments`: JSON text (a custom tool call: its raw input). */

@@ -1,7 +1,7 @@
 // What the mock channel answers on each endpoint, named by the endpoint registry's entries (endpoints/registry.ts):
 // an endpoint the mock serves says so in its own entry, never in a list kept here.
 
-import type { WireFormat } from '../../config/resolved.js';
+import type { CoreWireFormat } from '../../formats/codecs.js';
 import { GatewayError } from '../../errors.js';
 import type { MockAnswer, UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { answerCountTokens, answerMessages } from './anthropic.js';
@@ -12,7 +12,7 @@ import { answerCompact, answerResponses } from './responses.js';
 export type { MockAnswer };
 
 /** A JSON API's answer: the body read, refused as the real API refuses it (refusal.ts), else answered. */
-function jsonAnswer(wire: WireFormat, answer: (request: UpstreamRequest, body: Record<string, unknown>) => UpstreamResponse): MockAnswer {
+function jsonAnswer(wire: CoreWireFormat, answer: (request: UpstreamRequest, body: Record<string, unknown>) => UpstreamResponse): MockAnswer {
   return (request) => {
     let body: Record<string, unknown>;
     try {

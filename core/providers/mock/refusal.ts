@@ -3,7 +3,7 @@
 // as a real upstream answers its own. What the IR cannot carry (a document block, a hosted tool) is still input
 // the API takes: the mock answers it like any other.
 
-import type { WireFormat } from '../../config/resolved.js';
+import type { CoreWireFormat } from '../../formats/codecs.js';
 import { GatewayError } from '../../errors.js';
 import { encodeError as encodeAnthropicError } from '../../formats/anthropic-messages/errors.js';
 import { codecFor } from '../../formats/codecs.js';
@@ -13,7 +13,7 @@ import type { UpstreamRequest, UpstreamResponse } from '../provider.js';
 import { renderedResponse } from './respond.js';
 
 /** The 400 of the API `format` for `body`, or null when the mock answers it. */
-export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>, format: WireFormat): UpstreamResponse | null {
+export function refusalOf(request: UpstreamRequest, body: Record<string, unknown>, format: CoreWireFormat): UpstreamResponse | null {
   const model = typeof body['model'] === 'string' ? body['model'] : '';
   try {
     codecFor(format).decodeRequest(new LazyRequest(request.body, body, { whole: () => body }, model, request.stream, null));

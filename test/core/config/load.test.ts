@@ -119,6 +119,7 @@ describe('defaults', () => {
       type: 'mock',
       // Every API the routes declare the mock speaks (the chat APIs among them).
       formats: BUILTIN_ENDPOINTS.nativeFormats('mock'),
+      dialect: 'openai-chat',
       dropParams: [],
       baseUrl: null,
       keys: [],

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { WireFormat } from '../../../core/config/resolved.js';
+import type { CoreWireFormat as WireFormat } from '../../../core/formats/codecs.js';
 import type { ErrorCode, GatewayError } from '../../../core/errors.js';
 import { codecFor } from '../../../core/formats/codecs.js';
 import { StreamTranslation } from '../../../core/formats/translate-stream.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { WireFormat } from '../../../core/config/resolved.js';
+import type { CoreWireFormat as WireFormat } from '../../../core/formats/codecs.js';
 import type { WireCodec } from '../../../core/formats/codec.js';
 import { codecFor } from '../../../core/formats/codecs.js';
 import type { ParsedRequest } from '../../../core/formats/format.js';
@@ -167,7 +167,7 @@ function parsed(format: WireFormat, raw: Buffer): ParsedRequest {
 }
 
 function roundTrip(codec: WireCodec, ir: ChatRequest): ChatRequest {
-  return codec.decodeRequest(parsed(codec.format, codec.encodeRequest(ir, ir.model)));
+  return codec.decodeRequest(parsed(codec.format as WireFormat, codec.encodeRequest(ir, ir.model)));
 }
 
 describe('request round trips in the lossless subset', () => {

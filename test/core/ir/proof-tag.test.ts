@@ -20,10 +20,10 @@ test('an Anthropic proof wrapped into encrypted_content keeps its thinking text,
   assert.deepEqual(unwrapProof(wrapProof(redacted, '')), { proof: redacted, text: '' });
 });
 
-test('native signatures, garbage after the prefix and unknown dialects are not wrapped proofs', () => {
+test('native signatures, garbage after the prefix and a dialect that is no API name are not wrapped proofs', () => {
   assert.equal(unwrapProof('EqQBCkYIBxgCKkD'), null);
   assert.equal(unwrapProof('gwrp1.%%%not-base64%%%'), null);
-  assert.equal(unwrapProof(`gwrp1.${Buffer.from('{"d":"gemini","v":"x"}').toString('base64url')}`), null);
+  assert.equal(unwrapProof(`gwrp1.${Buffer.from('{"d":"Not a dialect!","v":"x"}').toString('base64url')}`), null);
   assert.equal(unwrapProof(`gwrp1.${Buffer.from('{"d":"anthropic-messages"}').toString('base64url')}`), null);
 });
 

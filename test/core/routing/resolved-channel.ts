@@ -9,11 +9,15 @@ export interface ChannelOverrides extends Partial<Omit<ResolvedChannel, 'models'
 
 export function resolvedChannel(name: string, overrides: ChannelOverrides = {}): ResolvedChannel {
   const { patterns, aliases, ...rest } = overrides;
+  // As resolve does: the first chat API of its formats (core's three here), unless the test says.
+  const formats = overrides.formats ?? ['openai-chat'];
+  const dialect = formats.find((format) => ['openai-chat', 'openai-responses', 'anthropic-messages'].includes(format)) ?? null;
   return Object.assign(
     {
       name,
       type: 'openai' as const,
       formats: ['openai-chat' as const],
+      dialect,
       dropParams: [],
       baseUrl: `https://${name}.example.test`,
       keys: [`sk-${name}`],

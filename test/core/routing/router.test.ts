@@ -23,6 +23,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     name,
     type: 'openai',
     formats: ['openai-chat'],
+    dialect: 'openai-chat',
     dropParams: [],
     baseUrl: `https://${name}.example.test/v1`,
     keys: spec.keys ?? [`sk-${name}`],

@@ -16,6 +16,7 @@ const CHANNEL: ResolvedChannel = {
   name: 'demo',
   type: 'mock',
   formats: ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  dialect: 'openai-chat',
   dropParams: [],
   baseUrl: null,
   keys: [],
