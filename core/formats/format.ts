@@ -104,9 +104,10 @@ export interface ClientFormat {
   readonly outputCaps: readonly string[];
   /**
    * Throws a GatewayError naming the offending field. `contentType`: the request's header, for the endpoints
-   * that read it (the JSON chat APIs take any, as the real ones do); `params`: the path's (`{action}`).
+   * that read it (the JSON chat APIs take any, as the real ones do); `params`: the path's (`{action}`); `query`: the
+   * request's query string with its `?`, for an API whose query says how to answer (Gemini's `alt=sse`).
    */
-  decodeRequest(raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>): ParsedRequest;
+  decodeRequest(raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>, query?: string): ParsedRequest;
   /** `about`: the request, for formats whose error bodies name it (the others ignore it). */
   encodeError(err: GatewayError, about?: ErrorAbout): RenderedError;
   /** The in-band error frame written when a stream already began. */
@@ -125,6 +126,11 @@ export interface ClientFormat {
    * gateway (the caller's `?key=`). Absent: the route's path and the client's query.
    */
   nativeCall?(request: ParsedRequest, upstreamModel: string, query: string): UpstreamCall;
+  /**
+   * A translated whole answer's body as this route gives it, when the route frames its API's answer (Gemini's stream
+   * asked for without `alt=sse`: a JSON array of the responses). Absent: the answer as the codec wrote it.
+   */
+  translatedAnswer?(body: Buffer): Buffer;
   /** Rules of this API for every upstream call (Responses: store false), applied to the bytes to send. */
   prepareUpstreamBody(request: ParsedRequest, body: BodyBytes): BodyBytes;
   decodeUsage(body: Buffer): Usage | null;

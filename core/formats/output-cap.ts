@@ -8,21 +8,43 @@ export const CHAT_OUTPUT_CAPS: readonly string[] = ['max_completion_tokens', 'ma
 export const MESSAGES_OUTPUT_CAPS: readonly string[] = ['max_tokens'];
 /** Responses honours max_output_tokens only. */
 export const RESPONSES_OUTPUT_CAPS: readonly string[] = ['max_output_tokens'];
+/**
+ * Gemini's generateContent honours generationConfig.maxOutputTokens, and Google's parser takes each name in camel or
+ * snake case: every spelling is a cap, so that no spelling can pass unreserved.
+ */
+export const GEMINI_OUTPUT_CAPS: readonly string[] = [
+  'generationConfig.maxOutputTokens',
+  'generationConfig.max_output_tokens',
+  'generation_config.maxOutputTokens',
+  'generation_config.max_output_tokens',
+];
 /** An endpoint whose upstream honours no output cap (images, /responses/compact, the gateway's own routes). */
 export const NO_OUTPUT_CAPS: readonly string[] = [];
 
 /**
- * The largest of `fields` that `body` names as a whole number, or null when it names none. The request schemas
+ * The largest of `fields` (top-level names, or dotted paths into objects) that `body` names as a whole number, or
+ * null when it names none. The request schemas
  * refuse a cap that is not a positive integer; one too large to count exactly is read as the largest that is (it
  * is then refused for money, never reserved short).
  */
 export function outputCapOf(body: Readonly<Record<string, unknown>>, fields: readonly string[]): number | null {
   let cap: number | null = null;
   for (let i = 0; i < fields.length; i++) {
-    const value = body[fields[i] as string];
+    const field = fields[i] as string;
+    const value = field.includes('.') ? valueAt(body, field) : body[field];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) continue;
     const tokens = value > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : value;
     if (cap === null || tokens > cap) cap = tokens;
   }
   return cap;
+}
+
+/** The value at a dotted path of objects, or undefined. */
+function valueAt(body: Readonly<Record<string, unknown>>, path: string): unknown {
+  let value: unknown = body;
+  for (const name of path.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value;
 }

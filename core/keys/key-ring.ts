@@ -138,8 +138,8 @@ export class KeyRing {
    * The caller named by the request headers, synchronously when authenticate() is; throws (or rejects with) the
    * 401 GatewayError for a missing, unknown or revoked key.
    */
-  identify(headers: Readonly<Record<string, string | string[] | undefined>>): AuthedKey | Promise<AuthedKey> {
-    const outcome = this.authenticate(presentedKey(headers));
+  identify(headers: Readonly<Record<string, string | string[] | undefined>>, queryKey?: string): AuthedKey | Promise<AuthedKey> {
+    const outcome = this.authenticate(presentedKey(headers, queryKey));
     return outcome instanceof Promise ? outcome.then((o) => this.usable(o)) : this.usable(outcome);
   }
 

@@ -17,8 +17,17 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(['image_url', 'image', 'input_i
 const FILE_TYPES: ReadonlySet<string> = new Set(['file', 'document', 'input_file']);
 /** A document whose source is text (or blocks, walked as such) is measured by its bytes like any text. */
 const TEXT_SOURCES: ReadonlySet<string> = new Set(['text', 'content']);
-/** Where the chat APIs carry content (Chat and Messages `messages`, Responses `input`); tools' schemas are not walked. */
-const CONTENT_FIELDS = ['messages', 'input'] as const;
+/**
+ * Where the chat APIs carry content (Chat and Messages `messages`, Responses `input`, Gemini `contents`, in either of
+ * the cases Google's parser takes for its system instruction); tools' schemas are not walked.
+ */
+const CONTENT_FIELDS = ['messages', 'input', 'contents', 'systemInstruction', 'system_instruction'] as const;
+/**
+ * Gemini's parts carry media in a field, not a type: a file by URI (a PDF, a film) or inline data (an image, or
+ * sound, moving pictures, a PDF: any type but an image is budgeted as a file).
+ */
+const GEMINI_FILE_FIELDS = ['fileData', 'file_data'] as const;
+const GEMINI_INLINE_FIELDS = ['inlineData', 'inline_data'] as const;
 /** Content nests a few levels (a tool result's blocks); deeper is no content any API takes, and is not walked. */
 const MAX_DEPTH = 16;
 
@@ -45,6 +54,8 @@ function walk(value: unknown, depth: number): number {
     if (IMAGE_TYPES.has(type)) return IMAGE_INPUT_TOKENS;
     if (FILE_TYPES.has(type) && !isTextDocument(part)) return FILE_INPUT_TOKENS;
   }
+  const gemini = geminiMedia(part);
+  if (gemini !== 0) return gemini;
   for (const key in part) tokens += walk(part[key], depth + 1);
   return tokens;
 }
@@ -54,4 +65,16 @@ function isTextDocument(part: Record<string, unknown>): boolean {
   if (typeof source !== 'object' || source === null) return false;
   const kind = (source as Record<string, unknown>)['type'];
   return typeof kind === 'string' && TEXT_SOURCES.has(kind);
+}
+
+/** A Gemini part's media budget, or 0 when it carries none. */
+function geminiMedia(part: Record<string, unknown>): number {
+  for (const field of GEMINI_FILE_FIELDS) if (typeof part[field] === 'object' && part[field] !== null) return FILE_INPUT_TOKENS;
+  for (const field of GEMINI_INLINE_FIELDS) {
+    const inline = part[field];
+    if (typeof inline !== 'object' || inline === null) continue;
+    const mime = (inline as Record<string, unknown>)['mimeType'] ?? (inline as Record<string, unknown>)['mime_type'];
+    return typeof mime === 'string' && mime.startsWith('image/') ? IMAGE_INPUT_TOKENS : FILE_INPUT_TOKENS;
+  }
+  return 0;
 }

@@ -113,7 +113,7 @@ export class RequestState implements RequestContext {
     }
     try {
       const contentType = this.headers['content-type'];
-      const decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined, this.params);
+      const decoded = this.format.decodeRequest(this.body, typeof contentType === 'string' ? contentType : undefined, this.params, this.query);
       // Before anything reads them: no plugin, store or upstream ever sees a name the intake would refuse.
       const problem = bodyProblem(decoded.head, decoded.model, this.reads);
       if (problem !== null) throw problem;

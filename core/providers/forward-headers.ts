@@ -23,6 +23,8 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
 const OWN: ReadonlySet<string> = new Set([
   'authorization',
   'x-api-key',
+  // Google's SDKs and Gemini CLI send the caller's key here.
+  'x-goog-api-key',
   'cookie',
   'accept-encoding',
   'forwarded',

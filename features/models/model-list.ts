@@ -2,6 +2,7 @@
 // Anthropic's (paged, with display names) for an Anthropic client (its format says which).
 
 import { GatewayError } from '../../core/errors.js';
+import { callableModels } from '../../core/keys/callable-models.js';
 import { jsonAnswer } from '../../core/pipeline/json-answer.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
@@ -29,15 +30,9 @@ export function showModel(ctx: RequestContext, services: GatewayServices): Promi
   return json(ctx.format.name === 'anthropic-messages' ? anthropicModel(id) : openAIModel(id));
 }
 
-/**
- * The caller's models: every one, whatever its channel speaks, since requests are translated across formats;
- * globs expanded over the upstreams' own lists (routing/model-catalog.ts).
- */
+/** The caller's models: every one, whatever its channel speaks, since requests are translated across formats. */
 function visibleModels(ctx: RequestContext, services: GatewayServices): string[] {
-  const key = ctx.key;
-  if (key === null) return [];
-  // The group's models, narrowed by the key's own list when it has one (what auth would let it call).
-  return services.catalog.models().filter((model) => services.access.allows(key.group, model) && (key.models === undefined || key.models(model)));
+  return callableModels(ctx.key, services.catalog, services.access);
 }
 
 function json(value: unknown): Promise<RelayResult> {

@@ -16,16 +16,17 @@ export const authPlugin: PluginFactory<AuthOptions, Uses> = {
   name: 'auth',
   uses: USES,
   create(options, services): Plugin {
-    return options.credential === 'admin_token' ? adminAuth(services) : keyAuth(services);
+    return options.credential === 'admin_token' ? adminAuth(services) : keyAuth(services, options.query_key ?? null);
   },
 };
 
-function keyAuth(services: Services): Plugin {
+/** `queryKey`: the query parameter a key may also come in (Google's `?key=`), when no header names one. */
+function keyAuth(services: Services, queryKey: string | null): Plugin {
   return {
     name: 'auth',
     head(ctx) {
       // A declared or recently looked-up key is known at once: no promise, no microtask turn (key-ring.ts).
-      const key = services.keys.identify(ctx.headers);
+      const key = services.keys.identify(ctx.headers, queryKey === null || ctx.query === '' ? undefined : queryParam(ctx.query, queryKey));
       if (key instanceof Promise) {
         return key.then((found) => {
           admitAddress(found, ctx.clientAddress);
@@ -51,6 +52,11 @@ function keyAuth(services: Services): Plugin {
       }
     },
   };
+}
+
+/** A query parameter's value (the first), or undefined. */
+function queryParam(query: string, name: string): string | undefined {
+  return new URLSearchParams(query).get(name) ?? undefined;
 }
 
 /** A key with an IP allow-list is refused (403) from any other address, before its body is read. */

@@ -166,8 +166,9 @@ function bodyFor(ctx: RequestContext, attempt: Attempt): BodyBytes {
   // A GET or DELETE sends no body: nothing to edit.
   if (!ctx.carriesBody) return request.raw;
   let body = ctx.format.prepareUpstreamBody(request, upstreamBody(ctx));
-  // Also when the client named no model (the image routes default one): the upstream makes what was billed.
-  if (request.head['model'] !== attempt.upstreamModel) body = setRequestField(request, body, 'model', attempt.upstreamModel);
+  // Also when the client named no model (the image routes default one): the upstream makes what was billed. An API
+  // whose path names the model (nativeCall) has none in its body.
+  if (ctx.format.nativeCall === undefined && request.head['model'] !== attempt.upstreamModel) body = setRequestField(request, body, 'model', attempt.upstreamModel);
   const drop = attempt.channel.dropParams;
   return drop.length === 0 ? body : removeRequestFields(request, body, new Set(drop));
 }
@@ -266,7 +267,8 @@ async function toTranslatedResult(
   }
   const whole = await readWhole(res.body, services.config.server.maxAnswerBytes);
   // The upstream's error message becomes the client's: scrubbed of anything shaped like a key first.
-  const body = translatedBodyAnswer(translation, res.status, res.status >= 300 ? scrubErrorBody(whole, attempt.channel.keys) : whole);
+  const answer = translatedBodyAnswer(translation, res.status, res.status >= 300 ? scrubErrorBody(whole, attempt.channel.keys) : whole);
+  const body = ctx.format.translatedAnswer === undefined ? answer : ctx.format.translatedAnswer(answer);
   return { kind: 'body', status: 200, headers: { 'content-type': 'application/json' }, body };
 }
 

@@ -1,0 +1,46 @@
+// The `gemini` channel type: Google's Gemini API (generativelanguage.googleapis.com), the channel's key in
+// x-goog-api-key, the client's end-to-end headers forwarded (never the caller's key, which forward-headers.ts keeps
+// back), and its models read from its paged `GET /v1beta/models`.
+
+import { addChannelHeaders, createHttpProvider, setBaseHeaders } from '../../core/providers/http-upstream.js';
+import { forwardableHeaders } from '../../core/providers/forward-headers.js';
+import { DiscoveryFailure, listHeaders, MAX_MODEL_IDS, type ModelListReader, type UpstreamGet } from '../../core/providers/model-discovery.js';
+import type { Provider, UpstreamRequest } from '../../core/providers/provider.js';
+
+/** Google's largest page; a few pages hold every model it has. */
+const PAGE_SIZE = 1000;
+const MAX_PAGES = 20;
+
+function geminiHeaders(request: UpstreamRequest): Record<string, string> {
+  const headers = setBaseHeaders(addChannelHeaders(forwardableHeaders(request.clientHeaders), request), request);
+  if (request.key !== '') headers['x-goog-api-key'] = request.key;
+  return headers;
+}
+
+/** `{"models":[{"name":"models/gemini-2.5-pro", ...}], "nextPageToken"}`: ids without the `models/` prefix. */
+export const readGeminiModels: ModelListReader = async (get: UpstreamGet, channel, key) => {
+  const headers = listHeaders(channel, key === '' ? {} : { 'x-goog-api-key': key });
+  const ids: string[] = [];
+  let token: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const json: unknown = await get(`/v1beta/models?pageSize=${PAGE_SIZE}${token === null ? '' : `&pageToken=${encodeURIComponent(token)}`}`, headers);
+    const body = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+    const models = body?.['models'] ?? [];
+    if (body === null || !Array.isArray(models)) throw new DiscoveryFailure('the answer is not a Gemini model list (no models array)');
+    for (const model of models as unknown[]) {
+      const name = typeof model === 'object' && model !== null ? (model as Record<string, unknown>)['name'] : undefined;
+      if (typeof name !== 'string' || !name.startsWith('models/') || name.length <= 7 || name.length > 256) continue;
+      if (ids.length === MAX_MODEL_IDS) throw new DiscoveryFailure(`more than ${MAX_MODEL_IDS} models`);
+      ids.push(name.slice(7));
+    }
+    const next = body['nextPageToken'];
+    if (typeof next !== 'string' || next === '') return ids;
+    if (next === token) throw new DiscoveryFailure('nextPageToken repeats');
+    token = next;
+  }
+  throw new DiscoveryFailure(`more than ${MAX_PAGES} pages`);
+};
+
+export function createGeminiProvider(): Provider {
+  return createHttpProvider(geminiHeaders, readGeminiModels);
+}

@@ -1,0 +1,59 @@
+// Reads a Gemini request: the model and the method from the path (`/v1beta/models/{model}:streamGenerateContent`),
+// whether to stream from the query (`alt=sse`), the body checked as far as the gateway reads it, problems worded as
+// Google words them ("Invalid JSON payload received. ...").
+
+import { GatewayError } from '../../core/errors.js';
+import type { BodyBytes } from '../../core/formats/body-bytes.js';
+import type { ParsedRequest } from '../../core/formats/format.js';
+import { createJsonBodyReader, type BodyProblem } from '../../core/formats/json-request.js';
+import { LazyRequest } from '../../core/formats/lazy-request.js';
+import type { ScanMemory } from '../../core/formats/scan-memory.js';
+
+/** How a route answers: one response, a stream of them as SSE (`alt=sse`), or that stream as one JSON array (no `alt`). */
+export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+
+export type GeminiDecoder = (raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>, query?: string) => ParsedRequest;
+
+export function createGeminiDecoder(method: GeminiMethod, memory: ScanMemory): GeminiDecoder {
+  const read = createJsonBodyReader(method === 'countTokens' ? 'gemini-count-tokens.request.schema.json' : 'gemini-generate.request.schema.json', wordProblem, memory);
+  return function decodeGeminiRequest(raw, _contentType, params, query): ParsedRequest {
+    const body = read(raw);
+    const model = params?.['model'] ?? '';
+    // Google's error for a path without a model; the router never matches an empty segment, so this is a safeguard.
+    if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', 'Invalid model name: the path names no model.', { param: 'model' });
+    const stream = method === 'streamGenerateContent' && sseAsked(query ?? '');
+    return new LazyRequest(raw, body.head, body, model, stream, conversationOf(body.head));
+  };
+}
+
+/** `alt=sse`: what Google's SDKs and Gemini CLI always send on a stream; without it the stream is one JSON array. */
+export function sseAsked(query: string): boolean {
+  return query !== '' && new URLSearchParams(query).get('alt') === 'sse';
+}
+
+/**
+ * The conversation a request continues, for affinity: its explicit cache (`cachedContent`), which lives on the
+ * upstream that made it, so every request naming it must go there. Gemini's requests carry no other conversation id.
+ */
+function conversationOf(head: Readonly<Record<string, unknown>>): string | null {
+  const cached = head['cachedContent'] ?? head['cached_content'];
+  return typeof cached === 'string' && cached !== '' ? cached : null;
+}
+
+/** Google's words for a body it cannot read: every problem is a 400 INVALID_ARGUMENT naming the field. */
+function wordProblem(problem: BodyProblem): GatewayError {
+  switch (problem.kind) {
+    case 'json':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_JSON', `Invalid JSON payload received. ${problem.detail}`);
+    case 'not_object':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'Invalid JSON payload received. The request body must be a JSON object.');
+    case 'missing':
+      return new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', `* GenerateContentRequest.${problem.path.join('.')}: contents is not specified`, { param: problem.path.join('.') });
+    case 'type':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid JSON payload received. Invalid value at '${problem.path.join('.')}' (expected ${problem.expected.join(' or ')}, got ${problem.got}).`, {
+        param: problem.path.join('.'),
+      });
+    case 'invalid':
+      return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid value at '${problem.path.join('.')}': ${problem.detail}.`, { param: problem.path.join('.') });
+  }
+}
