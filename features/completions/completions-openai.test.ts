@@ -59,13 +59,13 @@ class FakeOpenAICompletions extends LoopbackHttpServer {
     const indices = Array.from({ length: prompts * n }, (_, i) => i);
     if (body['stream'] !== true) {
       const choices = indices.map((index) => ({ text: pieces.join(''), index, logprobs: null, finish_reason: finish }));
-      this.lastAnswer = Buffer.from(JSON.stringify({ ...base, choices, usage }));
+      this.lastAnswer = Buffer.from(JSON.stringify(Object.assign({}, base, { choices, usage })));
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(this.lastAnswer.length) });
       res.end(this.lastAnswer);
       return;
     }
     const withUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const frame = (choices: unknown[], last?: unknown): string => `data: ${JSON.stringify({ ...base, choices, ...(withUsage ? { usage: last ?? null } : {}) })}\n\n`;
+    const frame = (choices: unknown[], last?: unknown): string => `data: ${JSON.stringify(Object.assign({}, base, { choices }, withUsage ? { usage: last ?? null } : {}))}\n\n`;
     const frames = [
       ...pieces.flatMap((text) => indices.map((index) => frame([{ text, index, logprobs: null, finish_reason: null }]))),
       ...indices.map((index) => frame([{ text: '', index, logprobs: null, finish_reason: finish }])),
