@@ -7,6 +7,7 @@ import type { StorePart } from '../core/store/store-part.js';
 import { adminFeature } from './admin/index.js';
 import { assetsFeature } from './assets/index.js';
 import { billingFeature } from './billing/index.js';
+import { completionsFeature } from './completions/index.js';
 import { consoleFeature } from './console/index.js';
 import { embeddingsFeature } from './embeddings/index.js';
 import { geminiFeature } from './gemini/index.js';
@@ -14,7 +15,18 @@ import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
 import { videoFeature } from './video/index.js';
 
-export const FEATURES: readonly Feature[] = [imagesFeature, embeddingsFeature, geminiFeature, assetsFeature, videoFeature, modelsFeature, billingFeature, adminFeature, consoleFeature];
+export const FEATURES: readonly Feature[] = [
+  imagesFeature,
+  embeddingsFeature,
+  completionsFeature,
+  geminiFeature,
+  assetsFeature,
+  videoFeature,
+  modelsFeature,
+  billingFeature,
+  adminFeature,
+  consoleFeature,
+];
 
 /** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */
 export const BUILTIN_ENDPOINTS = registryOf(FEATURES);
