@@ -43,6 +43,11 @@ export interface ParsedRequest {
   readonly operation?: string | undefined;
   /** A multipart form's file parts, which the input estimate budgets for (core/money/media-estimate.ts). */
   readonly formFiles?: number | undefined;
+  /**
+   * How many answers the upstream generates, each up to the output cap, where the body's `n` does not say it (legacy
+   * completions: best_of candidates for each prompt): the reservation multiplies the cap by it. Absent: `n`, else 1.
+   */
+  readonly outputs?: number | undefined;
 }
 
 
@@ -59,6 +64,7 @@ export function withRequestFields(request: ParsedRequest, fields: Partial<Pick<P
     request.contentType,
     request.operation,
     request.formFiles,
+    request.outputs,
   );
 }
 

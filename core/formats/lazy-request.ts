@@ -27,6 +27,7 @@ export class LazyRequest implements ParsedRequest {
     readonly contentType: string | undefined = undefined,
     readonly operation: string | undefined = undefined,
     readonly formFiles: number | undefined = undefined,
+    readonly outputs: number | undefined = undefined,
   ) {
     this.#body = body;
   }

@@ -14,9 +14,13 @@ import { costOf, type ModelPrice } from './price.js';
 /** Roughly the fewest bytes of JSON a token takes; bytes / 4 over-estimates most bodies, as a reservation should. */
 const BYTES_PER_TOKEN = 4;
 
-/** Chat's `n` asks for that many choices, each up to the cap; an image request for `images` images. */
+/**
+ * Chat's `n` asks for that many choices, each up to the cap; an image request for `images` images; a format that
+ * counts its answers otherwise says how many (ParsedRequest.outputs: completions' best_of x prompts).
+ */
 function outputsOf(request: ParsedRequest): number {
   if (request.images !== undefined) return request.images;
+  if (request.outputs !== undefined) return request.outputs;
   const choices = request.head['n'];
   return typeof choices === 'number' && Number.isSafeInteger(choices) && choices > 1 ? choices : 1;
 }

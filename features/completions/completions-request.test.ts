@@ -104,13 +104,9 @@ describe('decoding POST /v1/completions', () => {
     assert.equal(outputReserved({ model: 'm', prompt: 'x', max_tokens: null, n: 2 }), 2 * DEFAULT_RESERVE);
   });
 
-  // The known gap (README.md, "Money"): the upstream generates best_of candidates of up to max_tokens for each prompt,
-  // but core's estimate multiplies the cap by `n` alone (core/money/estimate.ts, outputsOf), so best_of above n and
-  // arrays of prompts are reserved short, and their overrun is charged after the answer. Held here as it is, so that
-  // the day core can be told the true maximum (best_of x max_tokens x prompts), this test says to tell it.
-  it('reserves the cap x n only: best_of above n and arrays of prompts are reserved short (the known gap)', () => {
-    assert.equal(outputReserved({ model: 'm', prompt: 'x', max_tokens: 100, n: 2, best_of: 5 }), 200, 'the true maximum is 500');
-    assert.equal(outputReserved({ model: 'm', prompt: ['a', 'b', 'c'], max_tokens: 100 }), 100, 'the true maximum is 300');
-    assert.equal(outputReserved({ model: 'm', prompt: [[1], [2]], max_tokens: 10, n: 2, best_of: 3 }), 20, 'the true maximum is 60');
+  it('reserves the cap for every answer the upstream generates: max(n, best_of) for each prompt', () => {
+    assert.equal(outputReserved({ model: 'm', prompt: 'x', max_tokens: 100, n: 2, best_of: 5 }), 500, 'best_of candidates, each up to the cap');
+    assert.equal(outputReserved({ model: 'm', prompt: ['a', 'b', 'c'], max_tokens: 100 }), 300, 'one answer for each of three prompts');
+    assert.equal(outputReserved({ model: 'm', prompt: [[1], [2]], max_tokens: 10, n: 2, best_of: 3 }), 60, 'best_of for each of two prompts');
   });
 });

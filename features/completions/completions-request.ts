@@ -15,8 +15,15 @@ export function createCompletionsDecoder(memory = new ScanMemory()): (raw: BodyB
   return function decodeCompletionsRequest(raw: BodyBytes): ParsedRequest {
     const body = read(raw);
     const { head } = body;
-    readPrompts(head['prompt']);
-    // No conversation to keep on one upstream: the legacy API has no prompt_cache_key.
-    return new LazyRequest(raw, head, body, head['model'] as string, head['stream'] === true, null);
+    const prompts = readPrompts(head['prompt']).length;
+    // No conversation to keep on one upstream: the legacy API has no prompt_cache_key. The upstream generates
+    // max(n, best_of) answers for each prompt, each up to max_tokens and each billed: all of them are reserved.
+    const outputs = Math.max(countOf(head['n']), countOf(head['best_of'])) * prompts;
+    return new LazyRequest(raw, head, body, head['model'] as string, head['stream'] === true, null, undefined, undefined, undefined, undefined, outputs);
   };
+}
+
+/** A count the schema has checked (a whole number of at least 1), or 1 when absent or null. */
+function countOf(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 1 ? value : 1;
 }
