@@ -1,7 +1,8 @@
 // Secrets never leak (issue 28): recognizable client, upstream, admin, Ark and AK/SK secrets go through every error
-// path there is (a wrong key, an upstream that echoes its key in 400, 401 and 500 answers, a wrong admin token, an
-// asset library and a video upstream whose refusals name the operator's credentials), then the logs, /metrics, every
-// answer (bodies and headers), the console's pages and the usage records are scanned for them: none is found.
+// path there is (a wrong key, in a header or in the query string; an upstream that echoes its key in 400, 401 and
+// 500 answers; a wrong admin token; an asset library and a video upstream whose refusals name the operator's
+// credentials), then the logs, /metrics, every answer (bodies and headers), the console's pages and the usage records
+// are scanned for them: none is found.
 
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -73,6 +74,11 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   // An upstream that echoes its key in a 400, a 401 and a 500.
   for (const model of ['gpt-400', 'gpt-401', 'gpt-500']) assert.ok((await call(`${url}/v1/chat/completions`, json(ALICE, { model, messages: [{ role: 'user', content: 'hi' }] }))) >= 400);
   assert.ok((await call(`${url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': ALICE, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-400', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) })) >= 400);
+  // A key in the query string (Google's `?key=`): the wrong one, and the right one on a model whose upstream refuses.
+  const gemini = (key: string, model: string): Promise<number> =>
+    call(`${url}/v1beta/models/${model}:generateContent?key=${key}&alt=json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+  assert.equal(await gemini(WRONG_CLIENT_KEY, 'gpt-400'), 401);
+  assert.ok((await gemini(ALICE, 'gpt-400')) >= 400);
   // The admin API with a wrong token, then the right one (its answers carry no secrets either).
   assert.equal(await call(`${url}/admin/keys`, { headers: { authorization: `Bearer ${WRONG_ADMIN}` } }), 401);
   assert.equal(await call(`${url}/admin/keys`, { headers: { authorization: `Bearer ${ADMIN}` } }), 200);
@@ -103,7 +109,7 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   }
   assert.deepEqual(found, []);
   // The scan looked at something: the logs hold the failed requests, the records their codes.
-  assert.equal(seen.length, 18);
+  assert.equal(seen.length, 20);
   assert.match(logs, /GW_ERR_AUTH_INVALID_KEY/);
   assert.match(logs, /GW_ERR_UPSTREAM/);
   assert.match(records, /GW_ERR_UPSTREAM/);
