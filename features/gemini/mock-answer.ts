@@ -28,6 +28,12 @@ function textOf(content: unknown): string {
     .join(' ');
 }
 
+function lastTextOf(content: unknown): string {
+  if (typeof content !== 'object' || content === null) return '';
+  const texts = listOf((content as Json)['parts']).filter((part) => typeof part === 'object' && part !== null && typeof (part as Json)['text'] === 'string');
+  return texts.length === 0 ? '' : ((texts.at(-1) as Json)['text'] as string);
+}
+
 interface Counted {
   readonly prompt: number;
   readonly lastUser: string;
@@ -42,7 +48,9 @@ function countPrompt(body: Json): Counted {
     const text = textOf(content);
     prompt += tokensOf(text) + 3;
     const role = typeof content === 'object' && content !== null ? (content as Json)['role'] : undefined;
-    if (role !== 'model' && text !== '') lastUser = text;
+    // The last text part: Gemini CLI puts its session context before what the user typed, in one content.
+    const last = lastTextOf(content);
+    if (role !== 'model' && last !== '') lastUser = last;
   }
   return { prompt, lastUser };
 }
