@@ -7,13 +7,14 @@ import type { Pricing } from '../../core/money/pricing.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { Plugin } from '../../core/pipeline/plugin.js';
 import { USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
+import type { SseFrame } from '../../core/sse/frame.js';
 import { finishedOutcome, priceRequest, type Admission } from './price-request.js';
 
 /** The charge of a whole answer, as a decimal in the currency (docs/money.md). */
 export const COST_HEADER = 'x-gateway-cost';
 
 /** The response hook, and the frame hook when any group's keys are told their costs. */
-export function costTelling(admissions: WeakMap<RequestContext, Admission>, pricing: Pricing): Pick<Plugin, 'response'> & Pick<Plugin, 'frame'> {
+export function costTelling(admissions: WeakMap<RequestContext, Admission>, pricing: Pricing): Pick<Plugin, 'response' | 'frame'> {
   const hooks: Pick<Plugin, 'response'> = {
     response(ctx, result) {
       // A whole answer's price is known before it is sent (meter read its usage in this phase, just before): its
@@ -29,7 +30,7 @@ export function costTelling(admissions: WeakMap<RequestContext, Admission>, pric
   };
   if (!pricing.showsCostAnywhere) return hooks;
   return Object.assign(hooks, {
-    frame(ctx: RequestContext, frame: Parameters<NonNullable<Plugin['frame']>>[1]) {
+    frame(ctx: RequestContext, frame: SseFrame): SseFrame {
       // Every frame before the stream's final usage costs one look at a slot.
       if (ctx.get(USAGE_FINAL) !== true) return frame;
       const admitted = admissions.get(ctx);
