@@ -78,4 +78,5 @@ export const QUICK_E2E: readonly string[] = [
   'test/e2e/images.test.ts',
   'test/e2e/video-tasks.test.ts',
   'test/e2e/asset-library.test.ts',
+  'test/e2e/cost-told.test.ts',
 ];

@@ -13,6 +13,7 @@ export const SERVER_DEFAULTS: ResolvedServer = {
   headerTimeoutMs: 30_000,
   maxInflightBodyBytes: 268_435_456,
   maxAnswerBytes: 268_435_456,
+  overheadHeader: true,
   metricsToken: null,
   metricsListen: null,
   adminListen: null,
@@ -29,6 +30,7 @@ export const PRICING_DEFAULTS = {
   defaultOutputReserve: 4096,
   unpriced: 'refuse',
   reservationTimeoutMs: 30_000,
+  showCost: true,
 } as const;
 
 export const CHANNEL_DEFAULTS = {

@@ -103,6 +103,10 @@ export interface Server {
    */
   max_answer_bytes?: number;
   /**
+   * Every answer an upstream took part in (a stream's too, and the error after every channel failed) carries x-gateway-overhead-ms: the milliseconds the gateway itself spent on the request until the answer's headers, i.e. all but the wait for the upstreams and for the client's body (as LiteLLM's x-litellm-overhead-duration-ms). false leaves it out.
+   */
+  overhead_header?: boolean;
+  /**
    * When set (at least 16 characters), GET /metrics requires Authorization: Bearer <metrics_token>.
    */
   metrics_token?: string;
@@ -242,6 +246,10 @@ export interface Group {
    * Every price is multiplied by this for the keys of this group (default 1).
    */
   price_multiplier?: number | string;
+  /**
+   * Whether this group's keys are told what each request cost (x-gateway-cost, a stream's usage.cost); pricing.show_cost when not set.
+   */
+  show_cost?: boolean;
   limits?: GroupLimits;
 }
 /**
@@ -348,6 +356,10 @@ export interface Pricing {
    * Output tokens reserved for a request that sets no output cap its API honours (Chat: max_completion_tokens / max_tokens; Messages: max_tokens; Responses: max_output_tokens). 0 reserves no output: such a request is sent without a cap and all its output is an overrun; keep it above 0 for metered keys.
    */
   default_output_reserve?: number;
+  /**
+   * Tell the caller what each priced request cost, as charged: a whole answer carries x-gateway-cost (a decimal in the currency), a stream's final usage event a cost field beside its usage (docs/money.md, The price where the client sees it). false keeps prices to the operator; a group's show_cost overrides it for its keys.
+   */
+  show_cost?: boolean;
   /**
    * A metered key calling a model with no price: refused with 403 model_not_priced, or served free.
    */

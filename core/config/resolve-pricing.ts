@@ -10,8 +10,11 @@ import type { Amount, GatewayConfig, ModelPrice as ModelPriceConfig } from './ga
 export function resolvePricing(raw: GatewayConfig): Pricing {
   const pricing = raw.pricing ?? {};
   const multipliers = new Map<string, Ratio>();
+  const showCost: boolean = pricing.show_cost ?? PRICING_DEFAULTS.showCost;
+  const showCostOf = new Map<string, boolean>();
   for (const [name, group] of Object.entries(raw.groups ?? {})) {
     if (group?.price_multiplier !== undefined) multipliers.set(name, parseRatio(group.price_multiplier));
+    if (group?.show_cost !== undefined && group.show_cost !== showCost) showCostOf.set(name, group.show_cost);
   }
   return new Pricing({
     currency: pricing.currency ?? PRICING_DEFAULTS.currency,
@@ -22,6 +25,8 @@ export function resolvePricing(raw: GatewayConfig): Pricing {
     defaultOutputReserve: pricing.default_output_reserve ?? PRICING_DEFAULTS.defaultOutputReserve,
     unpriced: pricing.unpriced ?? PRICING_DEFAULTS.unpriced,
     reservationTimeoutMs: pricing.reservation_timeout_ms ?? PRICING_DEFAULTS.reservationTimeoutMs,
+    showCost,
+    showCostOf,
   });
 }
 

@@ -42,6 +42,7 @@ export function resolveConfig(
       headerTimeoutMs: server.header_timeout_ms ?? SERVER_DEFAULTS.headerTimeoutMs,
       maxInflightBodyBytes: server.max_inflight_body_bytes ?? SERVER_DEFAULTS.maxInflightBodyBytes,
       maxAnswerBytes: server.max_answer_bytes ?? SERVER_DEFAULTS.maxAnswerBytes,
+      overheadHeader: server.overhead_header ?? SERVER_DEFAULTS.overheadHeader,
       metricsToken: server.metrics_token ?? SERVER_DEFAULTS.metricsToken,
       metricsListen: server.metrics_listen === undefined ? SERVER_DEFAULTS.metricsListen : hostAndPort(server.metrics_listen),
       adminListen: server.admin_listen === undefined ? SERVER_DEFAULTS.adminListen : hostAndPort(server.admin_listen),

@@ -30,6 +30,8 @@ export interface ResolvedServer {
   readonly maxInflightBodyBytes: number;
   /** server.max_answer_bytes: the most of an upstream answer read whole. */
   readonly maxAnswerBytes: number;
+  /** server.overhead_header: answers an upstream took part in carry x-gateway-overhead-ms. */
+  readonly overheadHeader: boolean;
   /** GET /metrics requires it as a Bearer token when set. */
   readonly metricsToken: string | null;
   /** A separate listener for /metrics, or null to serve it on the main port. */

@@ -143,6 +143,11 @@ export interface ClientFormat {
   /** `previous`: the usage known before this frame; formats that report usage in parts merge into it. */
   decodeFrameUsage(frame: SseFrame, previous: Usage | null): FrameUsage;
   /**
+   * A stream's usage frame with the request's price beside its usage (`cost`, a decimal's digits as a JSON number:
+   * usage-cost.ts), or null when this frame carries no usage that may take it. Absent: the API has no room for it.
+   */
+  encodeFrameCost?(frame: SseFrame, cost: string): SseFrame | null;
+  /**
    * For a route whose callers speak more than one API (the model list): the format of this caller's, chosen from
    * its headers when the request arrives. Absent: this format for every caller.
    */

@@ -21,6 +21,10 @@ export interface PricingInit {
   /** What a metered key gets for a model without a price: refused (403 model_not_priced) or served free. */
   readonly unpriced: 'refuse' | 'free';
   readonly reservationTimeoutMs: number;
+  /** pricing.show_cost: whether callers are told what a request cost (x-gateway-cost, a stream's usage.cost). */
+  readonly showCost?: boolean;
+  /** The groups whose show_cost differs from it. */
+  readonly showCostOf?: ReadonlyMap<string, boolean>;
 }
 
 export class Pricing {
@@ -35,6 +39,8 @@ export class Pricing {
   readonly #models: readonly (PricedPattern & { readonly matches: ModelMatcher })[];
   readonly #calls: ReadonlyMap<string, bigint>;
   readonly #multipliers: ReadonlyMap<string, Ratio>;
+  readonly #showCost: boolean;
+  readonly #showCostOf: ReadonlyMap<string, boolean>;
 
   constructor(init: PricingInit) {
     this.currency = init.currency;
@@ -44,6 +50,9 @@ export class Pricing {
     this.#models = init.models.map((m) => ({ pattern: m.pattern, price: m.price, matches: compileGlob(m.pattern) }));
     this.#calls = init.calls;
     this.#multipliers = init.multipliers;
+    // Not part of the document: telling the price changes no price.
+    this.#showCost = init.showCost ?? true;
+    this.#showCostOf = init.showCostOf ?? new Map();
     this.document = pricingDocument(init);
     this.version = createHash('sha256').update(this.document).digest('hex').slice(0, 16);
   }
@@ -67,6 +76,18 @@ export class Pricing {
   /** The flat price of an operation (a feature's priced call, pricing.calls), or null when it has none. */
   callPrice(operation: string): bigint | null {
     return this.#calls.get(operation) ?? null;
+  }
+
+  /** Whether the keys of `group` are told what their requests cost (its show_cost, else pricing.show_cost). */
+  showsCost(group: string): boolean {
+    return this.#showCostOf.get(group) ?? this.#showCost;
+  }
+
+  /** Whether any group's keys are told what their requests cost. */
+  get showsCostAnywhere(): boolean {
+    if (this.#showCost) return true;
+    for (const shown of this.#showCostOf.values()) if (shown) return true;
+    return false;
   }
 
   /** A group's price_multiplier (1 when it sets none, or for a group this config does not know). */

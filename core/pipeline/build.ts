@@ -107,6 +107,7 @@ export function buildChains(
       response: reversed.filter((p) => p.response !== undefined),
       frame: reversed.filter((p) => p.frame !== undefined),
       finish: plugins.filter((p) => p.finish !== undefined),
+      overheadHeader: config.server.overheadHeader,
     };
   }
 }

@@ -15,4 +15,6 @@ export interface Chain {
   readonly response: readonly Plugin[];
   readonly frame: readonly Plugin[];
   readonly finish: readonly Plugin[];
+  /** Answers an upstream took part in carry x-gateway-overhead-ms (server.overhead_header). */
+  readonly overheadHeader: boolean;
 }

@@ -70,6 +70,14 @@ export interface RequestContext {
   framesSent: number;
   /** The bytes of a whole (non-stream) answer's body sent to the client (what its output is estimated from when it reported no usage). */
   bodyBytesSent: number;
+  /**
+   * Milliseconds spent waiting on upstreams, every attempt's from its call until its answer was in hand (a whole
+   * answer read, a stream's headers) or it failed; null while none was called. The gateway's own time is the rest
+   * (x-gateway-overhead-ms).
+   */
+  upstreamWaitMs: number | null;
+  /** Milliseconds spent waiting for the client's body to arrive once it was asked for (0 when it was already here). */
+  readonly bodyWaitMs: number;
   readonly stream: boolean;
   aborted: boolean;
   /** What a step of the chain put in `slot` (slot.ts) for the later ones; undefined when none did. */

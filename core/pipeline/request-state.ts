@@ -6,6 +6,7 @@
 // first read, so a caller without a valid key costs no more than its headers, and auth answers 401 before a bad
 // body's 400, as the real APIs do. Decoded once; a bad body throws the same 400 on every read.
 
+import { performance } from 'node:perf_hooks';
 import type { HttpMethod } from '../endpoints/http-method.js';
 import { bodyProblem } from '../endpoints/intake-names.js';
 import { NO_PARAMS, type BodyFamily, type BodyReads, type EndpointMatch } from '../endpoints/registry.js';
@@ -25,6 +26,8 @@ export class RequestState implements RequestContext {
   upstreamModel: string | null = null;
   framesSent = 0;
   bodyBytesSent = 0;
+  upstreamWaitMs: number | null = null;
+  bodyWaitMs = 0;
   responseHeaders: Readonly<Record<string, string>> | null = null;
   status = 0;
   error: GatewayError | null = null;
@@ -73,8 +76,11 @@ export class RequestState implements RequestContext {
   /** Reads the body from its source, once; nothing to wait for when it is already here. */
   loadBody(): Promise<void> | undefined {
     if (this.body !== null || this.source === null) return undefined;
+    const asked = performance.now();
     return this.source.read(this.abort).then((body) => {
       this.body = body;
+      // The client's time, not the gateway's (x-gateway-overhead-ms leaves it out).
+      this.bodyWaitMs = performance.now() - asked;
     });
   }
 

@@ -35,16 +35,17 @@ export async function runChain(
     for (const plugin of chain.response) plugin.response?.(ctx, result);
     ctx.status = result.status;
     if (result.kind === 'body') {
-      ctx.firstByteAt = performance.now();
+      const now = performance.now();
+      ctx.firstByteAt = now;
       ctx.bodyBytesSent = result.body.length;
-      sink.send(result.status, withAdded(result.headers, ctx), result.body);
+      sink.send(result.status, withAdded(result.headers, ctx, chain, now), result.body);
     } else if (result.kind === 'stream') {
       await relayStream(chain, ctx, sink, result, metrics);
     } else {
-      await relayBytes(ctx, sink, result);
+      await relayBytes(chain, ctx, sink, result);
     }
   } catch (err) {
-    answerError(ctx, sink, err);
+    answerError(chain, ctx, sink, err);
   } finally {
     for (const plugin of chain.finish) {
       try {
@@ -63,7 +64,7 @@ async function relayStream(
   result: Extract<RelayResult, { kind: 'stream' }>,
   metrics: GatewayMetrics,
 ): Promise<void> {
-  sink.open(result.status, withAdded(result.headers, ctx));
+  sink.open(result.status, withAdded(result.headers, ctx, chain, performance.now()));
   const inFlight = metrics.streamsInFlight.enter(chain.route);
   const frames = result.frames;
   try {
@@ -89,8 +90,8 @@ async function relayStream(
  * pauses the upstream socket). Nothing in-band can say that it broke off: the client's connection is cut instead,
  * so it sees a truncated body, not a whole one.
  */
-async function relayBytes(ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
-  sink.open(result.status, withAdded(result.headers, ctx));
+async function relayBytes(chain: Chain, ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
+  sink.open(result.status, withAdded(result.headers, ctx, chain, performance.now()));
   // Read through the same PulledBody interface as a stream's frames (sse/pulled-body.ts), with a promise per
   // wait: nothing next to a file's chunk.
   const chunks = pulledBody(result.body);
@@ -207,7 +208,7 @@ function joined(first: Uint8Array, end: number): Uint8Array {
   return length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length);
 }
 
-function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): void {
+function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err: unknown): void {
   if (ctx.abort.aborted && !ctx.abort.byShutdown) {
     // The client is gone: nothing can be written, the record says so.
     ctx.aborted = true;
@@ -222,7 +223,7 @@ function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): voi
   if (!sink.started) {
     const rendered = ctx.format.encodeError(error, { requestId: ctx.id, path: ctx.path });
     ctx.status = rendered.status;
-    sink.send(rendered.status, withAdded(rendered.headers, ctx), rendered.body);
+    sink.send(rendered.status, withAdded(rendered.headers, ctx, chain, performance.now()), rendered.body);
     return;
   }
   // The status is already on the wire: the format's in-band error frame, then close.
@@ -230,9 +231,20 @@ function answerError(ctx: RequestContext, sink: ResponseSink, err: unknown): voi
   sink.end();
 }
 
-/** An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits'). */
-function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext): Readonly<Record<string, string>> {
-  return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
+/**
+ * An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits', quota's
+ * cost) and, when an upstream took part in it, x-gateway-overhead-ms: the gateway's own time until `now`, the
+ * answer's headers (what LiteLLM's x-litellm-overhead-duration-ms says: the whole but the upstreams' part). A stream's
+ * later frames are not in it: its headers leave before them.
+ */
+function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext, chain: Chain, now: number): Readonly<Record<string, string>> {
+  if (ctx.upstreamWaitMs === null || !chain.overheadHeader) return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
+  return Object.assign({}, headers, ctx.responseHeaders, { 'x-gateway-overhead-ms': overheadText(now - ctx.startedAt - ctx.bodyWaitMs - ctx.upstreamWaitMs) });
+}
+
+/** Milliseconds to the microsecond ("0.183"), never below 0 (the parts are read off one clock, rounded apart). */
+export function overheadText(ms: number): string {
+  return ms <= 0 ? '0' : String(Math.round(ms * 1000) / 1000);
 }
 
 function shutdownError(): GatewayError {

@@ -3,28 +3,23 @@
 // reservation is settled to the actual cost of the request's usage, which the usage record then carries (and the
 // store charges, once, with the record). Unmetered keys are never refused for money; their cost is still
 // computed and recorded. Requests no upstream served (our 4xx, every channel failing, an upstream's 4xx) cost
-// nothing; a failover pays only for the attempt that served.
+// nothing; a failover pays only for the attempt that served. The caller is told the price as it is charged: a whole
+// answer's is computed in the response phase and a stream's at its final usage (tell-cost.ts), and the finish
+// settles that very amount.
 
 import { GatewayError } from '../../core/errors.js';
 import { outputCapOf } from '../../core/formats/output-cap.js';
-import { boundedUsage } from '../../core/ir/usage.js';
 import { budgetsOf, modelNotPriced } from '../../core/money/budgets.js';
-import { cutStreamUsage, maxCost, answerUsage } from '../../core/money/estimate.js';
+import { maxCost } from '../../core/money/estimate.js';
 import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
-import { callCost, costOf, type ModelPrice } from '../../core/money/price.js';
+import { callCost, type ModelPrice } from '../../core/money/price.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import { CHARGE, OUTPUT_RESERVE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
 import type { Budget } from '../../core/store/ledger-store.js';
 import type { QuotaOptions } from './options.gen.js';
-
-interface Admission {
-  /** null: the model has no price (pricing.unpriced: free, or an unmetered key): it costs nothing. */
-  readonly price: ModelPrice | null;
-  readonly reservation: Reservation | null;
-  /** A flat-priced call's cost (pricing.calls, the group's multiplier applied): charged when it succeeded. */
-  readonly flat?: bigint;
-}
+import { admission, settledPrice, type Admission } from './price-request.js';
+import { costTelling } from './tell-cost.js';
 
 function refusal(err: unknown): GatewayError {
   if (err instanceof BudgetRefused) {
@@ -53,6 +48,12 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
     { slot: CHARGE, phase: 'finish' },
   ],
   requires: [{ slot: USAGE, phase: 'finish' }],
+  // To tell the price as it is charged: a whole answer's usage as meter read it, a stream's as its frames report it.
+  reads: [
+    { slot: USAGE, phase: 'response' },
+    { slot: USAGE, phase: 'frame' },
+    { slot: USAGE_FINAL, phase: 'frame' },
+  ],
   create(_options, services): Plugin {
     const { pricing } = services.config;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
@@ -67,9 +68,9 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
       };
     }
     const { leases } = services;
-    const admitted = new WeakMap<RequestContext, Admission>();
-    /** Sets `amount` aside for `admission` (a metered key), or refuses with 402. */
-    const reserve = (ctx: RequestContext, budgets: Budget[], amount: bigint, admission: Omit<Admission, 'reservation'>): void | Promise<void> => {
+    const admissions = new WeakMap<RequestContext, Admission>();
+    /** Sets `amount` aside for a metered key's request (at `price`, or `flat`), or refuses with 402. */
+    const reserve = (ctx: RequestContext, budgets: Budget[], amount: bigint, price: ModelPrice | null, flat?: bigint): void | Promise<void> => {
       let reservation: Reservation | Promise<Reservation>;
       try {
         reservation = leases.reserve(budgets, amount);
@@ -78,16 +79,16 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
       }
       if (reservation instanceof Promise) {
         return reservation.then(
-          (r) => void admitted.set(ctx, Object.assign({ reservation: r }, admission)),
+          (r) => void admissions.set(ctx, admission(price, r, flat)),
           (err: unknown) => {
             throw refusal(err);
           },
         );
       }
-      admitted.set(ctx, Object.assign({ reservation }, admission));
+      admissions.set(ctx, admission(price, reservation, flat));
       return undefined;
     };
-    return {
+    const hooks: Plugin = {
       name: 'quota',
       request(ctx) {
         const key = ctx.key;
@@ -100,10 +101,10 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           const amount = callCost(flat, pricing.multiplierOf(key.group));
           const budgets = budgetsOf(key);
           if (budgets.length === 0 || amount === 0n) {
-            admitted.set(ctx, { price: null, reservation: null, flat: amount });
+            admissions.set(ctx, admission(null, null, amount));
             return undefined;
           }
-          return reserve(ctx, budgets, amount, { price: null, flat: amount });
+          return reserve(ctx, budgets, amount, null, amount);
         }
         const model = ctx.request.model;
         // '' is an endpoint about no one model (the model list): nothing to price.
@@ -114,12 +115,12 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           if (budgetsOf(key).length === 0) return undefined;
           if (pricing.unpriced === 'refuse') throw modelNotPriced(model);
           // Served free, and recorded so (a cost of 0 to the account).
-          admitted.set(ctx, { price, reservation: null });
+          admissions.set(ctx, admission(price, null));
           return undefined;
         }
         const budgets = budgetsOf(key);
         if (budgets.length === 0) {
-          admitted.set(ctx, { price, reservation: null });
+          admissions.set(ctx, admission(price, null));
           return undefined;
         }
         const caps = ctx.format.outputCaps;
@@ -128,53 +129,20 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         if (caps.length > 0 && pricing.defaultOutputReserve > 0 && outputCapOf(ctx.request.head, caps) === null) ctx.set(OUTPUT_RESERVE, pricing.defaultOutputReserve);
         if (amount === 0n) {
           // A free model (or a multiplier of 0): nothing to set aside, still recorded.
-          admitted.set(ctx, { price, reservation: null });
+          admissions.set(ctx, admission(price, null));
           return undefined;
         }
-        return reserve(ctx, budgets, amount, { price });
+        return reserve(ctx, budgets, amount, price);
       },
       finish(ctx) {
-        const admission = admitted.get(ctx);
+        const admitted = admissions.get(ctx);
         const key = ctx.key;
-        if (admission === undefined || key === null) return;
-        // Served: the client got a success status (a stream cut later still got one); only then does usage count.
-        const served = ctx.status < 400;
-        let usage = served ? (ctx.get(USAGE) ?? null) : null;
-        let estimated = false;
-        // Where the upstream did not report it all, the usage is estimated, and the estimate becomes the request's
-        // usage, so that the record shows (and the audit computes) what was charged. (An image request's usage is
-        // its images, counted from the answer.)
-        if (served && ctx.request.images === undefined && admission.flat === undefined) {
-          // Usage without any input is none: every request has input. A translated answer whose upstream reported
-          // nothing says zeros, in its client's shape, as if they were counts.
-          const reported = usage !== null && (usage.promptTokens > 0 || usage.completionTokens > 0) ? usage : null;
-          if (ctx.stream && (ctx.get(USAGE_FINAL) !== true || reported === null)) {
-            // Cut before its end, or ended without its final usage (an upstream that ignores include_usage): the
-            // output the client got is counted from what it was sent.
-            const cut = cutStreamUsage(ctx.request, ctx.format.outputCaps, reported, ctx.framesSent);
-            usage = cut.usage;
-            estimated = cut.estimated;
-          } else if (!ctx.stream && reported === null && ctx.status >= 200 && ctx.status < 300 && ctx.error === null && !ctx.aborted && ctx.bodyBytesSent > 0) {
-            // A whole answer without usage: its output counted from the answer the client got.
-            usage = answerUsage(ctx.request, ctx.format.outputCaps, ctx.bodyBytesSent);
-            estimated = true;
-          }
-          if (estimated) {
-            // An estimate is bounded as a reported count is (meter), whatever max_tokens said.
-            usage = boundedUsage(usage);
-            if (usage !== null) ctx.set(USAGE, usage);
-          }
-        }
-        // A flat call costs its price once it succeeded; a refused one (its upstream's 4xx, our 404) nothing.
-        const cost =
-          admission.flat !== undefined
-            ? served
-              ? admission.flat
-              : 0n
-            : admission.price === null || usage === null
-              ? 0n
-              : costOf(usage, admission.price, pricing.multiplierOf(key.group));
-        const draws = admission.reservation === null ? [] : leases.settle(admission.reservation, cost);
+        if (admitted === undefined || key === null) return;
+        const priced = settledPrice(ctx, admitted, pricing.multiplierOf(key.group));
+        const { cost, estimated } = priced;
+        // The estimate becomes the request's usage: the record shows (and the audit computes) what was charged.
+        if (estimated && priced.usage !== null) ctx.set(USAGE, priced.usage);
+        const draws = admitted.reservation === null ? [] : leases.settle(admitted.reservation, cost);
         ctx.set(
           CHARGE,
           key.account === undefined
@@ -183,6 +151,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         );
       },
     };
+    return Object.assign(hooks, costTelling(admissions, pricing));
   },
 };
 

@@ -24,6 +24,7 @@ function retryAfterOf(res: UpstreamResponse): number | null {
 
 export class AccountedAttempt {
   readonly #sentAt = performance.now();
+  #waited = false;
 
   /** `serving` maps a request to the channel counted in flight for it (until its finish, or a failure). */
   constructor(
@@ -62,6 +63,16 @@ export class AccountedAttempt {
     return this.#failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
   }
 
+  /**
+   * The upstream's part of this attempt is over (its answer is in hand: a whole one read, a stream's headers; or it
+   * failed): its time counts as waiting on the upstream, not as the gateway's own (x-gateway-overhead-ms). Once.
+   */
+  waited(): void {
+    if (this.#waited) return;
+    this.#waited = true;
+    this.ctx.upstreamWaitMs = (this.ctx.upstreamWaitMs ?? 0) + (performance.now() - this.#sentAt);
+  }
+
   #end(): void {
     const channel = this.serving.get(this.ctx);
     if (channel !== undefined) this.services.channelLoad.failed(channel);
@@ -70,6 +81,7 @@ export class AccountedAttempt {
 
   #failed(failure: Failure, message: string, outcome: Record<string, unknown>): Failure {
     const { channel } = this.attempt;
+    this.waited();
     this.#end();
     this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);
     this.services.router.health.markFailure(channel.name, channel.cooldownMs);

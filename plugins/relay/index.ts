@@ -109,9 +109,12 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       continue;
     }
     sticky?.served(attempt, keyIndex);
-    const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation);
+    const result = translation === null ? toResult(ctx, services, attempt, res) : toTranslatedResult(ctx, services, attempt, res, translation, accounted);
     // A whole answer already here (the usual small one) is not awaited: nothing of it can break off any more.
-    if (!(result instanceof Promise)) return result;
+    if (!(result instanceof Promise)) {
+      accounted.waited();
+      return result;
+    }
     try {
       return await result;
     } catch (err) {
@@ -126,6 +129,9 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       }
       last = failure;
       continue;
+    } finally {
+      // Read whole, broken off or refused: the upstream's part is over (a no-op when toTranslatedResult said so).
+      accounted.waited();
     }
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
@@ -238,9 +244,11 @@ async function toTranslatedResult(
   attempt: Attempt,
   res: UpstreamResponse,
   translation: Translation,
+  accounted: AccountedAttempt,
 ): Promise<RelayResult> {
   const contentType = res.headers['content-type'] ?? '';
   if (ctx.stream && res.status < 300) {
+    accounted.waited();
     if (!contentType.includes('text/event-stream')) {
       await res.discard();
       throw new GatewayError('GW_ERR_UPSTREAM_ERROR', 'The upstream answered a streaming request without a stream.', {
@@ -266,6 +274,8 @@ async function toTranslatedResult(
     return { kind: 'stream', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, frames };
   }
   const whole = await readWhole(res.body, services.config.server.maxAnswerBytes);
+  // Translating it is the gateway's own time.
+  accounted.waited();
   // The upstream's error message becomes the client's: scrubbed of anything shaped like a key first.
   const answer = translatedBodyAnswer(translation, res.status, res.status >= 300 ? scrubErrorBody(whole, attempt.channel.keys) : whole);
   const body = ctx.format.translatedAnswer === undefined ? answer : ctx.format.translatedAnswer(answer);

@@ -41,6 +41,8 @@ function context(key: string, model: string): RequestContext {
     aborted: false,
     framesSent: 0,
     bodyBytesSent: 0,
+    upstreamWaitMs: null,
+    bodyWaitMs: 0,
     responseHeaders: null,
     safe: false,
     carriesBody: true,

@@ -51,6 +51,8 @@ function context(body: Record<string, unknown>): RequestContext {
     aborted: false,
     framesSent: 0,
     bodyBytesSent: 0,
+    upstreamWaitMs: null,
+    bodyWaitMs: 0,
     responseHeaders: null,
     safe: false,
     carriesBody: true,

@@ -5,7 +5,7 @@ import { MESSAGES_OUTPUT_CAPS, NO_OUTPUT_CAPS } from '../output-cap.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { ScanMemory } from '../scan-memory.js';
-import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
+import { decodeFrameUsage, decodeUsage, encodeFrameCost, requestStreamUsage } from './usage.js';
 
 /** Everything but request decoding, which differs per route. */
 const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable' | 'outputCaps'> = {
@@ -17,6 +17,7 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'translatable' | 'outputCaps'
   prepareUpstreamBody: (_request, body) => body,
   decodeUsage,
   decodeFrameUsage,
+  encodeFrameCost,
 };
 
 export function createAnthropicMessagesFormat(memory = new ScanMemory()): ClientFormat {

@@ -7,6 +7,7 @@ import type { BodyBytes } from '../body-bytes.js';
 import type { FrameUsage } from '../format.js';
 import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
+import { withUsageCost } from '../usage-cost.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 
@@ -68,6 +69,13 @@ export function decodeFrameUsage(frame: SseFrame, previous: Usage | null): Frame
   if (merged === null) return NO_USAGE;
   // message_start's output count is a placeholder; message_delta's is the final, cumulative one.
   return frame.event === 'message_delta' ? { usage: merged, usageOnly: false, final: true } : { usage: merged, usageOnly: false };
+}
+
+const USAGE_PATH: readonly string[] = ['usage'];
+
+/** message_delta, whose cumulative usage is the stream's last word, with the request's cost in it. */
+export function encodeFrameCost(frame: SseFrame, cost: string): SseFrame | null {
+  return frame.event === 'message_delta' ? withUsageCost(frame, USAGE_PATH, cost) : null;
 }
 
 /** Anthropic streams always carry usage; nothing to ask for. */

@@ -5,7 +5,7 @@ import { CHAT_OUTPUT_CAPS } from '../output-cap.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createRequestDecoder } from './request.js';
 import { ScanMemory } from '../scan-memory.js';
-import { decodeFrameUsage, decodeUsage, requestStreamUsage } from './usage.js';
+import { decodeFrameUsage, decodeUsage, encodeFrameCost, requestStreamUsage } from './usage.js';
 
 /** A Gateway hands its formats the server's ScanMemory; a format made alone (a test, a tool) gets its own. */
 export function createOpenAIChatFormat(memory = new ScanMemory()): ClientFormat {
@@ -21,5 +21,6 @@ export function createOpenAIChatFormat(memory = new ScanMemory()): ClientFormat 
     prepareUpstreamBody: (_request, body) => body,
     decodeUsage,
     decodeFrameUsage,
+    encodeFrameCost,
   };
 }

@@ -7,6 +7,7 @@ import type { FrameUsage, ParsedRequest } from '../format.js';
 import { setBodyField } from '../json-edit.js';
 import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
+import { withUsageCost } from '../usage-cost.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 /** Cheap pre-check so that only the chunk that carries usage is parsed. */
@@ -48,6 +49,13 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   // Chat reports usage once, at the end of the stream.
   if (usage === null) return { usage, usageOnly: false };
   return { usage, usageOnly: Array.isArray(choices) && choices.length === 0, final: true };
+}
+
+const USAGE_PATH: readonly string[] = ['usage'];
+
+/** The usage chunk (the one the client asked for with include_usage) with the request's cost in its usage, as OpenRouter's. */
+export function encodeFrameCost(frame: SseFrame, cost: string): SseFrame | null {
+  return withUsageCost(frame, USAGE_PATH, cost);
 }
 
 /** Spread last in the edited stream_options, so that include_usage is true whatever the client sent. */

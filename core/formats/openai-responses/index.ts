@@ -6,7 +6,7 @@ import { NO_OUTPUT_CAPS, RESPONSES_OUTPUT_CAPS } from '../output-cap.js';
 import { createRequestDecoder } from '../openai-chat/request.js';
 import { ScanMemory } from '../scan-memory.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
-import { decodeFrameUsage, decodeUsage } from './usage.js';
+import { decodeFrameUsage, decodeUsage, encodeFrameCost } from './usage.js';
 
 /** Everything but request decoding and the upstream body rules, which differ per route. */
 const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'translatable' | 'outputCaps'> = {
@@ -18,6 +18,7 @@ const SHARED: Omit<ClientFormat, 'decodeRequest' | 'prepareUpstreamBody' | 'tran
   requestStreamUsage: () => null,
   decodeUsage,
   decodeFrameUsage,
+  encodeFrameCost,
 };
 
 export function createOpenAIResponsesFormat(memory = new ScanMemory()): ClientFormat {

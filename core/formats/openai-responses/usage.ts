@@ -6,6 +6,7 @@ import type { SseFrame } from '../../sse/frame.js';
 import type { FrameUsage } from '../format.js';
 import { topLevelJson } from '../json-scan.js';
 import { count, field } from '../json-fields.js';
+import { withUsageCost } from '../usage-cost.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
 const TERMINAL: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -33,15 +34,26 @@ export function decodeUsage(body: Buffer): Usage | null {
   }
 }
 
+function isTerminal(frame: SseFrame): boolean {
+  const data = frame.data;
+  return data !== null && (frame.event !== null ? TERMINAL.has(frame.event) : TERMINAL_DATA.test(data));
+}
+
 /** Only the terminal event carries usage (in its `response`); every other frame is passed over unparsed. */
 export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   const data = frame.data;
-  if (data === null) return NO_USAGE;
-  if (frame.event !== null ? !TERMINAL.has(frame.event) : !TERMINAL_DATA.test(data)) return NO_USAGE;
+  if (data === null || !isTerminal(frame)) return NO_USAGE;
   try {
     const usage = readUsage(field(field(JSON.parse(data), 'response'), 'usage'));
     return usage === null ? NO_USAGE : { usage, usageOnly: false, final: true };
   } catch {
     return NO_USAGE;
   }
+}
+
+const USAGE_PATH: readonly string[] = ['response', 'usage'];
+
+/** The terminal event (response.completed and the like) with the request's cost in its response's usage. */
+export function encodeFrameCost(frame: SseFrame, cost: string): SseFrame | null {
+  return isTerminal(frame) ? withUsageCost(frame, USAGE_PATH, cost) : null;
 }

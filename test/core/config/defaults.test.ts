@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { defaultRoutesExcept } from '../../../core/config/default-routes.js';
 import { routeKeyOf } from '../../../core/endpoints/registry.js';
 import { BUILTIN_ENDPOINTS } from '../../../features/index.js';
-import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
+import { AFFINITY_DEFAULTS, LOG_DEFAULTS, CHANNEL_DEFAULTS, MOCK_DEFAULTS, PRICING_DEFAULTS, SERVER_DEFAULTS } from '../../../core/config/defaults.js';
 import { findSchemaDir } from '../../../core/config/schema-dir.js';
 import { CONSOLE_ROUTES } from '../../helpers/console-routes.js';
 
@@ -36,6 +36,8 @@ describe('defaults', () => {
     assert.equal(SERVER_DEFAULTS.headerTimeoutMs, defaultOf('Server', 'header_timeout_ms'));
     assert.equal(SERVER_DEFAULTS.maxInflightBodyBytes, defaultOf('Server', 'max_inflight_body_bytes'));
     assert.equal(SERVER_DEFAULTS.maxAnswerBytes, defaultOf('Server', 'max_answer_bytes'));
+    assert.equal(SERVER_DEFAULTS.overheadHeader, defaultOf('Server', 'overhead_header'));
+    assert.equal(PRICING_DEFAULTS.showCost, defaultOf('Pricing', 'show_cost'));
     assert.equal(LOG_DEFAULTS.access, defaultOf('Log', 'access'));
     assert.equal(CHANNEL_DEFAULTS.priority, defaultOf('Channel', 'priority'));
     assert.equal(CHANNEL_DEFAULTS.weight, defaultOf('Channel', 'weight'));

@@ -139,7 +139,7 @@ test('two relays in one route are refused', () => {
   assert.deepEqual(issues, ['routes[0] (gw.yaml:6): route /v1/chat/completions needs exactly one relay plugin, has 2']);
 });
 
-test('a route that puts meter before quota is refused: the record would be written before its charge', () => {
+test('a route that puts meter before quota is refused: the record would be written before its charge, the price told before the usage read', () => {
   assert.deepEqual(
     issuesOf(`${HEAD}routes:
   - path: /v1/chat/completions
@@ -149,7 +149,11 @@ test('a route that puts meter before quota is refused: the record would be writt
       - use: quota
       - use: relay
 `),
-    ['routes[0].plugins[1] (gw.yaml:9): plugin "meter" reads charge in its finish phase, but "quota" provides it only later: put "quota" before "meter"'],
+    [
+      'routes[0].plugins[1] (gw.yaml:9): plugin "meter" reads charge in its finish phase, but "quota" provides it only later: put "quota" before "meter"',
+      'routes[0].plugins[2] (gw.yaml:10): plugin "quota" reads usage in its response phase, but "meter" provides it only later: put "meter" after "quota"',
+      'routes[0].plugins[2] (gw.yaml:10): plugin "quota" reads usage-final in its frame phase, but "meter" provides it only later: put "meter" after "quota"',
+    ],
   );
 });
 

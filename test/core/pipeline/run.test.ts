@@ -46,7 +46,7 @@ function streamChain(body: UpstreamBody, frame: readonly Plugin[]): Chain {
     name: 'test-relay',
     relay: () => Promise.resolve({ kind: 'stream', status: 200, headers: {}, frames: frameBatches(body, PASS_THROUGH) }),
   };
-  return { route: '/v1/chat/completions', format: createOpenAIChatFormat(), plugins: [], head: [], request: [], relay, response: [], frame, finish: [] };
+  return { route: '/v1/chat/completions', format: createOpenAIChatFormat(), plugins: [], head: [], request: [], relay, response: [], frame, finish: [], overheadHeader: true };
 }
 
 function context(): RequestState {
