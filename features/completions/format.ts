@@ -7,7 +7,7 @@
 import type { ApiFormat } from '../../core/config/resolved.js';
 import type { ClientFormat } from '../../core/formats/format.js';
 import { encodeError, encodeStreamError, isErrorFrame } from '../../core/formats/openai-chat/errors.js';
-import { decodeFrameUsage, decodeUsage, requestStreamUsage } from '../../core/formats/openai-chat/usage.js';
+import { decodeFrameUsage, decodeUsage, encodeFrameCost, requestStreamUsage } from '../../core/formats/openai-chat/usage.js';
 import { plainFormat } from '../../core/formats/plain-format.js';
 import type { ScanMemory } from '../../core/formats/scan-memory.js';
 import { createCompletionsDecoder } from './completions-request.js';
@@ -35,5 +35,7 @@ export function createOpenAICompletionsFormat(memory?: ScanMemory): ClientFormat
     requestStreamUsage,
     decodeUsage,
     decodeFrameUsage,
+    // The usage chunk is Chat's: the price goes beside the usage in it (`usage.cost`).
+    encodeFrameCost,
   });
 }

@@ -9,7 +9,7 @@ import { ScanMemory } from '../../core/formats/scan-memory.js';
 import { GEMINI_API } from './api-name.js';
 import { encodeError, encodeStreamError, isErrorFrame } from './errors.js';
 import { createGeminiDecoder, type GeminiMethod } from './request.js';
-import { decodeFrameUsage, decodeUsage } from './usage.js';
+import { decodeFrameUsage, decodeUsage, encodeFrameCost } from './usage.js';
 
 /** The query parameter a caller's key may come in (the routes' auth takes it); never sent on. */
 export const KEY_QUERY_PARAM = 'key';
@@ -49,6 +49,7 @@ export function createGeminiFormat(method: GeminiMethod, memory: ScanMemory = ne
     prepareUpstreamBody: (_request, body) => body,
     decodeUsage,
     decodeFrameUsage,
+    encodeFrameCost,
     // A stream asked for without alt=sse is one JSON array of the responses; translated, it is an array of one.
     ...(method === 'streamGenerateContent' ? { translatedAnswer: (body: Buffer): Buffer => Buffer.concat([OPEN, body, CLOSE]) } : {}),
   };

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { GoogleGenAI } from '@google/genai';
-import { parseMoney } from '../../core/money/decimal.js';
+import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { FakeGemini, GEMINI_USAGE } from '../../test/helpers/fake-gemini.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
 
@@ -68,6 +68,8 @@ interface Exchange {
   readonly sent: Buffer;
   readonly received: Buffer;
   readonly requestId: string;
+  /** The x-gateway-cost header, or null. */
+  readonly cost: string | null;
 }
 const exchanges: Exchange[] = [];
 
@@ -78,7 +80,7 @@ function sdk(key = METERED): GoogleGenAI {
     const sent = Buffer.from(await request.arrayBuffer());
     const res = await fetch(request.url, { method: request.method, headers: request.headers, ...(sent.length > 0 ? { body: sent } : {}) });
     const received = Buffer.from(await res.clone().arrayBuffer());
-    exchanges.push({ url: request.url, sent, received, requestId: res.headers.get('x-request-id') ?? '' });
+    exchanges.push({ url: request.url, sent, received, requestId: res.headers.get('x-request-id') ?? '', cost: res.headers.get('x-gateway-cost') });
     return res;
   };
   return new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url, fetch: recording, retryOptions: { attempts: 1 } } });
@@ -134,6 +136,7 @@ describe('the Gemini API through a gemini channel (native)', () => {
     );
     assert.equal(record.cost, cost(EXPECTED));
     assert.equal(await balanceOf('acme'), before - cost(EXPECTED), 'the balance drops by exactly the charge');
+    assert.equal(last().cost, formatMoney(cost(EXPECTED)), 'x-gateway-cost is the charge');
   });
 
   it('generateContentStream: SSE events relayed as sent, usage from the last event (never summed)', async () => {
@@ -147,7 +150,14 @@ describe('the Gemini API through a gemini channel (native)', () => {
       fake.reply = () => ({ kind: 'answer', parts: [{ text: 'Hello from Gemini.' }], usage: GEMINI_USAGE });
     }
     assertForwarded('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
-    assert.ok(last().received.equals(fake.lastAnswer), 'the events reached the client as the upstream sent them');
+    // The events as the upstream sent them, but for the price beside the last one's usage (usageMetadata.cost), an
+    // event the gateway writes anew (ended by a blank line of its own, \n\n, which Google's parser takes as well).
+    const told = `,"cost":${formatMoney(cost(EXPECTED))}}`;
+    const received = last().received.toString();
+    const upstream = fake.lastAnswer.toString().replace(/\r\n\r\n$/, '\n\n');
+    assert.equal(received.replace(told, '}'), upstream, 'the events reached the client as the upstream sent them');
+    const events = received.split(/\r?\n\r?\n/).filter((event) => event !== '').map((event) => JSON.parse(event.slice('data: '.length)) as { usageMetadata?: { cost?: number } });
+    assert.equal(events.at(-1)?.usageMetadata?.cost, Number(formatMoney(cost(EXPECTED))), 'the last event tells the charge');
     const record = await recordOf(last().requestId);
     assert.deepEqual([record.promptTokens, record.cachedTokens, record.completionTokens, record.usageEstimated ?? false], [1200, 1000, 170, false]);
     assert.equal(record.cost, cost(EXPECTED));

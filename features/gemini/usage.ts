@@ -2,6 +2,7 @@
 // one SSE event. A stream reports running totals: each event's count replaces the last, never adds to it.
 
 import type { FrameUsage } from '../../core/formats/format.js';
+import { withUsageCost } from '../../core/formats/usage-cost.js';
 import type { Usage } from '../../core/ir/usage.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 
@@ -74,4 +75,11 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
 function finished(candidates: unknown): boolean {
   if (!Array.isArray(candidates)) return false;
   return candidates.some((candidate: unknown) => typeof candidate === 'object' && candidate !== null && typeof (candidate as Record<string, unknown>)['finishReason'] === 'string');
+}
+
+const USAGE_PATH: readonly string[] = ['usageMetadata'];
+
+/** The last event (its usage final) with the request's price beside its counts: `usageMetadata.cost`. */
+export function encodeFrameCost(frame: SseFrame, cost: string): SseFrame | null {
+  return withUsageCost(frame, USAGE_PATH, cost);
 }

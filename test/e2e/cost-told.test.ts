@@ -1,12 +1,13 @@
 // The price where the client sees it, over real HTTP with the official SDKs: every whole answer of a metered route
 // carries x-gateway-cost, and every stream a `cost` beside its final usage, and each equals the charge of that request
 // in the store (its usage record, which the ledger charges) to the nano-unit: 100 requests over every metered route
-// (Chat, Responses, Messages, native and translated, streamed and not, /compact, embeddings, image generations and
-// edits), on SQLite. Every answer an upstream took part in carries x-gateway-overhead-ms.
+// (Chat, Responses, Messages, native and translated, streamed and not, /compact, legacy completions, Gemini's
+// generateContent, embeddings, image generations and edits), on SQLite. Every answer an upstream took part in carries x-gateway-overhead-ms.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI, { toFile } from 'openai';
 import { auditBooks } from '../../core/money/audit.js';
 import { formatMoney, parseMoney } from '../../core/money/decimal.js';
@@ -75,6 +76,7 @@ after(async () => {
 
 const openai = (): OpenAI => new OpenAI({ apiKey: KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 const anthropic = (): Anthropic => new Anthropic({ apiKey: KEY, baseURL: gw.url, maxRetries: 0 });
+const google = (): GoogleGenAI => new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: gw.url, retryOptions: { attempts: 1 } } });
 
 /** What a whole answer's headers told. */
 function fromHeaders(response: Response): Told {
@@ -131,6 +133,35 @@ async function compact(): Promise<Told> {
   return fromHeaders(res);
 }
 
+async function complete(model: string, stream: boolean): Promise<Told> {
+  if (!stream) return fromHeaders((await openai().completions.create({ model, prompt: 'what does it cost?', max_tokens: 32 }).withResponse()).response);
+  const { data, response } = await openai().completions.create({ model, prompt: 'what does it cost?', max_tokens: 32, stream: true, stream_options: { include_usage: true } }).withResponse();
+  let cost: unknown;
+  for await (const chunk of data) if (chunk.usage !== null && chunk.usage !== undefined) cost = costOf(chunk.usage);
+  return fromStream(response, cost);
+}
+
+/** Gemini's generateContent: the header of a whole answer, or the stream's last usageMetadata.cost. */
+async function generate(model: string, stream: boolean): Promise<Told> {
+  const contents = 'what does it cost?';
+  if (!stream) {
+    const answer = await google().models.generateContent({ model, contents, config: { maxOutputTokens: 64 } });
+    const headers = answer.sdkHttpResponse?.headers ?? {};
+    const cost = headers['x-gateway-cost'];
+    assert.ok(cost !== undefined, `no x-gateway-cost on ${model}`);
+    return { id: headers['x-request-id'] ?? '', cost, overheadMs: headers['x-gateway-overhead-ms'] ?? null };
+  }
+  let cost: unknown;
+  let headers: Record<string, string> = {};
+  for await (const chunk of await google().models.generateContentStream({ model, contents, config: { maxOutputTokens: 64 } })) {
+    headers = chunk.sdkHttpResponse?.headers ?? headers;
+    cost = costOf(chunk.usageMetadata) ?? cost;
+  }
+  assert.equal(headers['x-gateway-cost'], undefined, 'a stream carries its cost in its final usage, not in a header');
+  assert.equal(typeof cost, 'number', `no usageMetadata.cost in the stream of ${model}`);
+  return { id: headers['x-request-id'] ?? '', cost: formatMoney(parseMoney(cost as number)), overheadMs: headers['x-gateway-overhead-ms'] ?? null };
+}
+
 /** Each kind of request, by name; the run below goes round them. */
 const KINDS: readonly [string, () => Promise<Told>][] = [
   ['chat', () => chat('gpt-4o', false)],
@@ -147,6 +178,10 @@ const KINDS: readonly [string, () => Promise<Told>][] = [
   ['responses on Messages, translated, stream', () => respond('claude-cost-test', true)],
   ['responses on Chat, translated', () => respond('gpt-4o', false)],
   ['responses/compact', compact],
+  ['legacy completions on the mock', () => complete('demo-instruct', false)],
+  ['legacy completions on the mock, stream', () => complete('demo-instruct', true)],
+  ['gemini on the mock', () => generate('demo-gemini', false)],
+  ['gemini on the mock, stream', () => generate('demo-gemini', true)],
   ['embeddings', async () => fromHeaders((await openai().embeddings.create({ model: 'demo-embed', input: ['a lighthouse', 'at dawn'] }).withResponse()).response)],
   ['image generation', async () => fromHeaders((await openai().images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse', n: 1, size: '1024x1024' }).withResponse()).response)],
   [
