@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { parseMoney } from '../../core/money/decimal.js';
+import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { TEST_KEY, configWith, startGatewayUnderTest, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
 
 /** Per 1M tokens: prices whose cost per token is a whole number of nano-units. */
@@ -130,7 +130,9 @@ describe('POST /v1/completions on the mock channel', () => {
       }
       assert.deepEqual(texts, whole.choices.map((c) => c.text));
       assert.deepEqual(finished, ['length', 'length']);
-      assert.deepEqual(usages, includeUsage ? [whole.usage] : [], includeUsage ? 'the usage chunk asked for' : 'no usage chunk the client did not ask for');
+      // The usage chunk asked for tells the charge beside the counts (usage.cost, docs/money.md).
+      const told = Object.assign({}, whole.usage, { cost: Number(formatMoney(costOf(4, 12))) });
+      assert.deepEqual(usages, includeUsage ? [told] : [], includeUsage ? 'the usage chunk asked for' : 'no usage chunk the client did not ask for');
       const record = await recordOf(response.headers.get('x-request-id'));
       assert.deepEqual([record.promptTokens, record.completionTokens, record.usageEstimated ?? false, record.cost], [4, 12, false, costOf(4, 12)]);
     }

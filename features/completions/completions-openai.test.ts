@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { parseMoney } from '../../core/money/decimal.js';
+import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { FakeModelList } from '../../test/helpers/fake-model-list.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
 import { LoopbackHttpServer, recordRequest, streamFrames, type RecordedRequest } from '../../test/helpers/loopback-http-server.js';
@@ -239,9 +239,11 @@ describe('POST /v1/completions through an openai channel', () => {
       if (chunk.usage !== null && chunk.usage !== undefined) usages.push(chunk.usage);
     }
     assert.equal(text, ' This is indeed a');
-    assert.deepEqual(usages, [{ prompt_tokens: 18, completion_tokens: 8, total_tokens: 26 }]);
+    // The usage chunk tells the charge beside the counts (usage.cost, docs/money.md); every other byte is the upstream's.
+    const told = formatMoney(costOf(18, 8));
+    assert.deepEqual(usages, [{ prompt_tokens: 18, completion_tokens: 8, total_tokens: 26, cost: Number(told) }]);
     assertForwardedAsSent();
-    assert.ok(lastExchange().received.equals(fake.lastAnswer), 'the client received other bytes than the upstream streamed');
+    assert.equal(lastExchange().received.toString().replace(`,"cost":${told}}`, '}'), fake.lastAnswer.toString(), 'the client received other bytes than the upstream streamed');
     await assertCharged(18, 8);
   });
 
