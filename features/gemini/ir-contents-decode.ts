@@ -30,7 +30,7 @@ export function decodeSystem(value: unknown): Message | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') return value === '' ? null : { role: 'system', parts: [{ type: 'text', text: value }] };
   const content = read.object(value, 'systemInstruction');
-  const parts = listOf(member(content, 'parts'), 'systemInstruction.parts').flatMap((entry: unknown, j): TextPart[] => {
+  const parts = listOf(member(content, 'parts')).flatMap((entry: unknown, j): TextPart[] => {
     const param = `systemInstruction.parts[${j}]`;
     const part = read.object(entry, param);
     const text = read.optionalString(part['text'], `${param}.text`);
@@ -59,7 +59,7 @@ class ContentsReader {
     const content = read.object(value, param);
     // Omitted means user; "function" (and "tool") is how Google's REST samples send results.
     const role = read.optionalString(content['role'], `${param}.role`) ?? 'user';
-    const parts = listOf(member(content, 'parts'), `${param}.parts`).map((part: unknown, j) => read.object(part, `${param}.parts[${j}]`));
+    const parts = listOf(member(content, 'parts')).map((part: unknown, j) => read.object(part, `${param}.parts[${j}]`));
     if (role === 'model') this.model(parts, i);
     else if (role === 'user' || role === 'function' || role === 'tool') this.user(parts, i);
     else throw read.invalid(`${param}.role`, 'Please use a valid role: user, model');
@@ -143,7 +143,7 @@ class ContentsReader {
     const response = read.object(value, param);
     const name = read.optionalString(response['name'], `${param}.name`) ?? '';
     const id = read.optionalString(response['id'], `${param}.id`);
-    const images = listOf(member(response, 'parts'), `${param}.parts`).flatMap((entry: unknown, k): ImagePart[] => {
+    const images = listOf(member(response, 'parts')).flatMap((entry: unknown, k): ImagePart[] => {
       const at = `${param}.parts[${k}]`;
       const part = read.object(entry, at);
       const inline = member(part, 'inlineData');
@@ -183,7 +183,7 @@ function resultText(response: unknown): { readonly text: string; readonly isErro
 
 /** `contents` (required, and never empty: Gemini answers "contents is not specified"). */
 export function decodeContents(value: unknown): Message[] {
-  const contents = listOf(value, 'contents');
+  const contents = listOf(value);
   if (contents.length === 0) throw read.missing('contents');
   const reader = new ContentsReader();
   contents.forEach((content: unknown, i) => reader.content(content, i));

@@ -34,10 +34,10 @@ const HOSTED: Readonly<Record<string, string>> = {
 };
 
 function decodeTools(value: unknown): Tool[] {
-  return listOf(value, 'tools').flatMap((entry: unknown, i): Tool[] => {
+  return listOf(value).flatMap((entry: unknown, i): Tool[] => {
     const param = `tools[${i}]`;
     const tool = read.object(entry, param);
-    const declarations = listOf(member(tool, 'functionDeclarations'), `${param}.functionDeclarations`).map((d: unknown, k): Tool => {
+    const declarations = listOf(member(tool, 'functionDeclarations')).map((d: unknown, k): Tool => {
       const at = `${param}.functionDeclarations[${k}]`;
       const fn = read.object(d, at);
       // parametersJsonSchema is JSON Schema already; parameters is Google's OpenAPI subset. Both are written as JSON Schema.
@@ -67,7 +67,7 @@ function decodeToolChoice(toolConfig: unknown): ToolChoice | null {
   if (calling === null) return null;
   const param = 'toolConfig.functionCallingConfig';
   const mode = (read.optionalString(calling['mode'], `${param}.mode`) ?? 'MODE_UNSPECIFIED').toUpperCase();
-  const allowed = listOf(member(calling, 'allowedFunctionNames'), `${param}.allowedFunctionNames`).map((n: unknown, k) =>
+  const allowed = listOf(member(calling, 'allowedFunctionNames')).map((n: unknown, k) =>
     read.string(n, `${param}.allowedFunctionNames[${k}]`),
   );
   switch (mode) {
@@ -109,7 +109,7 @@ function refuseUnsupported(body: JsonObject, config: JsonObject | null): void {
   if (config !== null && member(config, 'responseLogprobs') === true) {
     throw unsupported('generationConfig.responseLogprobs', `"responseLogprobs" cannot be translated for this model's upstream.`);
   }
-  const modalities = config === null ? [] : listOf(member(config, 'responseModalities'), 'generationConfig.responseModalities');
+  const modalities = config === null ? [] : listOf(member(config, 'responseModalities'));
   if (modalities.some((m: unknown) => typeof m !== 'string' || m.toUpperCase() !== 'TEXT')) {
     throw unsupported('generationConfig.responseModalities', `Output other than text cannot be translated for this model's upstream.`);
   }
@@ -121,7 +121,7 @@ function refuseUnsupported(body: JsonObject, config: JsonObject | null): void {
 
 function decodeStop(config: JsonObject | null): string[] {
   if (config === null) return [];
-  return listOf(member(config, 'stopSequences'), 'generationConfig.stopSequences')
+  return listOf(member(config, 'stopSequences'))
     .map((s: unknown, i) => read.string(s, `generationConfig.stopSequences[${i}]`))
     .filter((s) => s !== '');
 }

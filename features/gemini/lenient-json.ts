@@ -3,7 +3,6 @@
 // through these, so every form Google accepts is accepted here too.
 
 import type { JsonObject } from '../../core/formats/field-reader.js';
-import { geminiFields as read } from './request-fields.js';
 
 function snakeCase(camel: string): string {
   return camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -15,10 +14,11 @@ export function member(obj: JsonObject, camel: string): unknown {
   return value === undefined ? obj[snakeCase(camel)] : value;
 }
 
-/** A repeated field: a list, one object standing for a list of one, or nothing (absent or null). */
-export function listOf(value: unknown, param: string): readonly unknown[] {
+/**
+ * A repeated field: a list, one value standing for a list of one (Google's parser takes both), or nothing (absent or
+ * null). The caller reads each element, refusing one of the wrong type by its place (`contents[0]`).
+ */
+export function listOf(value: unknown): readonly unknown[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value;
-  if (typeof value === 'object') return [value];
-  throw read.refuse(value, param, ['array']);
+  return Array.isArray(value) ? value : [value];
 }
