@@ -45,7 +45,7 @@ function callArgs(part: Extract<Part, { type: 'tool_call' }>): Json {
 
 function withSignature(part: Json, proofs: readonly ReasoningProof[]): Json {
   const signature = upstreamSignature(proofs);
-  return signature === null ? part : { ...part, thoughtSignature: signature };
+  return signature === null ? part : Object.assign({}, part, { thoughtSignature: signature });
 }
 
 class ContentsWriter {

@@ -73,14 +73,15 @@ function encodeResponseFormat(format: ResponseFormat): Json {
 
 function generationConfig(request: ChatRequest, model: string): Json {
   const thinking = encodeThinking(request.reasoning, model, request.maxTokens);
-  return {
-    ...(request.maxTokens === null ? {} : { maxOutputTokens: request.maxTokens }),
-    ...(request.temperature === null ? {} : { temperature: request.temperature }),
-    ...(request.topP === null ? {} : { topP: request.topP }),
-    ...(request.stop.length === 0 ? {} : { stopSequences: request.stop }),
-    ...(request.responseFormat === null ? {} : encodeResponseFormat(request.responseFormat)),
-    ...(thinking === null ? {} : { thinkingConfig: thinking }),
-  };
+  return Object.assign(
+    {},
+    request.maxTokens === null ? {} : { maxOutputTokens: request.maxTokens },
+    request.temperature === null ? {} : { temperature: request.temperature },
+    request.topP === null ? {} : { topP: request.topP },
+    request.stop.length === 0 ? {} : { stopSequences: request.stop },
+    request.responseFormat === null ? {} : encodeResponseFormat(request.responseFormat),
+    thinking === null ? {} : { thinkingConfig: thinking },
+  );
 }
 
 /**

@@ -143,11 +143,7 @@ function clientParts(parts: readonly OutputPart[]): Json[] {
 
 /** One candidate (index 0) as Gemini writes it: no content when there are no parts (a filtered answer). */
 export function candidate(parts: readonly Json[], finish: FinishReason | null): Json {
-  return {
-    ...(parts.length === 0 ? {} : { content: { role: 'model', parts } }),
-    ...(finish === null ? {} : { finishReason: writeFinish(finish) }),
-    index: 0,
-  };
+  return Object.assign({}, parts.length === 0 ? {} : { content: { role: 'model', parts } }, finish === null ? {} : { finishReason: writeFinish(finish) }, { index: 0 });
 }
 
 /** `_request`: Gemini clients declare function tools only, so calls need no renaming. */

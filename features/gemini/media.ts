@@ -1,5 +1,5 @@
 // Images between Gemini's parts and the IR: inlineData is an inline (base64) image, fileData an image by URL. Other
-// media (PDF, audio, video) have no place in the IR and are refused by name.
+// media (PDF, audio and the rest) have no place in the IR and are refused by name.
 
 import { GatewayError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/formats/field-reader.js';

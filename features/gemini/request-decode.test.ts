@@ -275,7 +275,7 @@ describe('generationConfig', () => {
 });
 
 describe('refusals, naming the field', () => {
-  const text = { contents: [{ parts: [{ text: 'x' }] }] };
+  const text = (more: Json): Json => ({ contents: [{ parts: [{ text: 'x' }] }], ...more });
   const part = (p: Json, role = 'user'): Json => ({ contents: [{ role, parts: [p] }] });
   const cases: RefusalCase[] = [
     ['no contents', {}, MISSING, 'contents'],
@@ -285,9 +285,9 @@ describe('refusals, naming the field', () => {
     ['a text that is a number', part({ text: 5 }), INVALID, 'contents[0].parts[0].text'],
     ['a call without a name', part({ functionCall: { args: {} } }, 'model'), MISSING, 'contents[0].parts[0].functionCall.name'],
     ['call args that are a string', part({ functionCall: { name: 'f', args: '{}' } }, 'model'), INVALID, 'contents[0].parts[0].functionCall.args'],
-    ['a thinking level unknown', { ...text, generationConfig: { thinkingConfig: { thinkingLevel: 'EXTREME' } } }, INVALID, 'generationConfig.thinkingConfig.thinkingLevel'],
-    ['a function mode unknown', { ...text, toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, INVALID, 'toolConfig.functionCallingConfig.mode'],
-    ['a declaration without a name', { ...text, tools: [{ functionDeclarations: [{ description: 'd' }] }] }, MISSING, 'tools[0].functionDeclarations[0].name'],
+    ['a thinking level unknown', text({ generationConfig: { thinkingConfig: { thinkingLevel: 'EXTREME' } } }), INVALID, 'generationConfig.thinkingConfig.thinkingLevel'],
+    ['a function mode unknown', text({ toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }), INVALID, 'toolConfig.functionCallingConfig.mode'],
+    ['a declaration without a name', text({ tools: [{ functionDeclarations: [{ description: 'd' }] }] }), MISSING, 'tools[0].functionDeclarations[0].name'],
     ['executable code', part({ executableCode: { language: 'PYTHON', code: '1' } }, 'model'), UNSUPPORTED, 'contents[0].parts[0].executableCode'],
     ['a PDF', part({ inlineData: { mimeType: 'application/pdf', data: 'JVBE' } }), UNSUPPORTED, 'contents[0].parts[0].inlineData.mimeType'],
     ['a video by URL', part({ fileData: { mimeType: 'video/mp4', fileUri: 'https://youtu.be/x' } }), UNSUPPORTED, 'contents[0].parts[0].fileData.mimeType'],
@@ -295,12 +295,12 @@ describe('refusals, naming the field', () => {
     ['a gs:// image', part({ fileData: { mimeType: 'image/png', fileUri: 'gs://b/a.png' } }), UNSUPPORTED, 'contents[0].parts[0].fileData.fileUri'],
     ['an image in a model turn', part({ inlineData: { mimeType: 'image/png', data: 'AA' } }, 'model'), UNSUPPORTED, 'contents[0].parts[0]'],
     ['a call in a user turn', part({ functionCall: { name: 'f', args: {} } }), UNSUPPORTED, 'contents[0].parts[0].functionCall'],
-    ['two candidates', { ...text, generationConfig: { candidateCount: 2 } }, UNSUPPORTED, 'generationConfig.candidateCount'],
-    ['image output', { ...text, generationConfig: { responseModalities: ['TEXT', 'IMAGE'] } }, UNSUPPORTED, 'generationConfig.responseModalities'],
-    ['logprobs', { ...text, generationConfig: { responseLogprobs: true } }, UNSUPPORTED, 'generationConfig.responseLogprobs'],
-    ['an enum MIME type', { ...text, generationConfig: { responseMimeType: 'text/x.enum' } }, UNSUPPORTED, 'generationConfig.responseMimeType'],
-    ['an explicit cache', { ...text, cachedContent: 'cachedContents/abc' }, UNSUPPORTED, 'cachedContent'],
-    ['a system part that is an image', { ...text, systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } }, UNSUPPORTED, 'systemInstruction.parts[0]'],
+    ['two candidates', text({ generationConfig: { candidateCount: 2 } }), UNSUPPORTED, 'generationConfig.candidateCount'],
+    ['image output', text({ generationConfig: { responseModalities: ['TEXT', 'IMAGE'] } }), UNSUPPORTED, 'generationConfig.responseModalities'],
+    ['logprobs', text({ generationConfig: { responseLogprobs: true } }), UNSUPPORTED, 'generationConfig.responseLogprobs'],
+    ['an enum MIME type', text({ generationConfig: { responseMimeType: 'text/x.enum' } }), UNSUPPORTED, 'generationConfig.responseMimeType'],
+    ['an explicit cache', text({ cachedContent: 'cachedContents/abc' }), UNSUPPORTED, 'cachedContent'],
+    ['a system part that is an image', text({ systemInstruction: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA' } }] } }), UNSUPPORTED, 'systemInstruction.parts[0]'],
   ];
   itRefusesEach(cases, (json) => refusalOf(() => decode(json), json), (message, param) => message.includes(`'${param}'`));
 });
