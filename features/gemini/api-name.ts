@@ -1,4 +1,5 @@
-// The name of Google's Gemini API (generateContent) as a wire: the client format, the codec and the channel type
-// all say it, so it is written once.
+// The name of Gemini's generateContent API as gateway.yaml writes it (a channel's `formats`, a route's wire).
 
-export const GEMINI_API = 'gemini';
+import type { ApiFormat } from '../../core/config/resolved.js';
+
+export const GEMINI_API: ApiFormat = 'gemini';

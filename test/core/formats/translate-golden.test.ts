@@ -17,7 +17,6 @@ import { unwrapProof } from '../../../core/ir/proof-tag.js';
 import type { ChatRequest } from '../../../core/ir/request.js';
 import type { Usage } from '../../../core/ir/usage.js';
 import { frameBatches } from '../../../core/sse/frame-batches.js';
-import { GEMINI_API } from '../../../features/gemini/api-name.js';
 import { answerCallId } from '../../../features/gemini/call-ids.js';
 import { geminiCodec } from '../../../features/gemini/codec.js';
 import { checkClientStream, type ClientStreamSummary } from '../../helpers/client-stream-checks.js';
@@ -28,15 +27,17 @@ const STREAMS = fixtureUrl('streams/');
 const GOLDEN = fixtureUrl('golden/');
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 
-type WireFormat = CoreWireFormat | typeof GEMINI_API;
-const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses', GEMINI_API];
+/** The Gemini feature's API, as a literal (its GEMINI_API is typed as any API name). */
+const GEMINI = 'gemini' as const;
+type WireFormat = CoreWireFormat | typeof GEMINI;
+const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses', GEMINI];
 
 function codecOf(format: WireFormat): WireCodec {
-  return format === GEMINI_API ? geminiCodec : codecFor(format);
+  return format === GEMINI ? geminiCodec : codecFor(format);
 }
 
 function checkStream(format: WireFormat, bytes: Buffer, expectError: boolean): ClientStreamSummary {
-  return format === GEMINI_API ? checkGeminiStream(bytes, expectError) : checkClientStream(format, bytes, expectError);
+  return format === GEMINI ? checkGeminiStream(bytes, expectError) : checkClientStream(format, bytes, expectError);
 }
 type Case = 'text' | 'reasoning' | 'tools' | 'error';
 const CASES: readonly Case[] = ['text', 'reasoning', 'tools', 'error'];
@@ -160,15 +161,15 @@ const FACTS: Record<WireFormat, UpstreamFacts> = {
     },
   },
   // Thoughts carry no signature; Gemini 3 signs the answer on a last empty-text part, and the first of parallel calls.
-  [GEMINI_API]: {
+  [GEMINI]: {
     models: { text: 'gemini-2.5-flash', reasoning: 'gemini-3-pro-preview', tools: 'gemini-3-pro-preview', error: 'gemini-2.5-flash' },
     // candidatesTokenCount leaves the thoughts out: completion = candidates + thoughts.
     usage: { text: usage(1830, 1536, 0, 41, 0), reasoning: usage(1830, 1536, 0, 212, 160), tools: usage(2176, 1920, 0, 63, 0) },
     // The calls come without ids: they are named after the responseId.
     callIds: [answerCallId('pCzZaLsMNg3r8JPy9zS1lRt', 0), answerCallId('pCzZaLsMNg3r8JPy9zS1lRt', 1)],
     proofs: {
-      reasoning: { proof: { dialect: GEMINI_API, value: GEMINI_ANSWER_SIGNATURE }, text: '' },
-      tools: { proof: { dialect: GEMINI_API, value: GEMINI_CALL_SIGNATURE }, text: '' },
+      reasoning: { proof: { dialect: GEMINI, value: GEMINI_ANSWER_SIGNATURE }, text: '' },
+      tools: { proof: { dialect: GEMINI, value: GEMINI_CALL_SIGNATURE }, text: '' },
     },
     error: { code: 'GW_ERR_UPSTREAM_OVERLOADED', message: 'The model is overloaded. Please try again later.' },
   },
@@ -179,7 +180,7 @@ const FINISH_WORDS: Record<WireFormat, Record<'stop' | 'tool_calls', string>> = 
   'anthropic-messages': { stop: 'end_turn', tool_calls: 'tool_use' },
   'openai-chat': { stop: 'stop', tool_calls: 'tool_calls' },
   'openai-responses': { stop: 'completed', tool_calls: 'completed' },
-  [GEMINI_API]: { stop: 'STOP', tool_calls: 'STOP' },
+  [GEMINI]: { stop: 'STOP', tool_calls: 'STOP' },
 };
 
 /** Anthropic error types of the gateway's error kinds (an upstream overload stays an overload). */
@@ -233,7 +234,7 @@ function checkContent(upstream: WireFormat, client: WireFormat, kase: Case, seen
     assert.equal(errors[0]?.message, facts.error.message, 'the upstream error message');
     assert.equal(seen.error?.message, facts.error.message, 'the client sees the upstream message');
     if (client === 'anthropic-messages') assert.equal(seen.error?.type, ANTHROPIC_ERROR_TYPE[facts.error.code], 'Anthropic error type');
-    if (client === GEMINI_API) assert.equal(seen.error?.type, GEMINI_ERROR_STATUS[facts.error.code], 'Gemini error status');
+    if (client === GEMINI) assert.equal(seen.error?.type, GEMINI_ERROR_STATUS[facts.error.code], 'Gemini error status');
     return;
   }
   assert.equal(errors.length, 0, 'no upstream error');
@@ -379,10 +380,10 @@ describe('client checks reject what a client cannot read', () => {
   it('Gemini: an event: line, [DONE], no finishReason, a call without an id, two data fields in a part', () => {
     const text = golden('anthropic-messages/tools.to-gemini.sse');
     checkGeminiStream(Buffer.from(text, 'utf8'), false);
-    rejects(GEMINI_API, `event: chunk\n${text}`);
-    rejects(GEMINI_API, `${text}data: [DONE]\n\n`);
-    rejects(GEMINI_API, text.replace('"finishReason":"STOP",', ''));
-    rejects(GEMINI_API, text.replace('"functionCall":{"id":"toolu_01A09q90qw90lq917835lq9",', '"functionCall":{'));
-    rejects(GEMINI_API, text.replace('{"text":"Je', '{"functionCall":{},"text":"Je'));
+    rejects(GEMINI, `event: chunk\n${text}`);
+    rejects(GEMINI, `${text}data: [DONE]\n\n`);
+    rejects(GEMINI, text.replace('"finishReason":"STOP",', ''));
+    rejects(GEMINI, text.replace('"functionCall":{"id":"toolu_01A09q90qw90lq917835lq9",', '"functionCall":{'));
+    rejects(GEMINI, text.replace('{"text":"Je', '{"functionCall":{},"text":"Je'));
   });
 });

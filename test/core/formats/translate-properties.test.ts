@@ -15,14 +15,15 @@ import type { StreamEvent } from '../../../core/ir/stream.js';
 import { SseFrameParser } from '../../../core/sse/frame-parser.js';
 import { encodeFrame } from '../../../core/sse/frame-writer.js';
 import { BodyBytes } from '../../../core/formats/body-bytes.js';
-import { GEMINI_API } from '../../../features/gemini/api-name.js';
 import { geminiCodec } from '../../../features/gemini/codec.js';
 
-type WireFormat = CoreWireFormat | typeof GEMINI_API;
-const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses', GEMINI_API];
+/** The Gemini feature's API, as a literal (its GEMINI_API is typed as any API name). */
+const GEMINI = 'gemini' as const;
+type WireFormat = CoreWireFormat | typeof GEMINI;
+const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses', GEMINI];
 
 function codecFor(format: WireFormat): WireCodec {
-  return format === GEMINI_API ? geminiCodec : coreCodec(format);
+  return format === GEMINI ? geminiCodec : coreCodec(format);
 }
 const RUNS = 300;
 /** Plain objects (fast-check may build null-prototype ones, which deepStrictEqual tells apart). */
@@ -149,7 +150,7 @@ function normalize(format: WireFormat, ir: ChatRequest): ChatRequest {
     if (tool.kind !== 'function') return tool;
     if (format === 'anthropic-messages' && tool.strict === false) return { ...tool, strict: null };
     if (format === 'openai-responses' && tool.strict === null) return { ...tool, strict: false };
-    if (format === GEMINI_API) return { ...tool, strict: null };
+    if (format === GEMINI) return { ...tool, strict: null };
     return tool;
   });
   return {
@@ -158,7 +159,7 @@ function normalize(format: WireFormat, ir: ChatRequest): ChatRequest {
     toolChoice: ir.tools.length === 0 ? null : ir.toolChoice,
     maxTokens: format === 'anthropic-messages' ? (ir.maxTokens ?? 8192) : ir.maxTokens,
     stop: format === 'openai-responses' ? [] : ir.stop,
-    conversation: format === GEMINI_API ? null : ir.conversation,
+    conversation: format === GEMINI ? null : ir.conversation,
   };
 }
 
@@ -168,7 +169,7 @@ function normalize(format: WireFormat, ir: ChatRequest): ChatRequest {
  */
 function parsed(format: WireFormat, raw: Buffer, ir: ChatRequest): ParsedRequest {
   const json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-  if (format === GEMINI_API) return { raw: BodyBytes.of(raw), head: json, json, model: ir.model, stream: ir.stream, conversation: null };
+  if (format === GEMINI) return { raw: BodyBytes.of(raw), head: json, json, model: ir.model, stream: ir.stream, conversation: null };
   const metadata = json['metadata'];
   const key =
     format === 'anthropic-messages'
@@ -353,7 +354,7 @@ describe('stream encoder -> decoder of one codec', () => {
           const got = blocksOf(streamThrough(codec, eventsOf(blocks)));
           const want = expectedBlocks(blocks);
           // Chat and Gemini have no block boundaries: adjacent text (or reasoning) reads back as one block.
-          if (format === 'openai-chat' || format === GEMINI_API) assert.deepStrictEqual(mergeAdjacent(got), mergeAdjacent(want));
+          if (format === 'openai-chat' || format === GEMINI) assert.deepStrictEqual(mergeAdjacent(got), mergeAdjacent(want));
           else assert.deepStrictEqual(got, want);
         }),
         { numRuns: RUNS, includeErrorInReport: true },
