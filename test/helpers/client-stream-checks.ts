@@ -18,7 +18,7 @@ export interface UsageSeen {
 export interface ClientStreamSummary {
   readonly model: string;
   readonly text: string;
-  /** Reasoning text; several summary parts or blocks joined with "\n\n". */
+  /** Reasoning text; several summary parts or blocks joined with "\n\n" (a block with a proof alone adds none). */
   readonly reasoning: string;
   /** Anthropic signatures / Responses encrypted_content given to the client, in order. */
   readonly proofs: readonly string[];
@@ -39,7 +39,7 @@ interface Frame { readonly event: string | null; readonly data: string }
 const FRAME_SHAPE = /^(event: [^\n]+\n)?(data: [^\n]*\n)+\n$/;
 
 /** The frames of a whole stream, each checked to be one well-formed `event:`/`data:` block ended by a blank line. */
-function readFrames(bytes: Buffer): Frame[] {
+export function readFrames(bytes: Buffer): Frame[] {
   const parser = new SseFrameParser();
   const frames = [...parser.push(bytes), ...parser.end()];
   assert.ok(frames.length > 0, 'the stream has no frames');
@@ -51,7 +51,7 @@ function readFrames(bytes: Buffer): Frame[] {
   });
 }
 
-function parse(data: string, where: string): Json {
+export function parse(data: string, where: string): Json {
   try {
     return obj(JSON.parse(data), where);
   } catch (err) {
@@ -60,23 +60,23 @@ function parse(data: string, where: string): Json {
   }
 }
 
-function obj(value: unknown, where: string): Json {
+export function obj(value: unknown, where: string): Json {
   assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value), `${where}: expected an object, got ${JSON.stringify(value)}`);
   return value as Json;
 }
 
-function str(value: unknown, where: string): string {
+export function str(value: unknown, where: string): string {
   assert.ok(typeof value === 'string', `${where}: expected a string, got ${JSON.stringify(value)}`);
   return value;
 }
 
-function arr(value: unknown, where: string): unknown[] {
+export function arr(value: unknown, where: string): unknown[] {
   assert.ok(Array.isArray(value), `${where}: expected an array, got ${JSON.stringify(value)}`);
   return value;
 }
 
 /** Counts (non-negative integers) read from `value`; `path` may go one object deep (`details.cached`). */
-function counts(value: unknown, where: string, paths: readonly string[]): number[] {
+export function counts(value: unknown, where: string, paths: readonly string[]): number[] {
   const u = obj(value, where);
   return paths.map((path) => {
     const [outer = '', inner] = path.split('.');
@@ -220,7 +220,7 @@ export function checkAnthropicStream(bytes: Buffer, expectError: boolean): Clien
   // A stream cut by an error leaves its block open; what it said so far still reached the client.
   if (open !== null) collect(open);
   assert.equal(datas.at(-1)?.['type'], expectError ? 'error' : 'message_stop', 'the last frame');
-  return { model, text, reasoning: reasoning.join('\n\n'), proofs, toolCalls, usage, finish, error };
+  return { model, text, reasoning: reasoning.filter((r) => r !== '').join('\n\n'), proofs, toolCalls, usage, finish, error };
 }
 
 // ---------------------------------------------------------------------------------------------- Chat
@@ -487,7 +487,7 @@ export function checkResponsesStream(bytes: Buffer, expectError: boolean): Clien
   return {
     model,
     text: items.filter((it) => it.type === 'message').map((it) => it.parts.join('')).join(''),
-    reasoning: items.filter((it) => it.type === 'reasoning').map((it) => it.parts.join('\n\n')).join('\n\n'),
+    reasoning: items.filter((it) => it.type === 'reasoning').map((it) => it.parts.join('\n\n')).filter((r) => r !== '').join('\n\n'),
     proofs: encrypted.filter((value): value is string => typeof value === 'string'),
     toolCalls: items
       .filter((it) => it.type === 'function_call' || it.type === 'custom_tool_call')

@@ -1,13 +1,15 @@
 // Translated streams over recorded upstream fixtures: every upstream dialect's stream (text, reasoning, parallel
-// tool calls, an error mid-stream) is translated to every other client format, checked against what that client
+// tool calls, an error mid-stream) is translated to every other client format (core's three and the Gemini feature's),
+// checked against what that client
 // requires, compared with a golden output, and replayed split at every byte (inside multibyte UTF-8 too) with
 // identical bytes out. UPDATE_GOLDEN=1 rewrites the goldens (after the client checks pass).
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { CoreWireFormat as WireFormat } from '../../../core/formats/codecs.js';
+import type { CoreWireFormat } from '../../../core/formats/codecs.js';
 import type { ErrorCode, GatewayError } from '../../../core/errors.js';
+import type { WireCodec } from '../../../core/formats/codec.js';
 import { codecFor } from '../../../core/formats/codecs.js';
 import { StreamTranslation } from '../../../core/formats/translate-stream.js';
 import type { ReasoningProof } from '../../../core/ir/message.js';
@@ -15,14 +17,28 @@ import { unwrapProof } from '../../../core/ir/proof-tag.js';
 import type { ChatRequest } from '../../../core/ir/request.js';
 import type { Usage } from '../../../core/ir/usage.js';
 import { frameBatches } from '../../../core/sse/frame-batches.js';
+import { answerCallId } from '../../../features/gemini/call-ids.js';
+import { geminiCodec } from '../../../features/gemini/codec.js';
 import { checkClientStream, type ClientStreamSummary } from '../../helpers/client-stream-checks.js';
+import { checkGeminiStream } from '../../helpers/gemini-stream-checks.js';
 import { fixtureUrl } from '../../helpers/repo-root.js';
 
 const STREAMS = fixtureUrl('streams/');
 const GOLDEN = fixtureUrl('golden/');
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 
-const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses'];
+/** The Gemini feature's API, as a literal (its GEMINI_API is typed as any API name). */
+const GEMINI = 'gemini' as const;
+type WireFormat = CoreWireFormat | typeof GEMINI;
+const FORMATS: readonly WireFormat[] = ['anthropic-messages', 'openai-chat', 'openai-responses', GEMINI];
+
+function codecOf(format: WireFormat): WireCodec {
+  return format === GEMINI ? geminiCodec : codecFor(format);
+}
+
+function checkStream(format: WireFormat, bytes: Buffer, expectError: boolean): ClientStreamSummary {
+  return format === GEMINI ? checkGeminiStream(bytes, expectError) : checkClientStream(format, bytes, expectError);
+}
 type Case = 'text' | 'reasoning' | 'tools' | 'error';
 const CASES: readonly Case[] = ['text', 'reasoning', 'tools', 'error'];
 
@@ -100,8 +116,8 @@ interface UpstreamFacts {
   /** IR usage the fixture reports (promptTokens includes cache reads and writes). */
   readonly usage: Record<Exclude<Case, 'error'>, Usage>;
   readonly callIds: readonly [string, string];
-  /** The proof of the reasoning case's reasoning, or null when the dialect has none. */
-  readonly proof: ReasoningProof | null;
+  /** The reasoning proof of a case, and the reasoning text it goes with; none where the dialect gave none. */
+  readonly proofs: Partial<Record<Case, { readonly proof: ReasoningProof; readonly text: string }>>;
   readonly error: { readonly code: ErrorCode; readonly message: string };
 }
 
@@ -113,32 +129,49 @@ const RESPONSES_ENCRYPTED =
   'gAAAAABo8cB3kq2Vd1xQm6T0yJ9LrW4nZsE8hP5uC7fA3bG2iK1oN6jM0vX9wY4tS8dR5eU3lH7pO2qI6cF1gB0aZ9yT4xW8vV3uK7sJ2nM5mL1kP6oQ0rE9iD' +
   '3hG8fC4bA2zY7wX1vU5tS9qR3pO6nM0lK4jI8hG2fE6dC0bA5zY9xW3vU7tS1rQ5pO9nM3lK7jI1hG5fE9dC3bA7zY1xW5vU9tS3rQ7pO1nM5lK9jI3hG7fE1dC5b=';
 
+const GEMINI_ANSWER_SIGNATURE = 'CiQBjz1rX3P2m5Yq8Wc0nGZ7uJrHk4sVtQx9eLdAa2bC3dE4fGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWxYz==';
+const GEMINI_CALL_SIGNATURE =
+  'EpYCCpMCAdHtim9kR3bQ7wX2yZ5aB8cD1eF4gH6iJ9kL0mN3oP5qR7sT2uV4wX6yZ8aB0cD2eF4gH6iJ8kL0mN2oP4qR6sT8uV0wX2yZ4aB6cD8eF0gH2iJ4kL6mN8oP0qR2sT4uV6wX8yZ0==';
+
 const FACTS: Record<WireFormat, UpstreamFacts> = {
   'anthropic-messages': {
     models: { text: 'claude-sonnet-4-5-20250929', reasoning: 'claude-sonnet-4-5-20250929', tools: 'claude-sonnet-4-5-20250929', error: 'claude-sonnet-4-5-20250929' },
     // input_tokens excludes cache reads and writes: 12 + 1530 + 20480, ...
     usage: { text: usage(22022, 20480, 1530, 41, 0), reasoning: usage(22022, 22010, 0, 187, 0), tools: usage(22068, 21750, 0, 126, 0) },
     callIds: ['toolu_01A09q90qw90lq917835lq9', 'toolu_01B7xkUj3pRzW8b2Qe5Tn6Hd'],
-    proof: { dialect: 'anthropic-messages', value: ANTHROPIC_SIGNATURE },
+    proofs: { reasoning: { proof: { dialect: 'anthropic-messages', value: ANTHROPIC_SIGNATURE }, text: REASONING } },
     error: { code: 'GW_ERR_UPSTREAM_OVERLOADED', message: 'Overloaded' },
   },
   'openai-chat': {
     models: { text: 'gpt-4o-2024-08-06', reasoning: 'deepseek-reasoner', tools: 'gpt-4o-2024-08-06', error: 'gpt-4o-2024-08-06' },
     usage: { text: usage(1830, 1536, 0, 41, 0), reasoning: usage(1830, 1536, 0, 212, 160), tools: usage(2176, 1920, 0, 63, 0) },
     callIds: ['call_Qx7bN3mK9pLs2VdR8tYw1ZcF', 'call_Hn4Tj6Ye2Wq8Ua0Ko5Rb3Xs7'],
-    proof: null,
+    proofs: {},
     error: { code: 'GW_ERR_UPSTREAM_ERROR', message: 'The server had an error while processing your request. Sorry about that!' },
   },
   'openai-responses': {
     models: { text: 'gpt-5-2025-08-07', reasoning: 'gpt-5-2025-08-07', tools: 'gpt-5-2025-08-07', error: 'gpt-5-2025-08-07' },
     usage: { text: usage(1830, 1536, 0, 41, 0), reasoning: usage(2410, 2048, 0, 212, 160), tools: usage(2688, 2304, 256, 63, 0) },
     callIds: ['call_Wd2Kx9Lm4Qz7Tn1Bv6Rj3Hs', 'call_Pf8Yc3Nq5Ua0Ge2Xo7Ki4Mt'],
-    proof: { dialect: 'openai-responses', value: RESPONSES_ENCRYPTED, id: 'rs_68f1c1b3a5f48190b2c3d4e5f6a7b8c9' },
+    proofs: { reasoning: { proof: { dialect: 'openai-responses', value: RESPONSES_ENCRYPTED, id: 'rs_68f1c1b3a5f48190b2c3d4e5f6a7b8c9' }, text: REASONING } },
     error: {
       code: 'GW_ERR_UPSTREAM_ERROR',
       message:
         'An error occurred while processing your request. You can retry your request, or contact us through our help center at help.openai.com if the error persists. Please include the request ID req_7f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c in your message.',
     },
+  },
+  // Thoughts carry no signature; Gemini 3 signs the answer on a last empty-text part, and the first of parallel calls.
+  [GEMINI]: {
+    models: { text: 'gemini-2.5-flash', reasoning: 'gemini-3-pro-preview', tools: 'gemini-3-pro-preview', error: 'gemini-2.5-flash' },
+    // candidatesTokenCount leaves the thoughts out: completion = candidates + thoughts.
+    usage: { text: usage(1830, 1536, 0, 41, 0), reasoning: usage(1830, 1536, 0, 212, 160), tools: usage(2176, 1920, 0, 63, 0) },
+    // The calls come without ids: they are named after the responseId.
+    callIds: [answerCallId('pCzZaLsMNg3r8JPy9zS1lRt', 0), answerCallId('pCzZaLsMNg3r8JPy9zS1lRt', 1)],
+    proofs: {
+      reasoning: { proof: { dialect: GEMINI, value: GEMINI_ANSWER_SIGNATURE }, text: '' },
+      tools: { proof: { dialect: GEMINI, value: GEMINI_CALL_SIGNATURE }, text: '' },
+    },
+    error: { code: 'GW_ERR_UPSTREAM_OVERLOADED', message: 'The model is overloaded. Please try again later.' },
   },
 };
 
@@ -147,10 +180,13 @@ const FINISH_WORDS: Record<WireFormat, Record<'stop' | 'tool_calls', string>> = 
   'anthropic-messages': { stop: 'end_turn', tool_calls: 'tool_use' },
   'openai-chat': { stop: 'stop', tool_calls: 'tool_calls' },
   'openai-responses': { stop: 'completed', tool_calls: 'completed' },
+  [GEMINI]: { stop: 'STOP', tool_calls: 'STOP' },
 };
 
 /** Anthropic error types of the gateway's error kinds (an upstream overload stays an overload). */
 const ANTHROPIC_ERROR_TYPE: Partial<Record<ErrorCode, string>> = { GW_ERR_UPSTREAM_OVERLOADED: 'overloaded_error', GW_ERR_UPSTREAM_ERROR: 'api_error' };
+/** Google's status names of the same (an upstream overload stays UNAVAILABLE). */
+const GEMINI_ERROR_STATUS: Partial<Record<ErrorCode, string>> = { GW_ERR_UPSTREAM_OVERLOADED: 'UNAVAILABLE', GW_ERR_UPSTREAM_ERROR: 'UNAVAILABLE' };
 
 async function* chunksOf(chunks: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const chunk of chunks) yield chunk;
@@ -174,7 +210,7 @@ async function translate(upstream: WireFormat, client: WireFormat, chunks: reado
       throw err;
     },
   };
-  const frames = frameBatches(chunksOf(chunks), new StreamTranslation(codecFor(upstream), codecFor(client), REQUEST, hooks));
+  const frames = frameBatches(chunksOf(chunks), new StreamTranslation(codecOf(upstream), codecOf(client), REQUEST, hooks));
   for await (const batch of frames) for (const frame of batch) out.push(Buffer.from(frame.raw));
   return { bytes: Buffer.concat(out), errors };
 }
@@ -198,6 +234,7 @@ function checkContent(upstream: WireFormat, client: WireFormat, kase: Case, seen
     assert.equal(errors[0]?.message, facts.error.message, 'the upstream error message');
     assert.equal(seen.error?.message, facts.error.message, 'the client sees the upstream message');
     if (client === 'anthropic-messages') assert.equal(seen.error?.type, ANTHROPIC_ERROR_TYPE[facts.error.code], 'Anthropic error type');
+    if (client === GEMINI) assert.equal(seen.error?.type, GEMINI_ERROR_STATUS[facts.error.code], 'Gemini error status');
     return;
   }
   assert.equal(errors.length, 0, 'no upstream error');
@@ -219,16 +256,19 @@ function checkContent(upstream: WireFormat, client: WireFormat, kase: Case, seen
   );
 }
 
-/** A foreign proof reaches Anthropic and Responses clients wrapped (with its text); Chat clients lose it; no proof, nothing. */
+/**
+ * A foreign proof reaches Anthropic, Responses and Gemini clients wrapped (with its text); Chat clients lose it; no
+ * proof, nothing.
+ */
 function checkProofs(upstream: WireFormat, client: WireFormat, kase: Case, seen: ClientStreamSummary): void {
-  const proof = FACTS[upstream].proof;
-  if (kase !== 'reasoning' || proof === null || client === 'openai-chat') {
+  const expected = FACTS[upstream].proofs[kase];
+  if (expected === undefined || client === 'openai-chat') {
     assert.deepEqual(seen.proofs, [], 'no reasoning proof given to the client');
     return;
   }
   assert.equal(seen.proofs.length, 1, 'one reasoning proof');
   const unwrapped = unwrapProof(seen.proofs[0] ?? '');
-  assert.deepEqual(unwrapped, { proof, text: REASONING }, 'the upstream proof, wrapped with its text');
+  assert.deepEqual(unwrapped, expected, 'the upstream proof, wrapped with its text');
 }
 
 function firstDifference(a: Buffer, b: Buffer): number {
@@ -280,7 +320,7 @@ for (const upstream of FORMATS) {
       for (const client of FORMATS.filter((f) => f !== upstream)) {
         it(`to ${client}: client checks, golden, every byte split`, async () => {
           const whole = await translate(upstream, client, [bytes]);
-          const seen = checkClientStream(client, whole.bytes, kase === 'error');
+          const seen = checkStream(client, whole.bytes, kase === 'error');
           checkContent(upstream, client, kase, seen, whole.errors);
           compareGolden(new URL(`${upstream}/${kase}.to-${client}.sse`, GOLDEN), whole.bytes);
 
@@ -301,7 +341,7 @@ for (const upstream of FORMATS) {
 describe('client checks reject what a client cannot read', () => {
   const golden = (name: string): string => readFileSync(new URL(name, GOLDEN), 'utf8');
   const rejects = (format: WireFormat, text: string, expectError = false): void => {
-    assert.throws(() => checkClientStream(format, Buffer.from(text, 'utf8'), expectError), assert.AssertionError);
+    assert.throws(() => checkStream(format, Buffer.from(text, 'utf8'), expectError), assert.AssertionError);
   };
   const withoutFrame = (text: string, pattern: RegExp): string => {
     const frames = text.split('\n\n');
@@ -335,5 +375,15 @@ describe('client checks reject what a client cannot read', () => {
     rejects('openai-responses', withoutFrame(text, /output_item\.done.*"output_index":2/));
     rejects('openai-responses', withoutFrame(text, /response\.completed/));
     rejects('openai-responses', withoutFrame(golden('openai-chat/error.to-openai-responses.sse'), /response\.failed/), true);
+  });
+
+  it('Gemini: an event: line, [DONE], no finishReason, a call without an id, two data fields in a part', () => {
+    const text = golden('anthropic-messages/tools.to-gemini.sse');
+    checkGeminiStream(Buffer.from(text, 'utf8'), false);
+    rejects(GEMINI, `event: chunk\n${text}`);
+    rejects(GEMINI, `${text}data: [DONE]\n\n`);
+    rejects(GEMINI, text.replace('"finishReason":"STOP",', ''));
+    rejects(GEMINI, text.replace('"functionCall":{"id":"toolu_01A09q90qw90lq917835lq9",', '"functionCall":{'));
+    rejects(GEMINI, text.replace('{"text":"Je', '{"functionCall":{},"text":"Je'));
   });
 });
