@@ -23,7 +23,8 @@ const STATUS: Readonly<Record<ErrorKind, string>> = {
   internal: 'INTERNAL',
 };
 
-function errorObject(err: GatewayError): Record<string, unknown> {
+/** The error's body in Google's shape (an answer's, or a stream event's data). */
+export function errorObject(err: GatewayError): Record<string, unknown> {
   const error: Record<string, unknown> = { code: err.status, message: err.message, status: STATUS[err.kind] };
   // Gemini CLI waits at least this long before its retry (and gives up on a delay over 300 s).
   if (err.retryAfter !== null) error['details'] = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` }];

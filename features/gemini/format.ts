@@ -35,9 +35,8 @@ export function createGeminiFormat(method: GeminiMethod, memory: ScanMemory = ne
   const counting = method === 'countTokens';
   return {
     name: GEMINI_API,
-    // Native only until the codec is declared on the wire (index.ts); countTokens always, having no counterpart in
-    // the other APIs' requests.
-    translatable: false,
+    // countTokens has no counterpart in the other APIs' requests: served by Gemini upstreams (and the mock) only.
+    translatable: !counting,
     outputCaps: counting ? NO_OUTPUT_CAPS : GEMINI_OUTPUT_CAPS,
     decodeRequest: createGeminiDecoder(method, memory),
     nativeCall: nativeCall(method),

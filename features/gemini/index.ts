@@ -6,6 +6,7 @@ import type { ChainStep, Endpoint } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
 import type { ScanMemory } from '../../core/formats/scan-memory.js';
 import { GEMINI_API } from './api-name.js';
+import { geminiCodec } from './codec.js';
 import { createGeminiFormat, KEY_QUERY_PARAM } from './format.js';
 import { answerGemini } from './mock-answer.js';
 import { createGeminiModelListFormat, listGeminiModels, showGeminiModel } from './model-list.js';
@@ -34,7 +35,7 @@ function route(method: GeminiMethod, chain: readonly ChainStep[]): Endpoint {
 
 export const geminiFeature: Feature = {
   name: 'gemini',
-  wires: [{ name: GEMINI_API, native: ['gemini', 'mock'] }],
+  wires: [{ name: GEMINI_API, native: ['gemini', 'mock'], codec: geminiCodec }],
   channelTypes: [{ type: 'gemini', remote: true, createProvider: createGeminiProvider }],
   routes: [
     route('generateContent', METERED),

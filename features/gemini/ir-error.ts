@@ -81,35 +81,3 @@ export function isErrorBody(json: unknown): boolean {
   const error = field(unwrapped(json), 'error');
   return error !== undefined && error !== null;
 }
-
-/** google.rpc status names of the HTTP statuses the gateway answers with. */
-const STATUSES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  402: 'FAILED_PRECONDITION',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  408: 'DEADLINE_EXCEEDED',
-  409: 'ABORTED',
-  413: 'INVALID_ARGUMENT',
-  429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED',
-  500: 'INTERNAL',
-  501: 'UNIMPLEMENTED',
-  502: 'UNAVAILABLE',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-};
-
-/** The google.rpc status name of an HTTP status. */
-export function googleStatus(status: number): string {
-  return STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : status >= 400 ? 'INVALID_ARGUMENT' : 'UNKNOWN');
-}
-
-/**
- * An error in Gemini's shape, as the data of a stream event. Gemini CLI reads an in-band error as an empty chunk;
- * the stream then ends with no finishReason, which it retries, as it retries a broken stream.
- */
-export function streamErrorData(err: GatewayError): string {
-  return JSON.stringify({ error: { code: err.status, message: err.message, status: googleStatus(err.status) } });
-}

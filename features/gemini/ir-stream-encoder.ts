@@ -8,7 +8,7 @@ import type { ChatRequest } from '../../core/ir/request.js';
 import type { FinishReason } from '../../core/ir/response.js';
 import type { EncodedFrame, StreamEncoder, StreamEvent } from '../../core/ir/stream.js';
 import type { Usage } from '../../core/ir/usage.js';
-import { streamErrorData } from './ir-error.js';
+import { errorObject } from './errors.js';
 import { candidate, functionCallPart } from './ir-response.js';
 import { writeUsageMetadata } from './ir-usage.js';
 import { clientSignature } from './thought-signatures.js';
@@ -78,7 +78,9 @@ class GeminiStreamEncoder implements StreamEncoder {
         return [];
       case 'error':
         this.failed = true;
-        return [{ data: streamErrorData(event.error) }];
+        // Gemini CLI reads an in-band error as an empty chunk; the stream then ends with no finishReason, which it
+        // retries, as it retries a broken stream.
+        return [{ data: JSON.stringify(errorObject(event.error)) }];
     }
   }
 

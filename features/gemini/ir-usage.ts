@@ -13,14 +13,15 @@ export function readUsageMetadata(metadata: unknown): Usage | null {
   const thoughts = count(field(metadata, 'thoughtsTokenCount'));
   const total = field(metadata, 'totalTokenCount');
   const inclusive = thoughts > 0 && total === prompt + candidates;
+  const completion = inclusive ? candidates : candidates + thoughts;
   return {
     promptTokens: prompt,
-    completionTokens: inclusive ? candidates : candidates + thoughts,
-    // Inside promptTokenCount, as the IR counts cache reads.
-    cachedTokens: count(field(metadata, 'cachedContentTokenCount')),
+    completionTokens: completion,
+    // Inside promptTokenCount, as the IR counts cache reads (never more than it: an upstream's slip is not a discount).
+    cachedTokens: Math.min(count(field(metadata, 'cachedContentTokenCount')), prompt),
     // Gemini reports no cache writes (its explicit caches are made by a call of their own).
     cacheWriteTokens: 0,
-    reasoningTokens: thoughts,
+    reasoningTokens: Math.min(thoughts, completion),
   };
 }
 

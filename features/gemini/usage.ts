@@ -1,40 +1,13 @@
-// Gemini's token counts (`usageMetadata`) in the gateway's vocabulary, from a whole answer, a JSON-array stream or
-// one SSE event. A stream reports running totals: each event's count replaces the last, never adds to it.
+// Gemini's token counts (`usageMetadata`, read by ir-usage.ts) from a whole answer, a JSON-array stream or one SSE
+// event, for the meter. A stream reports running totals: each event's count replaces the last, never adds to it.
 
 import type { FrameUsage } from '../../core/formats/format.js';
 import { withUsageCost } from '../../core/formats/usage-cost.js';
 import type { Usage } from '../../core/ir/usage.js';
+import { readUsageMetadata } from './ir-usage.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 
 const NO_USAGE: FrameUsage = { usage: null, usageOnly: false };
-
-function count(metadata: Record<string, unknown>, name: string): number {
-  const value = metadata[name];
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
-}
-
-/**
- * Usage from `usageMetadata`: prompt = promptTokenCount (cached tokens inside it) + toolUsePromptTokenCount; output =
- * candidates + thoughts, which Google reports apart (total = prompt + candidates + tool use + thoughts). Some
- * upstreams already count thoughts in candidates: when prompt + candidates is the total, candidates is taken whole.
- */
-export function usageFromMetadata(value: unknown): Usage | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const metadata = value as Record<string, unknown>;
-  const prompt = count(metadata, 'promptTokenCount') + count(metadata, 'toolUsePromptTokenCount');
-  const candidates = count(metadata, 'candidatesTokenCount');
-  const thoughts = count(metadata, 'thoughtsTokenCount');
-  const total = count(metadata, 'totalTokenCount');
-  const inclusive = thoughts > 0 && total > 0 && prompt + candidates === total;
-  const completion = inclusive ? candidates : candidates + thoughts;
-  return {
-    promptTokens: prompt,
-    completionTokens: completion,
-    cachedTokens: Math.min(count(metadata, 'cachedContentTokenCount'), prompt),
-    cacheWriteTokens: 0,
-    reasoningTokens: Math.min(thoughts, completion),
-  };
-}
 
 /** A whole answer: one GenerateContentResponse, or the JSON array of a stream asked for without `alt=sse` (its last usage). */
 export function decodeUsage(body: Buffer): Usage | null {
@@ -48,7 +21,7 @@ export function decodeUsage(body: Buffer): Usage | null {
   for (let i = answers.length - 1; i >= 0; i--) {
     const answer: unknown = answers[i];
     if (typeof answer !== 'object' || answer === null) continue;
-    const usage = usageFromMetadata((answer as Record<string, unknown>)['usageMetadata']);
+    const usage = readUsageMetadata((answer as Record<string, unknown>)['usageMetadata']);
     if (usage !== null) return usage;
   }
   return null;
@@ -67,7 +40,7 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   }
   if (typeof parsed !== 'object' || parsed === null) return NO_USAGE;
   const event = parsed as Record<string, unknown>;
-  const usage = usageFromMetadata(event['usageMetadata']);
+  const usage = readUsageMetadata(event['usageMetadata']);
   if (usage === null) return NO_USAGE;
   return finished(event['candidates']) ? { usage, usageOnly: false, final: true } : { usage, usageOnly: false };
 }
