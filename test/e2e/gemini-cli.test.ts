@@ -1,7 +1,8 @@
 // The real Gemini CLI (`gemini -p`, @google/gemini-cli) against the gateway, with GEMINI_API_KEY a gateway key and
 // GOOGLE_GEMINI_BASE_URL the gateway: on a `gemini` channel (native, the CLI's requests relayed as sent) it answers a
 // prompt and completes a shell tool round trip whose call carries a thought signature, which must come back on the
-// same call; on the mock channel it answers offline.
+// same call; on an `openai` channel that speaks only Chat Completions (translated both ways) it does the same, the
+// reasoning and the tool call streamed as a chat upstream streams them; on the mock channel it answers offline.
 
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { runAgentCli, type AgentRun } from '../helpers/agent-cli.js';
 import { FakeGemini, GEMINI_USAGE } from '../helpers/fake-gemini.js';
+import { FakeOpenAI, type RecordedRequest as ChatRequest } from '../helpers/fake-openai.js';
 import type { RecordedRequest } from '../helpers/loopback-http-server.js';
 import { TEST_KEY, startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
@@ -54,7 +56,23 @@ function partsOf(request: RecordedRequest): Json[] {
 }
 
 let fake: FakeGemini;
+let chat: FakeOpenAI;
 let gw: GatewayUnderTest;
+
+const CHAT_MARKER = 'translated-42';
+const CHAT_CALL_ID = 'call_chat_shell_1';
+
+interface ChatMessage {
+  readonly role?: unknown;
+  readonly content?: unknown;
+  readonly tool_calls?: readonly { id?: unknown; function?: { name?: unknown; arguments?: unknown } }[];
+  readonly tool_call_id?: unknown;
+}
+
+function chatMessages(request: ChatRequest): ChatMessage[] {
+  const messages = request.body['messages'];
+  return Array.isArray(messages) ? (messages as ChatMessage[]) : [];
+}
 
 before(async () => {
   fake = await new FakeGemini(UPSTREAM_KEY).start();
@@ -70,6 +88,19 @@ before(async () => {
     }
     return { kind: 'answer', parts: [{ text: `The command printed ${MARKER}.` }], usage: GEMINI_USAGE };
   };
+  chat = await new FakeOpenAI('chat').start();
+  // The chat model thinks aloud, then calls the shell; once the result is back, it answers.
+  chat.reply = (request) => {
+    const result = chatMessages(request).find((m) => m.role === 'tool');
+    if (result === undefined) {
+      return {
+        kind: 'stream',
+        reasoningPieces: ['The user wants ', 'the marker printed.'],
+        toolCalls: [{ id: CHAT_CALL_ID, name: 'run_shell_command', arguments: JSON.stringify({ command: `echo ${CHAT_MARKER}`, description: 'Print the marker' }) }],
+      };
+    }
+    return { kind: 'stream', pieces: ['The command ', `printed ${CHAT_MARKER}.`] };
+  };
   gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1 }
 store: { url: "sqlite:./gateway.db" }
 groups:
@@ -78,6 +109,7 @@ keys:
   - { name: test, key: ${TEST_KEY}, group: default }
 channels:
   - { name: google, type: gemini, base_url: "${fake.url}", keys: [${UPSTREAM_KEY}], models: ["gemini-*"] }
+  - { name: chat-only, type: openai, base_url: "${chat.url}", keys: [sk-upstream-chat-0123456789], models: { "house-chat-pro": "fake-chat-model" }, formats: [openai-chat] }
   - { name: demo, type: mock, models: ["demo-*"] }
 `);
 });
@@ -85,6 +117,7 @@ channels:
 after(async () => {
   await gw?.stop();
   await fake?.close();
+  await chat?.close();
 });
 
 describe('Gemini CLI through the gateway', () => {
@@ -102,6 +135,29 @@ describe('Gemini CLI through the gateway', () => {
     assert.ok(fake.requests.every((r) => r.headers['x-goog-api-key'] === UPSTREAM_KEY && !r.path.includes('key=')));
     const records = (await gw.usage()).filter((r) => r.model === MODEL && r.status === 200);
     assert.ok(records.length >= 2 && records.every((r) => r.promptTokens === 1200 && r.completionTokens === 170), inspect(records));
+  });
+
+  test('translated on a Chat-only channel: a shell tool round trip, the call id kept, the result sent back as a tool message', async () => {
+    const run = await runGemini(gw.url, 'house-chat-pro', 'Run the shell command that prints the marker, then tell me what it printed.');
+    assert.equal(run.code, 0, inspect(run));
+    assert.match(run.stdout, new RegExp(`printed ${CHAT_MARKER}`));
+    const calls = chat.requests.filter((r) => r.path === '/v1/chat/completions');
+    assert.ok(calls.length >= 2, `two chat calls: ${chat.requests.map((r) => r.path).join(', ')}`);
+    const first = calls[0] as ChatRequest;
+    assert.equal(first.body['model'], 'fake-chat-model');
+    assert.equal(first.body['stream'], true);
+    const tools = first.body['tools'] as { function?: { name?: unknown } }[] | undefined;
+    assert.ok(tools?.some((t) => t.function?.name === 'run_shell_command'), 'the CLI\'s tools reached the chat upstream as functions');
+    const second = calls.at(-1) as ChatRequest;
+    const messages = chatMessages(second);
+    const assistant = messages.find((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
+    assert.equal(assistant?.tool_calls?.[0]?.id, CHAT_CALL_ID, 'the call kept the id the chat model gave it');
+    assert.equal(assistant?.tool_calls?.[0]?.function?.name, 'run_shell_command');
+    const result = messages.find((m) => m.role === 'tool');
+    assert.equal(result?.tool_call_id, CHAT_CALL_ID, 'the result answers that call');
+    assert.match(JSON.stringify(result?.content), new RegExp(CHAT_MARKER), 'the shell ran and its output went back');
+    const records = (await gw.usage()).filter((r) => r.model === 'house-chat-pro' && r.status === 200);
+    assert.ok(records.length >= 2 && records.every((r) => r.channel === 'chat-only' && r.promptTokens > 0 && (r.usageEstimated ?? false) === false), inspect(records));
   });
 
   test('on the mock channel: answers offline', async () => {
