@@ -12,6 +12,7 @@ import OpenAI, { toFile } from 'openai';
 import { auditBooks } from '../../core/money/audit.js';
 import { formatMoney, parseMoney } from '../../core/money/decimal.js';
 import { FakeAnthropic, anthropicChannel } from '../helpers/fake-anthropic.js';
+import { FakeGemini } from '../helpers/fake-gemini.js';
 import { FakeOpenAIImages, tinyPng } from '../helpers/fake-openai-images.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { FakeResponses } from '../helpers/fake-responses.js';
@@ -34,10 +35,11 @@ const claude = new FakeAnthropic('claude');
 const gpt = new FakeOpenAI('gpt');
 const responses = new FakeResponses('resp');
 const images = new FakeOpenAIImages('img');
+const gemini = new FakeGemini('AIza-cost-told-0123456789');
 let gw: GatewayUnderTest;
 
 before(async () => {
-  await Promise.all([claude.start(), gpt.start(), responses.start(), images.start()]);
+  await Promise.all([claude.start(), gpt.start(), responses.start(), images.start(), gemini.start()]);
   // A multiplier that is not 1 and prices with several decimals: the cost is rounded once, up, and must still match.
   gw = await startGatewayUnderTest(`server: { port: 0, host: 127.0.0.1, admin_token: ${ADMIN} }
 store: { url: "sqlite:./gateway.db" }
@@ -48,6 +50,7 @@ pricing:
     "gpt-5.4": { input: 1.25, output: 10, cache_read: 0.125 }
     "gpt-image-1": { input: 5, output: 40, input_image: 10, per_image: 0.0013 }
     "demo-embed": { input: 0.13 }
+    "gemini-2.5-pro": { input: 1.25, output: 10, cache_read: 0.31 }
     "demo-*": { input: 0.7, output: 2.1 }
 groups:
   pro: { models: ["*"], price_multiplier: 1.07 }
@@ -59,6 +62,7 @@ channels:
 ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url: "${gpt.url}", keys: [sk-oai-0123456789], models: ["gpt-4o"], formats: [openai-chat] }
   - { name: resp, type: openai, base_url: "${responses.url}", keys: [sk-resp-0123456789], models: ["gpt-5.4"], formats: [openai-responses] }
   - { name: img, type: openai, base_url: "${images.url}", keys: [sk-img-0123456789], models: ["gpt-image-*"], formats: [openai-images] }
+  - { name: google, type: gemini, base_url: "${gemini.url}", keys: [AIza-cost-told-0123456789], models: ["gemini-*"] }
   - { name: demo, type: mock, models: ["demo-*"] }
 `);
   const credit = await fetch(`${gw.url}/admin/accounts/acme/credit`, {
@@ -71,7 +75,7 @@ ${anthropicChannel('claude', claude.url)}  - { name: gpt, type: openai, base_url
 
 after(async () => {
   await gw.stop();
-  await Promise.all([claude.close(), gpt.close(), responses.close(), images.close()]);
+  await Promise.all([claude.close(), gpt.close(), responses.close(), images.close(), gemini.close()]);
 });
 
 const openai = (): OpenAI => new OpenAI({ apiKey: KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -182,6 +186,13 @@ const KINDS: readonly [string, () => Promise<Told>][] = [
   ['legacy completions on the mock, stream', () => complete('demo-instruct', true)],
   ['gemini on the mock', () => generate('demo-gemini', false)],
   ['gemini on the mock, stream', () => generate('demo-gemini', true)],
+  ['gemini', () => generate('gemini-2.5-pro', false)],
+  ['gemini, stream', () => generate('gemini-2.5-pro', true)],
+  ['gemini on Chat, translated', () => generate('gpt-4o', false)],
+  ['gemini on Messages, translated, stream', () => generate('claude-cost-test', true)],
+  ['chat on Gemini, translated, stream', () => chat('gemini-2.5-pro', true)],
+  ['messages on Gemini, translated', () => messages('gemini-2.5-pro', false)],
+  ['responses on Gemini, translated, stream', () => respond('gemini-2.5-pro', true)],
   ['embeddings', async () => fromHeaders((await openai().embeddings.create({ model: 'demo-embed', input: ['a lighthouse', 'at dawn'] }).withResponse()).response)],
   ['image generation', async () => fromHeaders((await openai().images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse', n: 1, size: '1024x1024' }).withResponse()).response)],
   [
