@@ -23,12 +23,23 @@ function nativeCall(method: GeminiMethod): NonNullable<ClientFormat['nativeCall'
 
 /** The query without the caller's key (the channel's goes in a header); the rest (`alt=sse`) as the caller sent it. */
 export function withoutKey(query: string): string {
-  if (!query.includes(`${KEY_QUERY_PARAM}=`)) return query;
+  // Most queries are `?alt=sse`: one that holds neither the name nor an escape cannot name the key.
+  if (!query.includes(KEY_QUERY_PARAM) && !query.includes('%')) return query;
   const kept = query
     .slice(1)
     .split('&')
-    .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=', 1)[0] as string) !== KEY_QUERY_PARAM);
+    .filter((pair) => pair !== '' && nameOf(pair) !== KEY_QUERY_PARAM);
   return kept.length === 0 ? '' : `?${kept.join('&')}`;
+}
+
+/** A query pair's name as URLSearchParams reads it (`+` a space, percent-decoded; a bad escape kept as written). */
+function nameOf(pair: string): string {
+  const name = (pair.split('=', 1)[0] as string).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }
 
 export function createGeminiFormat(method: GeminiMethod, memory: ScanMemory = new ScanMemory()): ClientFormat {
