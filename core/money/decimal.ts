@@ -42,6 +42,8 @@ export function parseMoney(value: string | number): bigint {
 
 /** Nano-units as a decimal string without trailing zeros ("12.5", "0", "-0.000000001"). */
 export function formatMoney(nanos: bigint): string {
+  // What a free or unpriced request is told on every answer (x-gateway-cost): no arithmetic for it.
+  if (nanos === 0n) return '0';
   const negative = nanos < 0n;
   const abs = negative ? -nanos : nanos;
   const whole = abs / NANOS_PER_UNIT;

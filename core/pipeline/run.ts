@@ -231,6 +231,9 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
   sink.end();
 }
 
+/** The gateway's own part of the time to the answer's headers (docs/money.md). */
+const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
+
 /**
  * An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits', quota's
  * cost) and, when an upstream took part in it, x-gateway-overhead-ms: the gateway's own time until `now`, the
@@ -239,7 +242,10 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
  */
 function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext, chain: Chain, now: number): Readonly<Record<string, string>> {
   if (ctx.upstreamWaitMs === null || !chain.overheadHeader) return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
-  return Object.assign({}, headers, ctx.responseHeaders, { 'x-gateway-overhead-ms': overheadText(now - ctx.startedAt - ctx.bodyWaitMs - ctx.upstreamWaitMs) });
+  // One copy, the header set on it (not a literal merged in: one object less per answer).
+  const added: Record<string, string> = Object.assign({}, headers, ctx.responseHeaders);
+  added[OVERHEAD_HEADER] = overheadText(now - ctx.startedAt - ctx.bodyWaitMs - ctx.upstreamWaitMs);
+  return added;
 }
 
 /** Milliseconds to the microsecond ("0.183"), never below 0 (the parts are read off one clock, rounded apart). */

@@ -25,7 +25,10 @@ export function costTelling(admissions: WeakMap<RequestContext, Admission>, pric
       if (admitted === undefined || key === null || !pricing.showsCost(key.group)) return;
       const priced = priceRequest(ctx, { status: result.status, bodyBytes: result.body.length, broken: false }, admitted.price, admitted.flat, pricing.multiplierOf(key.group));
       admitted.told = { priced, from: ctx.get(USAGE) };
-      ctx.responseHeaders = Object.assign({}, ctx.responseHeaders, { [COST_HEADER]: formatMoney(priced.cost) });
+      // A copy of the headers other plugins added (the rate limits'), the cost set on it: one object per answer.
+      const headers: Record<string, string> = Object.assign({}, ctx.responseHeaders);
+      headers[COST_HEADER] = formatMoney(priced.cost);
+      ctx.responseHeaders = headers;
     },
   };
   if (!pricing.showsCostAnywhere) return hooks;

@@ -2,7 +2,6 @@
 
 import { GatewayError } from '../../core/errors.js';
 import type { BodyBytes } from '../../core/formats/body-bytes.js';
-import type { UpstreamCall } from '../../core/formats/codec.js';
 import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
@@ -87,15 +86,17 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     // In flight from the call on; a failed attempt ends at once, the one that answers at the request's finish.
     const accounted = new AccountedAttempt(services, serving, ctx, attempt);
-    const target = translation === null ? nativeTarget(ctx, attempt) : translation.upstream.upstreamCall(attempt.upstreamModel, ctx.stream);
+    // Where the call goes: the route's path and the client's query, unless the dialect says (a translation's), or the
+    // client's API names the model in its path (Gemini's: the channel's name of the model, the caller's key out).
+    const call = translation === null ? (ctx.format.nativeCall?.(ctx.request, attempt.upstreamModel, ctx.query) ?? null) : translation.upstream.upstreamCall(attempt.upstreamModel, ctx.stream);
     const res = await accounted.call(() =>
       provider.send({
         channel,
         key: channel.keys[keyIndex] ?? '',
         method: ctx.method,
-        path: target.path,
+        path: call === null ? (ctx.path ?? ctx.route) : call.path,
         // The query belongs to the client's API (Anthropic's ?beta=true); another dialect has its own.
-        query: target.query,
+        query: call === null ? ctx.query : call.query,
         clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
         // The endpoint's content type (an edit's multipart form, boundary included); translation speaks JSON.
         contentType: translation === null ? ctx.request.contentType : undefined,
@@ -135,15 +136,6 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     }
   }
   throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
-}
-
-/**
- * Where a native call goes: the route's path and the client's query, unless the client's API names the model in the
- * path (Gemini's), whose format then says where (the channel's name of the model, the caller's key out of the query).
- */
-function nativeTarget(ctx: RequestContext, attempt: Attempt): UpstreamCall {
-  const path = ctx.path ?? ctx.route;
-  return ctx.format.nativeCall?.(ctx.request, attempt.upstreamModel, ctx.query) ?? { path, query: ctx.query };
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
