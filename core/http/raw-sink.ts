@@ -34,10 +34,12 @@ export class RawSink implements ResponseSink {
     // Not kept alive: the body was not read whole (refused before it, or broken off; body-intake.ts) and the
     // client may still be sending it, or the client asked to close.
     if (!this.res.shouldKeepAlive) closeLingering(this.res);
-    this.res.writeHead(
-      status,
-      Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)), 'x-request-id': this.requestId, 'request-id': this.requestId }),
-    );
+    // One copy, the gateway's headers set on it (not a literal merged in: one object less per answer).
+    const sent: Record<string, string> = Object.assign({}, headers);
+    sent['content-length'] = String(Buffer.byteLength(body));
+    sent['x-request-id'] = this.requestId;
+    sent['request-id'] = this.requestId;
+    this.res.writeHead(status, sent);
     this.res.end(body);
   }
 
