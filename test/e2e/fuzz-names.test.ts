@@ -56,6 +56,8 @@ const WIRE_BODIES: Readonly<Record<string, Readonly<Record<string, unknown>>>> =
   'openai-responses': { model: 'gpt-4o', input: 'hi' },
   'openai-images': { model: 'gpt-image-1', prompt: 'a cat' },
   video: { model: SEEDANCE, prompt: 'a cat walking' },
+  // Gemini's body names no model: its path does (`/v1beta/models/{model}:generateContent`).
+  gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
 };
 
 interface Case {
@@ -126,14 +128,18 @@ function casesOf(e: Endpoint): Case[] {
   for (const action of actions) {
     const path = pathWith(e, action === '' ? {} : { action });
     const fields: [string, readonly Bad[]][] = [...(e.reads?.names ?? []).map((f): [string, readonly Bad[]] => [f, BAD]), ...(e.reads?.texts ?? []).map((f): [string, readonly Bad[]] => [f, BAD_TEXT])];
-    if (e.wire !== undefined && e.wire !== 'volcengine-asset') fields.push(['model', BAD]);
+    // The model of an API that names one: in the body, or in the path (Gemini's `{model}`, fuzzed with the path's).
+    const bodyModel = e.wire !== undefined && e.wire !== 'volcengine-asset' && !params.includes('model');
+    if (bodyModel) fields.push(['model', BAD]);
     for (const [field, bads] of fields) {
       // An asset action's body holds the field alone: each action refuses fields it does not know.
       const base = e.wire === 'volcengine-asset' ? {} : baseBody(e);
       for (const bad of bads) out.push({ endpoint: e, what: `body ${field} ${bad.label}${action === '' ? '' : ` (${action})`}`, path, body: bodyWith(base, field, 'fz', bad) });
     }
-    if (e.wire !== undefined && e.wire !== 'volcengine-asset') {
+    if (bodyModel) {
       for (const decoy of DECOYS) out.push({ endpoint: e, what: `model ${JSON.stringify(decoy)}`, path, body: Buffer.from(JSON.stringify({ ...baseBody(e), model: decoy })) });
+    } else if (params.includes('model')) {
+      for (const decoy of DECOYS) out.push({ endpoint: e, what: `path model ${JSON.stringify(decoy)}`, path: pathWith(e, { model: encodeURIComponent(decoy) }), body: bodyOf(null) });
     }
   }
   return out;
