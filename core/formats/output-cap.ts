@@ -1,6 +1,7 @@
 // The output cap of a request, read by one rule for every use: the reservation (core/money/estimate.ts) and the
-// cap a translated request carries upstream (each codec's ir-request.ts) both call outputCapOf with the fields
-// the client's format declares (ClientFormat.outputCaps), so what is reserved is what the upstream is told.
+// cap a translated request carries upstream (each codec's request decoding, a feature's too: Gemini's) both call
+// outputCapOf with the fields the client's format declares (ClientFormat.outputCaps), so what is reserved is what
+// the upstream is told.
 
 /** Chat Completions honours both; max_tokens is the deprecated alias. Both named: the larger one is reserved. */
 export const CHAT_OUTPUT_CAPS: readonly string[] = ['max_completion_tokens', 'max_tokens'];
@@ -8,16 +9,6 @@ export const CHAT_OUTPUT_CAPS: readonly string[] = ['max_completion_tokens', 'ma
 export const MESSAGES_OUTPUT_CAPS: readonly string[] = ['max_tokens'];
 /** Responses honours max_output_tokens only. */
 export const RESPONSES_OUTPUT_CAPS: readonly string[] = ['max_output_tokens'];
-/**
- * Gemini's generateContent honours generationConfig.maxOutputTokens, and Google's parser takes each name in camel or
- * snake case: every spelling is a cap, so that no spelling can pass unreserved.
- */
-export const GEMINI_OUTPUT_CAPS: readonly string[] = [
-  'generationConfig.maxOutputTokens',
-  'generationConfig.max_output_tokens',
-  'generation_config.maxOutputTokens',
-  'generation_config.max_output_tokens',
-];
 /** An endpoint whose upstream honours no output cap (images, /responses/compact, the gateway's own routes). */
 export const NO_OUTPUT_CAPS: readonly string[] = [];
 

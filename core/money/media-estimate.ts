@@ -36,7 +36,8 @@ export function mediaInputTokens(head: Readonly<Record<string, unknown>>): numbe
   let tokens = 0;
   for (const field of CONTENT_FIELDS) {
     const content = head[field];
-    if (Array.isArray(content)) tokens += walk(content, 0);
+    // A list of content, or one object of it (Gemini's systemInstruction, and a `contents` Google takes unlisted).
+    if (typeof content === 'object' && content !== null) tokens += walk(content, 0);
   }
   return tokens;
 }

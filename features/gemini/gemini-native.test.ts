@@ -176,10 +176,17 @@ describe('the Gemini API through a gemini channel (native)', () => {
     assert.equal(res.status, 200);
     const upstream = fake.requests.at(-1);
     assert.equal(upstream?.path, '/v1beta/models/gemini-2.5-pro:generateContent');
-    const streamed = await fetch(`${gw.url}/v1beta/models/gemini-2.5-pro:streamGenerateContent?key=${METERED}&alt=sse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // Google's system parameters and field mask, which could strip the usage billed from, stay behind too.
+    const streamed = await fetch(`${gw.url}/v1beta/models/gemini-2.5-pro:streamGenerateContent?key=${METERED}&alt=sse&fields=candidates&$alt=json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-fieldmask': 'candidates', 'x-goog-user-project': 'other' },
+      body,
+    });
     assert.equal(streamed.status, 200);
     await streamed.arrayBuffer();
     assert.equal(fake.requests.at(-1)?.path, '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+    assert.deepEqual([fake.requests.at(-1)?.headers['x-goog-fieldmask'], fake.requests.at(-1)?.headers['x-goog-user-project']], [undefined, undefined]);
+    assert.equal((await recordOf(streamed.headers.get('x-request-id') ?? '')).usageEstimated ?? false, false, 'the usage is the upstream\'s');
     const record = await recordOf(res.headers.get('x-request-id') ?? '');
     assert.ok(!JSON.stringify(record, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes(METERED), 'the record holds no key');
     const refused = await fetch(`${gw.url}/v1beta/models/gemini-2.5-pro:generateContent?key=sk-wrong-0123456789abcdefgh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

@@ -2,6 +2,8 @@
 // stream flag come from the path (`/v1beta/models/{model}:streamGenerateContent`), not the body. Every value below
 // the shallow check is read through `read` (request-fields.ts), and every key in camelCase or snake_case.
 
+import { outputCapOf } from '../../core/formats/output-cap.js';
+import { GEMINI_OUTPUT_CAPS } from './output-caps.js';
 import { GatewayError } from '../../core/errors.js';
 import { shown, type JsonObject } from '../../core/formats/field-reader.js';
 import type { ParsedRequest } from '../../core/formats/format.js';
@@ -132,14 +134,16 @@ export function decodeRequest(request: ParsedRequest): ChatRequest {
   refuseUnsupported(body, config);
   const system = decodeSystem(member(body, 'systemInstruction'));
   const messages = decodeContents(body['contents']);
-  const max = config === null ? null : read.optionalNumber(member(config, 'maxOutputTokens'), 'generationConfig.maxOutputTokens');
+  if (config !== null) read.optionalNumber(member(config, 'maxOutputTokens'), 'generationConfig.maxOutputTokens');
+  // The cap the reservation read (every spelling, the largest): what is reserved is what the upstream is told.
+  const max = outputCapOf(body, GEMINI_OUTPUT_CAPS);
   return {
     model: request.model,
     messages: system === null ? messages : [system, ...messages],
     tools: decodeTools(body['tools']),
     toolChoice: decodeToolChoice(member(body, 'toolConfig')),
     parallelToolCalls: null,
-    maxTokens: max === null ? null : Math.floor(max),
+    maxTokens: max,
     temperature: config === null ? null : read.optionalNumber(config['temperature'], 'generationConfig.temperature'),
     topP: config === null ? null : read.optionalNumber(member(config, 'topP'), 'generationConfig.topP'),
     stop: decodeStop(config),

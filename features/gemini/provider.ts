@@ -11,8 +11,19 @@ import type { Provider, UpstreamRequest } from '../../core/providers/provider.js
 const PAGE_SIZE = 1000;
 const MAX_PAGES = 20;
 
+/**
+ * Google's control headers a caller must not set on the channel's calls: a field mask (which could strip the usage the
+ * request is billed from), another project to bill, a method override. Of Google's own `x-goog-*` headers only the
+ * client's name (`x-goog-api-client`) goes on.
+ */
+function isControlHeader(name: string): boolean {
+  return (name.startsWith('x-goog-') && name !== 'x-goog-api-client') || name === 'x-http-method-override';
+}
+
 function geminiHeaders(request: UpstreamRequest): Record<string, string> {
-  const headers = setBaseHeaders(addChannelHeaders(forwardableHeaders(request.clientHeaders), request), request);
+  const forwarded = forwardableHeaders(request.clientHeaders);
+  for (const name in forwarded) if (isControlHeader(name)) delete forwarded[name];
+  const headers = setBaseHeaders(addChannelHeaders(forwarded, request), request);
   if (request.key !== '') headers['x-goog-api-key'] = request.key;
   return headers;
 }

@@ -7,10 +7,17 @@ import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import type { ParsedRequest } from '../../core/formats/format.js';
 import { createJsonBodyReader, type BodyProblem } from '../../core/formats/json-request.js';
 import { LazyRequest } from '../../core/formats/lazy-request.js';
+import { topLevelPairs, type Pair } from '../../core/formats/json-scan.js';
 import type { ScanMemory } from '../../core/formats/scan-memory.js';
 
 /** How a route answers: one response, a stream of them as SSE (`alt=sse`), or that stream as one JSON array (no `alt`). */
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+
+/** The fields the gateway reads that Google's parser takes in either case. */
+const TWICE: readonly (readonly [string, string])[] = [
+  ['generationConfig', 'generation_config'],
+  ['cachedContent', 'cached_content'],
+];
 
 export type GeminiDecoder = (raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>, query?: string) => ParsedRequest;
 
@@ -18,12 +25,55 @@ export function createGeminiDecoder(method: GeminiMethod, memory: ScanMemory): G
   const read = createJsonBodyReader(method === 'countTokens' ? 'gemini-count-tokens.request.schema.json' : 'gemini-generate.request.schema.json', wordProblem, memory);
   return function decodeGeminiRequest(raw, _contentType, params, query): ParsedRequest {
     const body = read(raw);
+    // Two spellings of one object: which one Google reads is its own affair, and the cap reserved could be the other's.
+    for (const [camel, snake] of TWICE) {
+      if (body.head[camel] !== undefined && body.head[snake] !== undefined) {
+        throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid JSON payload received. "${camel}" and "${snake}" name one field; send one of them.`, { param: camel });
+      }
+    }
+    const config = body.head['generationConfig'] ?? body.head['generation_config'];
+    if (typeof config === 'object' && config !== null) refuseRepeatedCaps(raw.joined());
     const model = params?.['model'] ?? '';
     // Google's error for a path without a model; the router never matches an empty segment, so this is a safeguard.
     if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', 'Invalid model name: the path names no model.', { param: 'model' });
     const stream = method === 'streamGenerateContent' && sseAsked(query ?? '');
     return new LazyRequest(raw, body.head, body, model, stream, conversationOf(body.head));
   };
+}
+
+/**
+ * The fields of generationConfig the reservation reads, given twice: JSON.parse keeps the last, and were Google to keep
+ * the first, a request could be reserved for one candidate of one token and be served eight of 65,536 (as a repeated
+ * top-level field is refused: json-request.ts).
+ */
+const READ_IN_CONFIG: ReadonlySet<string> = new Set(['maxOutputTokens', 'max_output_tokens', 'candidateCount', 'candidate_count']);
+
+function refuseRepeatedCaps(raw: Buffer): void {
+  let outer: readonly Pair[];
+  try {
+    outer = topLevelPairs(raw).pairs;
+  } catch {
+    return; // The shallow check parsed it already: nothing a walk refuses is left to find here.
+  }
+  for (const pair of outer) {
+    if (pair.name !== 'generationConfig' && pair.name !== 'generation_config') continue;
+    let inner: readonly Pair[];
+    try {
+      inner = topLevelPairs(raw.subarray(pair.valueStart, pair.valueEnd)).pairs;
+    } catch {
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const field of inner) {
+      if (!READ_IN_CONFIG.has(field.name)) continue;
+      if (seen.has(field.name)) {
+        throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `Invalid JSON payload received. "${pair.name}.${field.name}" is given more than once; send each field once.`, {
+          param: `${pair.name}.${field.name}`,
+        });
+      }
+      seen.add(field.name);
+    }
+  }
 }
 
 /** `alt=sse`: what Google's SDKs and Gemini CLI always send on a stream; without it the stream is one JSON array. */

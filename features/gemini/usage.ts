@@ -42,7 +42,9 @@ export function decodeFrameUsage(frame: SseFrame): FrameUsage {
   const event = parsed as Record<string, unknown>;
   const usage = readUsageMetadata(event['usageMetadata']);
   if (usage === null) return NO_USAGE;
-  return finished(event['candidates']) ? { usage, usageOnly: false, final: true } : { usage, usageOnly: false };
+  // Final with the finish reason, or on its own after it (Gemini 3's last event: usage and no candidates).
+  const candidates = event['candidates'];
+  return candidates === undefined || finished(candidates) ? { usage, usageOnly: false, final: true } : { usage, usageOnly: false };
 }
 
 function finished(candidates: unknown): boolean {

@@ -20,6 +20,16 @@ describe('mediaInputTokens', () => {
     assert.equal(mediaInputTokens(responses), 2 * IMAGE_INPUT_TOKENS + FILE_INPUT_TOKENS);
   });
 
+  it('counts Gemini\'s media by field, in a list of contents or in one content object, and in systemInstruction', () => {
+    const file = { fileData: { mimeType: 'video/mp4', fileUri: 'https://www.youtube.com/watch?v=x' } };
+    const image = { inline_data: { mime_type: 'image/png', data: 'iVBOR' } };
+    const pdf = { inlineData: { mimeType: 'application/pdf', data: 'JVBER' } };
+    assert.equal(mediaInputTokens({ contents: [{ role: 'user', parts: [file, image, { text: 'hi' }] }] }), FILE_INPUT_TOKENS + IMAGE_INPUT_TOKENS);
+    assert.equal(mediaInputTokens({ contents: { parts: [file] } }), FILE_INPUT_TOKENS, 'one content, unlisted, as Google takes it');
+    assert.equal(mediaInputTokens({ contents: { parts: file } }), FILE_INPUT_TOKENS, 'one part, unlisted');
+    assert.equal(mediaInputTokens({ systemInstruction: { parts: [pdf] }, contents: [] }), FILE_INPUT_TOKENS);
+  });
+
   it('leaves text documents, tools and text-only content at 0 (their bytes are the estimate)', () => {
     const body = {
       messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }, { type: 'text', text: 'image' }] }],
