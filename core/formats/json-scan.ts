@@ -142,6 +142,27 @@ export function topLevelArrayLength(raw: Buffer, name: string): number | undefin
   }
 }
 
+/**
+ * The bytes of the top-level value `name`, or of its first element when it is an array (Gemini's opening content),
+ * without decoding them; undefined when there is none (or an empty array) or the object cannot be walked.
+ */
+export function topLevelFirstElement(raw: Buffer, name: string): Buffer | undefined {
+  let start = -1;
+  let end = -1;
+  try {
+    walkTopLevel(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+      if (keyIs(raw, keyStart, keyEnd, name)) [start, end] = [valueStart, valueEnd];
+    });
+    if (start === -1) return undefined;
+    if (raw[start] !== OPEN_BRACKET) return raw.subarray(start, end);
+    const first = skipSpace(raw, start + 1);
+    if (raw[first] === CLOSE_BRACKET) return undefined;
+    return raw.subarray(first, skipValue(raw, first, indexOfStringEnds(raw)));
+  } catch {
+    return undefined;
+  }
+}
+
 function keyIs(raw: Buffer, start: number, end: number, name: string): boolean {
   for (let k = start + 1; k < end - 1; k++) {
     if (raw[k] === BACKSLASH) return JSON.parse(raw.toString('utf8', start, end)) === name;

@@ -29,7 +29,7 @@ function route(method: GeminiMethod, chain: readonly ChainStep[]): Endpoint {
     createFormat: (memory: ScanMemory) => createGeminiFormat(method, memory),
     chain,
     mock: answerGemini,
-    reads: { query: QUERY, names: ['cachedContent', 'cached_content'] },
+    reads: { query: QUERY },
   };
 }
 

@@ -2,22 +2,20 @@
 // whether to stream from the query (`alt=sse`), the body checked as far as the gateway reads it, problems worded as
 // Google words them ("Invalid JSON payload received. ...").
 
+import { createHash } from 'node:crypto';
 import { GatewayError } from '../../core/errors.js';
 import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import type { ParsedRequest } from '../../core/formats/format.js';
 import { createJsonBodyReader, type BodyProblem } from '../../core/formats/json-request.js';
 import { LazyRequest } from '../../core/formats/lazy-request.js';
-import { topLevelPairs, type Pair } from '../../core/formats/json-scan.js';
+import { topLevelFirstElement, topLevelPairs, type Pair } from '../../core/formats/json-scan.js';
 import type { ScanMemory } from '../../core/formats/scan-memory.js';
 
 /** How a route answers: one response, a stream of them as SSE (`alt=sse`), or that stream as one JSON array (no `alt`). */
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens';
 
 /** The fields the gateway reads that Google's parser takes in either case. */
-const TWICE: readonly (readonly [string, string])[] = [
-  ['generationConfig', 'generation_config'],
-  ['cachedContent', 'cached_content'],
-];
+const TWICE: readonly (readonly [string, string])[] = [['generationConfig', 'generation_config']];
 
 export type GeminiDecoder = (raw: BodyBytes, contentType?: string, params?: Readonly<Record<string, string>>, query?: string) => ParsedRequest;
 
@@ -37,7 +35,9 @@ export function createGeminiDecoder(method: GeminiMethod, memory: ScanMemory): G
     // Google's error for a path without a model; the router never matches an empty segment, so this is a safeguard.
     if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', 'Invalid model name: the path names no model.', { param: 'model' });
     const stream = method === 'streamGenerateContent' && sseAsked(query ?? '');
-    return new LazyRequest(raw, body.head, body, model, stream, conversationOf(body.head));
+    const bytes = raw.joined();
+    refuseProjectObjects(body.head, bytes, () => body.whole());
+    return new LazyRequest(raw, body.head, body, model, stream, conversationOf(bytes));
   };
 }
 
@@ -82,12 +82,46 @@ export function sseAsked(query: string): boolean {
 }
 
 /**
- * The conversation a request continues, for affinity: its explicit cache (`cachedContent`), which lives on the
- * upstream that made it, so every request naming it must go there. Gemini's requests carry no other conversation id.
+ * The conversation a request continues, for affinity: Gemini's requests name none, so its opening stands for it (the
+ * system instruction and the first content, which a conversation keeps as it grows), as their bytes' SHA-256.
  */
-function conversationOf(head: Readonly<Record<string, unknown>>): string | null {
-  const cached = head['cachedContent'] ?? head['cached_content'];
-  return typeof cached === 'string' && cached !== '' ? cached : null;
+function conversationOf(raw: Buffer): string | null {
+  const system = topLevelFirstElement(raw, 'systemInstruction') ?? topLevelFirstElement(raw, 'system_instruction');
+  const first = topLevelFirstElement(raw, 'contents');
+  if (first === undefined) return null;
+  const hash = createHash('sha256');
+  if (system !== undefined) hash.update(system);
+  return `gemini:${hash.update(SEPARATOR).update(first).digest('base64url')}`;
+}
+
+const SEPARATOR = '\u0000';
+
+/**
+ * Names of Google's own stores (its Files API, Cloud Storage, its caches) live in the channel's Google project: the
+ * gateway serves neither API, so such a name is never the caller's to use, and one caller could read another's.
+ */
+function refuseProjectObjects(head: Readonly<Record<string, unknown>>, raw: Buffer, whole: () => Record<string, unknown>): void {
+  if (head['cachedContent'] !== undefined || head['cached_content'] !== undefined) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'cachedContent names a cache in the channel\'s Google project, which this gateway does not serve; send the content itself.', { param: 'cachedContent' });
+  }
+  // Most requests hold no file by URI: the body's bytes say so without a parse.
+  if (!raw.includes('fileUri') && !raw.includes('file_uri')) return;
+  const uri = foreignFile(whole(), 0);
+  if (uri !== null) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `fileData.fileUri "${uri.slice(0, 100)}" names a file in the channel's Google project (its Files API or Cloud Storage), which this gateway does not serve; send the file inline or by a public URL.`, { param: 'fileData.fileUri' });
+  }
+}
+
+const PROJECT_FILE = /^(gs:\/\/|files\/|https:\/\/generativelanguage\.googleapis\.com\/)/i;
+
+function foreignFile(value: unknown, depth: number): string | null {
+  if (typeof value !== 'object' || value === null || depth > 32) return null;
+  for (const [name, item] of Object.entries(value)) {
+    if ((name === 'fileUri' || name === 'file_uri') && typeof item === 'string' && PROJECT_FILE.test(item.trim())) return item;
+    const found = foreignFile(item, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /** Google's words for a body it cannot read: every problem is a 400 INVALID_ARGUMENT naming the field. */
