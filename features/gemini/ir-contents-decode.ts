@@ -3,18 +3,13 @@
 // sat on (a proof this gateway wrapped for the client goes back before the text that came after the reasoning,
 // where the other dialect had it); functionResponse parts become one tool message each.
 
-import { GatewayError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/formats/field-reader.js';
 import type { ImagePart, Message, Part, TextPart, ToolResultPart } from '../../core/ir/message.js';
 import { historyCallId } from './call-ids.js';
 import { listOf, member } from './lenient-json.js';
 import { decodeFileData, decodeInlineData, isObject } from './media.js';
-import { geminiFields as read } from './request-fields.js';
+import { geminiFields as read, unsupported } from './request-fields.js';
 import { clientProofs } from './thought-signatures.js';
-
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
-}
 
 /** Part kinds the IR has no counterpart for: code the model ran at Google's. */
 const UNSUPPORTED_PARTS: readonly string[] = ['executableCode', 'codeExecutionResult'];

@@ -4,7 +4,7 @@
 // part it came on; the first call of a model turn without one gets the placeholder Gemini 3 accepts for history
 // another model wrote.
 
-import { GatewayError } from '../../core/errors.js';
+import { unsupported } from './request-fields.js';
 import type { Message, Part, ReasoningProof, ToolResultPart } from '../../core/ir/message.js';
 import { GEMINI_API } from './api-name.js';
 import { encodeImage } from './media.js';
@@ -15,10 +15,6 @@ type Json = Record<string, unknown>;
 export interface Content {
   readonly role: 'user' | 'model';
   readonly parts: Json[];
-}
-
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
 }
 
 interface KnownCall {

@@ -4,7 +4,6 @@
 
 import { outputCapOf } from '../../core/formats/output-cap.js';
 import { GEMINI_OUTPUT_CAPS } from './output-caps.js';
-import { GatewayError } from '../../core/errors.js';
 import { shown, type JsonObject } from '../../core/formats/field-reader.js';
 import type { ParsedRequest } from '../../core/formats/format.js';
 import type { ChatRequest, ResponseFormat, Tool, ToolChoice } from '../../core/ir/request.js';
@@ -12,12 +11,8 @@ import { GEMINI_API } from './api-name.js';
 import { decodeContents, decodeSystem } from './ir-contents-decode.js';
 import { listOf, member } from './lenient-json.js';
 import { jsonSchemaOf, parametersOf } from './openapi-schema.js';
-import { geminiFields as read } from './request-fields.js';
+import { geminiFields as read, unsupported } from './request-fields.js';
 import { decodeThinking } from './thinking.js';
-
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
-}
 
 /**
  * Tools Google runs itself, kept for a Gemini upstream only. Its searches are typed as a web search, which the

@@ -2,17 +2,13 @@
 // (codec.ts, upstreamCall). Tools are declared with parametersJsonSchema, which takes the clients' JSON Schema as
 // it is (`parameters` is an OpenAPI subset that refuses most of it: pitfall 5).
 
-import { GatewayError } from '../../core/errors.js';
+import { unsupported } from './request-fields.js';
 import type { ChatRequest, ResponseFormat, Tool, ToolChoice } from '../../core/ir/request.js';
 import { GEMINI_API } from './api-name.js';
 import { encodeContents } from './ir-contents-encode.js';
 import { encodeThinking } from './thinking.js';
 
 type Json = Record<string, unknown>;
-
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
-}
 
 /** Gemini requires an object schema; OpenAI clients may send {} for a tool without arguments. */
 function objectSchema(parameters: Record<string, unknown>): Record<string, unknown> {

@@ -6,13 +6,9 @@ import type { JsonObject } from '../../core/formats/field-reader.js';
 import { imageFromUrl } from '../../core/ir/data-url.js';
 import type { ImagePart, ImageSource } from '../../core/ir/message.js';
 import { member } from './lenient-json.js';
-import { geminiFields as read } from './request-fields.js';
+import { geminiFields as read, unsupported } from './request-fields.js';
 
 type Json = Record<string, unknown>;
-
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
-}
 
 function refuseMedia(param: string, mimeType: string): GatewayError {
   return unsupported(param, `Media of type "${mimeType}" cannot be translated for this model's upstream; only images can.`);

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../../core/errors.js';
 import { jsonResponse, sseResponse } from '../../core/providers/mock/respond.js';
 import type { MockAnswer, UpstreamRequest } from '../../core/providers/provider.js';
+import { listOf } from './lenient-json.js';
 import { sseAsked } from './request.js';
 
 type Json = Record<string, unknown>;
@@ -14,11 +15,6 @@ type Json = Record<string, unknown>;
 /** Roughly four characters a token, like the mock's other APIs. */
 function tokensOf(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
-}
-
-function listOf(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value;
-  return value === undefined || value === null ? [] : [value];
 }
 
 function textOf(content: unknown): string {

@@ -30,3 +30,8 @@ export function invalidField(param: string, detail: string): GatewayError {
 
 /** Reads of a Gemini request's fields; `param` in Google's notation (`contents[0].parts[1].functionCall.name`). */
 export const geminiFields = new FieldReader({ missing: missingField, wrongType, invalid: invalidField });
+
+/** What the IR cannot carry across, named by its field (the relay may still serve it natively on the next channel). */
+export function unsupported(param: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_TRANSLATION_UNSUPPORTED', message, { param });
+}
