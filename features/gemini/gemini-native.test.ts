@@ -256,6 +256,29 @@ describe('the Gemini API through a gemini channel (native)', () => {
     assert.equal(await balanceOf('acme'), balance);
     assert.ok((await gw.usage()).length >= records);
   });
+
+  it('an upstream 429 tells a Gemini client the wait Google put in its body only: RetryInfo and retry-after', async () => {
+    const answer = fake.reply;
+    fake.reply = () => ({
+      kind: 'status',
+      status: 429,
+      body: { error: { code: 429, message: 'Resource has been exhausted.', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }] } },
+    });
+    try {
+      const res = await fetch(`${gw.url}/v1beta/models/gemini-2.5-pro:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': METERED },
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'Hi.' }] }] }),
+      });
+      const body = (await res.json()) as { error: { status: string; details?: unknown } };
+      assert.equal(res.status, 429);
+      assert.equal(res.headers.get('retry-after'), '13');
+      assert.equal(body.error.status, 'RESOURCE_EXHAUSTED');
+      assert.deepEqual(body.error.details, [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '13s' }], 'what Gemini CLI waits for');
+    } finally {
+      fake.reply = answer;
+    }
+  });
 });
 
 describe('the Gemini API on the mock channel', () => {

@@ -71,6 +71,18 @@ export function decodeError(status: number, body: Buffer): GatewayError {
   return readError(json, status);
 }
 
+/**
+ * The wait a Gemini error body asks for (its RetryInfo's retryDelay), in whole seconds; null when it names none or is
+ * no JSON. Google tells it there only, never in a Retry-After header.
+ */
+export function bodyRetryDelay(body: Buffer): number | null {
+  try {
+    return retryDelay(field(field(unwrapped(JSON.parse(body.toString('utf8'))), 'error'), 'details'));
+  } catch {
+    return null;
+  }
+}
+
 /** An error where an answer was due: an in-band stream event, or a 2xx body holding `error`. */
 export function inBandError(json: unknown): GatewayError {
   return readError(json, null);
