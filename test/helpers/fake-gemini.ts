@@ -1,17 +1,22 @@
 // A Gemini API upstream (generativelanguage.googleapis.com) on loopback, as the real one behaves: x-goog-api-key
 // required (400 API_KEY_INVALID otherwise), generateContent, streamGenerateContent as SSE (`alt=sse`, CRLF-separated
 // events, running usage totals, no [DONE]) or as one JSON array, countTokens, and the paged model list. What it
-// answers is scripted by `reply`; every request's bytes are kept.
+// answers is scripted by `reply` (parts as Google writes them: thoughts `{text, thought: true}`, `functionCall`,
+// `thoughtSignature` on any part); every request's bytes are kept.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoopbackHttpServer, recordRequest, type RecordedRequest } from './loopback-http-server.js';
 
 type Json = Record<string, unknown>;
 
-/** One answer: its parts, finish reason and usage; or an error status with Google's error body. */
+/**
+ * One answer: its parts, finish reason and usage (`usageApart`: streamed, the usage comes alone in a last event
+ * after the finish, as Gemini 3 sends it); or an error status with Google's error body (bare, or in the one-element
+ * array :streamGenerateContent often wraps it in).
+ */
 export type GeminiReply =
-  | { readonly kind: 'answer'; readonly parts: readonly Json[]; readonly finishReason?: string; readonly usage: Json }
-  | { readonly kind: 'status'; readonly status: number; readonly body: Json };
+  | { readonly kind: 'answer'; readonly parts: readonly Json[]; readonly finishReason?: string; readonly usage: Json; readonly usageApart?: boolean }
+  | { readonly kind: 'status'; readonly status: number; readonly body: Json | readonly Json[] };
 
 export const GEMINI_USAGE: Json = {
   promptTokenCount: 1200,
@@ -63,17 +68,23 @@ export class FakeGemini extends LoopbackHttpServer {
     };
   }
 
-  /** One event per part; running usage totals, the whole usage and the finish reason on the last. */
+  /**
+   * One event per part; running usage totals, the whole usage and the finish reason on the last (or the usage in an
+   * event of its own after it).
+   */
   private events(model: string, reply: Extract<GeminiReply, { kind: 'answer' }>): Json[] {
-    return reply.parts.map((part, i) => {
+    const running = { promptTokenCount: reply.usage['promptTokenCount'], totalTokenCount: reply.usage['promptTokenCount'] };
+    const events = reply.parts.map((part, i): Json => {
       const last = i === reply.parts.length - 1;
       return {
         candidates: [{ content: { role: 'model', parts: [part] }, ...(last ? { finishReason: reply.finishReason ?? 'STOP' } : {}), index: 0 }],
-        usageMetadata: last ? reply.usage : { promptTokenCount: reply.usage['promptTokenCount'], totalTokenCount: reply.usage['promptTokenCount'] },
+        usageMetadata: last && reply.usageApart !== true ? reply.usage : running,
         modelVersion: model,
         responseId: 'resp-fake-1',
       };
     });
+    if (reply.usageApart === true) events.push({ usageMetadata: reply.usage, modelVersion: model, responseId: 'resp-fake-1' });
+    return events;
   }
 
   private list(res: ServerResponse, url: URL): void {
