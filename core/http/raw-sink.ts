@@ -2,7 +2,7 @@
 
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { ResponseSink } from '../pipeline/sink.js';
+import { OVERHEAD_HEADER, type ResponseSink } from '../pipeline/sink.js';
 import { closeLingering } from './lingering-close.js';
 
 const SSE_HEADERS = {
@@ -29,7 +29,7 @@ export class RawSink implements ResponseSink {
     return this.res.headersSent;
   }
 
-  send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string): void {
+  send(status: number, headers: Readonly<Record<string, string>>, body: Buffer | string, overheadMs?: string): void {
     if (this.res.destroyed) return;
     // Not kept alive: the body was not read whole (refused before it, or broken off; body-intake.ts) and the
     // client may still be sending it, or the client asked to close.
@@ -39,15 +39,20 @@ export class RawSink implements ResponseSink {
     sent['content-length'] = String(Buffer.byteLength(body));
     sent['x-request-id'] = this.requestId;
     sent['request-id'] = this.requestId;
+    if (overheadMs !== undefined) sent[OVERHEAD_HEADER] = overheadMs;
     this.res.writeHead(status, sent);
     this.res.end(body);
   }
 
-  open(status: number, headers: Readonly<Record<string, string>>): void {
+  open(status: number, headers: Readonly<Record<string, string>>, overheadMs?: string): void {
     this.res.socket?.setNoDelay(true);
     // A file (a `bytes` result) keeps its own caching headers; only an event stream is marked unbuffered.
     const stream = headers['content-type']?.startsWith('text/event-stream') === true;
-    this.res.writeHead(status, Object.assign({}, headers, stream ? SSE_HEADERS : undefined, { 'x-request-id': this.requestId, 'request-id': this.requestId }));
+    const sent: Record<string, string> = Object.assign({}, headers, stream ? SSE_HEADERS : undefined);
+    sent['x-request-id'] = this.requestId;
+    sent['request-id'] = this.requestId;
+    if (overheadMs !== undefined) sent[OVERHEAD_HEADER] = overheadMs;
+    this.res.writeHead(status, sent);
     this.res.flushHeaders();
   }
 

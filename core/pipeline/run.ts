@@ -38,7 +38,7 @@ export async function runChain(
       const now = performance.now();
       ctx.firstByteAt = now;
       ctx.bodyBytesSent = result.body.length;
-      sink.send(result.status, withAdded(result.headers, ctx, chain, now), result.body);
+      sink.send(result.status, withAdded(result.headers, ctx), result.body, overheadOf(ctx, chain, now));
     } else if (result.kind === 'stream') {
       await relayStream(chain, ctx, sink, result, metrics);
     } else {
@@ -64,7 +64,7 @@ async function relayStream(
   result: Extract<RelayResult, { kind: 'stream' }>,
   metrics: GatewayMetrics,
 ): Promise<void> {
-  sink.open(result.status, withAdded(result.headers, ctx, chain, performance.now()));
+  sink.open(result.status, withAdded(result.headers, ctx), overheadOf(ctx, chain, performance.now()));
   const inFlight = metrics.streamsInFlight.enter(chain.route);
   const frames = result.frames;
   try {
@@ -91,7 +91,7 @@ async function relayStream(
  * so it sees a truncated body, not a whole one.
  */
 async function relayBytes(chain: Chain, ctx: RequestContext, sink: ResponseSink, result: Extract<RelayResult, { kind: 'bytes' }>): Promise<void> {
-  sink.open(result.status, withAdded(result.headers, ctx, chain, performance.now()));
+  sink.open(result.status, withAdded(result.headers, ctx), overheadOf(ctx, chain, performance.now()));
   // Read through the same PulledBody interface as a stream's frames (sse/pulled-body.ts), with a promise per
   // wait: nothing next to a file's chunk.
   const chunks = pulledBody(result.body);
@@ -223,7 +223,7 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
   if (!sink.started) {
     const rendered = ctx.format.encodeError(error, { requestId: ctx.id, path: ctx.path });
     ctx.status = rendered.status;
-    sink.send(rendered.status, withAdded(rendered.headers, ctx, chain, performance.now()), rendered.body);
+    sink.send(rendered.status, withAdded(rendered.headers, ctx), rendered.body, overheadOf(ctx, chain, performance.now()));
     return;
   }
   // The status is already on the wire: the format's in-band error frame, then close.
@@ -231,26 +231,32 @@ function answerError(chain: Chain, ctx: RequestContext, sink: ResponseSink, err:
   sink.end();
 }
 
-/** The gateway's own part of the time to the answer's headers (docs/money.md). */
-const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
-
-/**
- * An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits', quota's
- * cost) and, when an upstream took part in it, x-gateway-overhead-ms: the gateway's own time until `now`, the
- * answer's headers (what LiteLLM's x-litellm-overhead-duration-ms says: the whole but the upstreams' part). A stream's
- * later frames are not in it: its headers leave before them.
- */
-function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext, chain: Chain, now: number): Readonly<Record<string, string>> {
-  if (ctx.upstreamWaitMs === null || !chain.overheadHeader) return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
-  // One copy, the header set on it (not a literal merged in: one object less per answer).
-  const added: Record<string, string> = Object.assign({}, headers, ctx.responseHeaders);
-  added[OVERHEAD_HEADER] = overheadText(now - ctx.startedAt - ctx.bodyWaitMs - ctx.upstreamWaitMs);
-  return added;
+/** An answer's headers with those plugins added for every answer (ctx.responseHeaders: the rate limits', quota's cost). */
+function withAdded(headers: Readonly<Record<string, string>>, ctx: RequestContext): Readonly<Record<string, string>> {
+  return ctx.responseHeaders === null ? headers : Object.assign({}, headers, ctx.responseHeaders);
 }
 
-/** Milliseconds to the microsecond ("0.183"), never below 0 (the parts are read off one clock, rounded apart). */
+/**
+ * x-gateway-overhead-ms, when an upstream took part in the answer: the gateway's own time until `now`, the answer's
+ * headers (what LiteLLM's x-litellm-overhead-duration-ms says: the whole but the upstreams' part and the client's
+ * body). A stream's later frames are not in it: its headers leave before them.
+ */
+function overheadOf(ctx: RequestContext, chain: Chain, now: number): string | undefined {
+  if (ctx.upstreamWaitMs === null || !chain.overheadHeader) return undefined;
+  return overheadText(now - ctx.startedAt - ctx.bodyWaitMs - ctx.upstreamWaitMs);
+}
+
+/**
+ * Milliseconds to the microsecond ("0.183"), never below 0 (the parts are read off one clock, rounded apart). Built
+ * from integers: a fraction's shortest decimal form (String of a double) costs several times as much, on every answer.
+ */
 export function overheadText(ms: number): string {
-  return ms <= 0 ? '0' : String(Math.round(ms * 1000) / 1000);
+  if (ms <= 0) return '0';
+  const micros = Math.round(ms * 1000);
+  const fraction = micros % 1000;
+  const whole = (micros - fraction) / 1000;
+  if (fraction === 0) return String(whole);
+  return whole + (fraction < 10 ? '.00' : fraction < 100 ? '.0' : '.') + fraction;
 }
 
 function shutdownError(): GatewayError {

@@ -14,19 +14,19 @@ import { ClientAbort } from '../../../core/client-abort.js';
 import type { RelayResult } from '../../../core/pipeline/plugin.js';
 import { RequestState } from '../../../core/pipeline/request-state.js';
 import { overheadText, runChain } from '../../../core/pipeline/run.js';
-import type { ResponseSink } from '../../../core/pipeline/sink.js';
+import { OVERHEAD_HEADER, type ResponseSink } from '../../../core/pipeline/sink.js';
 import type { RequestContext } from '../../../core/pipeline/context.js';
 
 class HeaderSink implements ResponseSink {
   started = false;
   headers: Readonly<Record<string, string>> = {};
-  send(_status: number, headers: Readonly<Record<string, string>>): void {
-    this.started = true;
-    this.headers = headers;
+  send(_status: number, headers: Readonly<Record<string, string>>, _body: Buffer | string, overheadMs?: string): void {
+    this.open(_status, headers, overheadMs);
   }
-  open(_status: number, headers: Readonly<Record<string, string>>): void {
+  open(_status: number, headers: Readonly<Record<string, string>>, overheadMs?: string): void {
     this.started = true;
-    this.headers = headers;
+    // As RawSink sends them.
+    this.headers = overheadMs === undefined ? headers : { ...headers, [OVERHEAD_HEADER]: overheadMs };
   }
   write(): undefined {
     return undefined;
@@ -101,5 +101,7 @@ describe('x-gateway-overhead-ms', () => {
 
   it('is written as milliseconds with at most three decimals, never below zero', () => {
     assert.deepEqual([0.1234, 12.3456789, 0, -0.2, 1 / 3, 7].map(overheadText), ['0.123', '12.346', '0', '0', '0.333', '7']);
+    // Built from integers: the fraction's leading zeros kept, a whole number of milliseconds bare.
+    assert.deepEqual([0.0004, 0.05, 0.0071, 2.0001, 1234.5].map(overheadText), ['0', '0.050', '0.007', '2', '1234.500']);
   });
 });
