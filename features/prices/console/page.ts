@@ -1,5 +1,5 @@
 // #/prices: the models the account's keys may call, per group, with their prices per unit (the group's multiplier
-// applied): tokens per million (input, output, cache read and write), per image, per second of video, and the
+// applied): tokens per million (input, output, cache read and write), per image, per second of timed output, and the
 // flat-priced calls. The operator sees every group, or an account's.
 
 import type { ConsolePriceList as PriceList } from '../../../console/src/api-types.gen.js';

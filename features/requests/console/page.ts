@@ -1,4 +1,4 @@
-// #/requests: find a request by its id (the x-request-id its client saw, or a video task's id) and see its detail
+// #/requests: find a request by its id (the x-request-id its client saw, or a task's id) and see its detail
 // (the request drawer, console/src/components/request-drawer.ts); #/requests?id=<id> opens it at once.
 
 import { useState } from 'preact/hooks';
@@ -37,7 +37,7 @@ export function RequestsPage(props: PageProps) {
         <//>
         <div class="actions wide"><button type="submit" class="primary" data-testid="request-search-submit">Find</button></div>
       </form>
-      <p class="hint">Every answer of the gateway carries its request id in the <code>x-request-id</code> header; a video task's id finds the record of its end.</p>
+      <p class="hint">Every answer of the gateway carries its request id in the <code>x-request-id</code> header; a task's id finds the record of its end.</p>
       <${RequestDrawer} subject=${drawer} onOpen=${setDrawer} onClose=${() => setDrawer(null)} />
     <//>
   `;
