@@ -106,7 +106,7 @@ channels:
     await res.arrayBuffer();
     failover = res.headers.get('x-request-id') ?? '';
     // Records are written in batches: wait until this one is (and its charge with it).
-    await until('the failover record', async () => ((await fetch(`${gw.url}/console/api/requests/${failover}`, { headers: { cookie: adaApi.cookie } })).status === 200 ? true : undefined), { timeoutMs: 10_000 });
+    await until('the failover record', async () => ((await fetch(`${gw.url}/console/api/requests/${failover}`, { headers: { cookie: adaApi.cookie } })).status === 200 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     browser = await launchChromium();
     ada = await signedIn('ada', 'ada has a long password');
     ivan = await signedIn('ivan', 'ivan has a long password');

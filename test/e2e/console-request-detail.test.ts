@@ -45,7 +45,7 @@ for (const backend of storeBackends()) {
       return until(`the record of ${id}`, async () => {
         const found = await get(who, `/requests/${id}`);
         return found.status === 200 ? found.json : undefined;
-      }, { timeoutMs: 10_000 });
+      }, { timeoutMs: 10_000, intervalMs: 20 });
     }
 
     before(async () => {
