@@ -1,7 +1,8 @@
 // The console on big data (issue 25): a store seeded with 1,000,000 usage records over 30 days (3 accounts, 21 keys,
 // 6 models), a gateway on it, and the console API calls a user and the operator make, each timed over HTTP on
 // loopback: the dashboard, the usage log (a filtered first page with its totals, a deep page by cursor), the CSV
-// of a day, keys, ledger, channels. The bound is 200 ms per call (p95 here). Not part of npm test.
+// of a day, keys, ledger, channels; a request's detail (50 ms) and a charge's requests. The bound is 200 ms per call
+// (p95 here), 50 ms for a request's detail. Not part of npm test.
 //
 //   npm run bench:console                      # SQLite, 1M records (seeding takes a minute or two)
 //   BENCH_CONSOLE_RECORDS=200000 npm run bench:console
@@ -66,8 +67,13 @@ function record(i: number): UsageRecord {
     cost: BigInt(1000 + (i % 5000)) * 1000n,
     priceVersion: 'bench',
     account,
+    // A failed request's trace, as the relay records it.
+    ...(failed ? { attempts: [{ channel: 'openai', status: 502, error: 'status_502', latencyMs: 120 }], errorMessage: 'The upstream answered HTTP 502.' } : {}),
   };
 }
+
+/** The prices the seeded records name (their request detail reads them). */
+const BENCH_PRICES = JSON.stringify({ models: [['*', { input: '2.5', output: '10', cache_read: '1.25', cache_write: '2.5', input_image: '2.5', output_image: '10', per_image: '0' }]], calls: [], multipliers: [['pro', '1']] });
 
 async function seed(): Promise<void> {
   const store = await openStore(storeUrl, STORE_PARTS);
@@ -78,6 +84,7 @@ async function seed(): Promise<void> {
       return;
     }
     await store.ledger.ensureAccounts(ACCOUNTS.map((name) => ({ name, description: null })), now);
+    await store.ledger.savePriceVersion('bench', BENCH_PRICES, now);
     const started = performance.now();
     for (let start = have; start < RECORDS; start += BATCH) {
       const batch: UsageRecord[] = [];
@@ -161,6 +168,12 @@ channels:
     // A cursor deep in the log: a page ten days back.
     const deepCursor = `${now - 10 * DAY_MS}-999999999999999`;
     const yesterday = Math.floor(now / DAY_MS) * DAY_MS - DAY_MS;
+    // A failed acme request in the middle of the log (i % 3 == 0: acme's; i % 53 == 0: failed, with its trace), and
+    // the charge of a batch of the oldest records.
+    const failedId = `bench-${Math.floor(RECORDS / 2 / 159) * 159}`;
+    const oldest = (await (await fetch(`${gw.url}/console/api/ledger?limit=200`, { headers: { cookie: ada.cookie } })).json()) as { data: { id: number; kind: string }[] };
+    const charge = oldest.data.find((e) => e.kind === 'charge');
+    if (charge === undefined) throw new Error('no charge in the ledger of acme');
     const calls: [string, string, { cookie: string }][] = [
       ['user: dashboard, 24 h by hour', '/console/api/dashboard', ada],
       ['user: dashboard, 30 days by day', `/console/api/dashboard?bucket=day&from=${iso(now - 30 * DAY_MS)}&to=${iso(now)}`, ada],
@@ -173,6 +186,9 @@ channels:
       ['user: CSV of a day', `/console/api/usage.csv?from=${iso(yesterday)}&to=${iso(yesterday + DAY_MS)}`, ada],
       ['user: keys', '/console/api/keys', ada],
       ['user: ledger', '/console/api/ledger', ada],
+      ['user: request detail (failed, with its trace)', `/console/api/requests/${failedId}`, ada],
+      ['user: request detail (the newest)', `/console/api/requests/bench-${Math.floor((RECORDS - 1) / 3) * 3}`, ada],
+      ["user: a charge's requests, page 1", `/console/api/ledger/${charge.id}/requests`, ada],
       ['operator: channels', '/console/api/channels', operator],
       ['operator: accounts', '/console/api/accounts', operator],
     ];
@@ -183,8 +199,8 @@ channels:
     console.log('| call | p50 | p95 | max | bytes |');
     console.log('|---|---:|---:|---:|---:|');
     for (const r of rows) console.log(`| ${r.name} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.bytes.toLocaleString('en')} |`);
-    const slow = rows.filter((r) => r.p95 >= 200);
-    console.log(slow.length === 0 ? '\nevery call under 200 ms (p95)' : `\nOVER 200 ms (p95): ${slow.map((r) => r.name).join('; ')}`);
+    const slow = rows.filter((r) => r.p95 >= (r.name.includes('request detail') ? 50 : 200));
+    console.log(slow.length === 0 ? '\nevery call under its bound (p95: 200 ms, a request detail 50 ms)' : `\nOVER ITS BOUND (p95): ${slow.map((r) => r.name).join('; ')}`);
     process.exitCode = slow.length === 0 ? 0 : 1;
   } finally {
     await gw.close();

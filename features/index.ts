@@ -13,6 +13,8 @@ import { embeddingsFeature } from './embeddings/index.js';
 import { geminiFeature } from './gemini/index.js';
 import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
+import { pricesFeature } from './prices/index.js';
+import { requestsFeature } from './requests/index.js';
 import { videoFeature } from './video/index.js';
 
 export const FEATURES: readonly Feature[] = [
@@ -26,6 +28,8 @@ export const FEATURES: readonly Feature[] = [
   billingFeature,
   adminFeature,
   consoleFeature,
+  requestsFeature,
+  pricesFeature,
 ];
 
 /** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */

@@ -61,7 +61,10 @@ export interface ConsoleApi {
   "get-dashboard": ConsoleDashboard;
   "get-instances": ConsoleInstances;
   "get-keys": ConsoleKeyList;
+  "get-ledger-id-requests": ConsoleChargeRequests;
   "get-ledger": ConsoleLedgerPage;
+  "get-prices": ConsolePriceList;
+  "get-requests-id": ConsoleRequestDetail;
   "get-session": ConsoleSession;
   "get-usage-csv": ConsoleUsageCsv;
   "get-usage": ConsoleUsagePage;
@@ -484,6 +487,32 @@ export interface ConsoleKeyList {
   })[];
 }
 /**
+ * GET /console/api/ledger/{id}/requests, 200: the requests a ledger charge covers, in the order written (none for a credit, refund or adjustment), and the cursor of the next page (null on the last).
+ */
+export interface ConsoleChargeRequests {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  ledger_id: number;
+  currency: string;
+  /**
+   * @maxItems 200
+   */
+  data: {
+    request_id: string;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    time: string;
+    key_name: string;
+    model: string;
+    status: number;
+    cost: string | null;
+  }[];
+  next_cursor: string | null;
+}
+/**
  * GET /console/api/ledger, 200: a page of one account's ledger, newest first (features/console/ledger.ts), and the cursor of the next page (the last entry's id as text; null on the last page).
  */
 export interface ConsoleLedgerPage {
@@ -520,6 +549,181 @@ export interface ConsoleLedgerEntry {
    * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
    */
   created_at: string;
+}
+/**
+ * GET /console/api/prices, 200: per group the account's keys may use (features/prices/price-list.ts), the models its keys may call with their prices per unit, the group's multiplier applied, and the flat-priced calls (pricing.calls). The current config's prices.
+ */
+export interface ConsolePriceList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  /**
+   * null: the operator's view of every group.
+   */
+  account: string | null;
+  currency: string;
+  /**
+   * What a metered key's call of a model without a price gets (pricing.unpriced).
+   */
+  unpriced: "refuse" | "free";
+  /**
+   * @maxItems 1000
+   */
+  data: {
+    name: string;
+    /**
+     * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+     */
+    multiplier: string;
+    models: {
+      model: string;
+      /**
+       * null: no price (pricing.unpriced says whether it is refused or free).
+       */
+      price: ConsolePriceSheet | null;
+    }[];
+    calls: {
+      operation: string;
+      /**
+       * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+       */
+      per_call: string;
+    }[];
+  }[];
+}
+/**
+ * A model's prices in the currency, a group's multiplier applied (core/money/price-sheet.ts): tokens per million, an image, a second of timed output.
+ */
+export interface ConsolePriceSheet {
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  input_per_million: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  output_per_million: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  cache_read_per_million: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  cache_write_per_million: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  per_image: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  per_second: string;
+}
+/**
+ * GET /console/api/requests/{id}, 200: one request as its usage record tells it (features/requests/request-detail.ts): its route, models, key (never the secret), account, channel and attempts, times, tokens, the prices it was charged at (its price version, its group's multiplier applied), its cost and the ledger charge that covers it.
+ */
+export interface ConsoleRequestDetail {
+  request_id: string;
+  /**
+   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+   */
+  time: string;
+  route: string;
+  /**
+   * The model asked (or a flat-priced call's operation).
+   */
+  model: string;
+  /**
+   * The model served (the channel's name of it); null when no channel was reached.
+   */
+  upstream_model: string | null;
+  key: {
+    id: string;
+    name: string;
+  };
+  account: string | null;
+  group: string;
+  /**
+   * The channel that served it (the last tried); null when none was reached.
+   */
+  channel: string | null;
+  /**
+   * @maxItems 100
+   */
+  attempts: ConsoleRequestAttempt[];
+  status: number;
+  error_code: string | null;
+  /**
+   * The error message its client got; null when none, or for records written before it was kept.
+   */
+  error_message: string | null;
+  stream: boolean;
+  aborted: boolean;
+  ttft_ms: number | null;
+  latency_ms: number;
+  tokens: {
+    input: number;
+    output: number;
+    cache_read: number;
+    cache_write: number;
+    reasoning: number;
+    images: number;
+    seconds: number;
+    /**
+     * The output tokens were estimated (a stream cut before the upstream told them).
+     */
+    estimated: boolean;
+  };
+  currency: string;
+  /**
+   * null when no price applied.
+   */
+  price: null | {
+    /**
+     * The price version the cost was computed with.
+     */
+    version: string;
+    /**
+     * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+     */
+    multiplier: string;
+    /**
+     * A flat-priced call's price (multiplier applied); null for a model's.
+     */
+    per_call: string | null;
+    /**
+     * The model's prices (multiplier applied); null for a call, or a model the version did not price.
+     */
+    per_unit: ConsolePriceSheet | null;
+  };
+  /**
+   * null when no price applied.
+   */
+  cost: string | null;
+  /**
+   * The ledger charge that covers this request (with the others of its batch billed to the same account: its note counts them); null when nothing was charged, or for records written before the link was kept.
+   */
+  charge: ConsoleLedgerEntry | null;
+}
+/**
+ * One upstream attempt of a request, in the order tried (the relay's trace, recorded when there was more than one or one failed).
+ */
+export interface ConsoleRequestAttempt {
+  channel: string;
+  /**
+   * The upstream's HTTP status; null when none came (a connect error, a timeout).
+   */
+  status: number | null;
+  /**
+   * Why it failed (timeout, connect, status_503, untranslatable, or the request's error code); null for the attempt that answered.
+   */
+  error: string | null;
+  /**
+   * From the call to its answer's headers or its failure; null when not recorded apart from the request's.
+   */
+  latency_ms: number | null;
 }
 /**
  * GET /console/api/session, 200: who is signed in, the session's CSRF token, and the groups this user may create keys in (an account's groups; every group for an operator), with their models and limits.

@@ -73,6 +73,11 @@ export class Pricing {
     return null;
   }
 
+  /** Every flat-priced operation (pricing.calls) with its price, nano-units per call. */
+  get callPrices(): ReadonlyMap<string, bigint> {
+    return this.#calls;
+  }
+
   /** The flat price of an operation (a feature's priced call, pricing.calls), or null when it has none. */
   callPrice(operation: string): bigint | null {
     return this.#calls.get(operation) ?? null;

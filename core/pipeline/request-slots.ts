@@ -3,7 +3,7 @@
 // those declarations that what one reads is provided earlier (pipeline/build.ts).
 
 import type { Usage } from '../ir/usage.js';
-import type { HoldDraw } from '../store/store.js';
+import type { HoldDraw, UsageAttempt } from '../store/store.js';
 import { slot, type Slot } from '../slot.js';
 
 /** A request's price, for its usage record (core/money). */
@@ -30,3 +30,8 @@ export const CHARGE: Slot<Charge> = slot('charge');
  * request carries it upstream, so the upstream writes no more than was paid for.
  */
 export const OUTPUT_RESERVE: Slot<number> = slot('output-reserve');
+/**
+ * The request's upstream attempts (relay), for its usage record: set on the first failure only (then every later
+ * attempt is added, the one that answered too), so the usual single attempt that succeeds allocates nothing.
+ */
+export const ATTEMPTS: Slot<UsageAttempt[]> = slot('attempts');

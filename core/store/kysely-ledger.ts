@@ -23,7 +23,7 @@ import type {
 import { AccountExists, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
-import { planCharges, sorted } from './charge-plan.js';
+import { chargeIds, chargeNote, planCharges, sorted } from './charge-plan.js';
 import { writeTransaction } from './write-transaction.js';
 
 type Db = Kysely<Database>;
@@ -130,6 +130,21 @@ export class KyselyLedger implements LedgerStore {
     if (beforeId !== undefined) q = q.where('id', '<', beforeId);
     const rows = await q.orderBy('id', 'desc').limit(Math.max(0, Math.floor(limit))).execute();
     return rows.map(decodeEntry);
+  }
+
+  async ledgerEntry(account: string, id: number): Promise<LedgerEntry | undefined> {
+    const row = await this.db.selectFrom('ledger').selectAll().where('id', '=', id).where('account', '=', account).executeTakeFirst();
+    return row === undefined ? undefined : decodeEntry(row);
+  }
+
+  async chargeEntry(chargeId: string): Promise<LedgerEntry | undefined> {
+    const row = await this.db.selectFrom('ledger').selectAll().where('idempotency_key', '=', chargeKey(chargeId)).executeTakeFirst();
+    return row === undefined ? undefined : decodeEntry(row);
+  }
+
+  async priceDocument(version: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('price_versions').select('document').where('version', '=', version).executeTakeFirst();
+    return row?.document;
   }
 
   async setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined> {
@@ -355,17 +370,18 @@ export class KyselyLedger implements LedgerStore {
     for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
     if (priced.length === 0) return unpriced;
     const fresh = new Set<string>();
+    const named = chargeIds(priced);
     for (let at = 0; at < priced.length; at += INSERT_CHUNK) {
       const inserted = await trx
         .insertInto('usage_records')
-        .values(priced.slice(at, at + INSERT_CHUNK).map(encodeUsageRow))
+        .values(priced.slice(at, at + INSERT_CHUNK).map((r) => encodeUsageRow(r, named.get(r.requestId) ?? null)))
         .onConflict((oc) => oc.column('request_id').doNothing())
         .returning('request_id')
         .execute();
       for (const row of inserted) fresh.add(row.request_id);
     }
     for (const id of fresh) written.add(id);
-    const plan = planCharges(priced, fresh);
+    const plan = planCharges(priced, fresh, named);
     for (let at = 0; at < plan.entries.length; at += INSERT_CHUNK) {
       await trx
         .insertInto('ledger')
@@ -375,13 +391,19 @@ export class KyselyLedger implements LedgerStore {
             kind: 'charge',
             amount: e.amount,
             idempotency_key: chargeKey(e.firstRequestId),
-            request_id: null,
+            request_id: e.firstRequestId,
             key_id: null,
-            note: `${e.requests} requests`,
+            note: chargeNote(e.requests),
             ts: e.ts,
           })),
         )
         .execute();
+    }
+    for (const e of plan.entries) {
+      if (e.renamed === null) continue;
+      for (let at = 0; at < e.renamed.length; at += INSERT_CHUNK) {
+        await trx.updateTable('usage_records').set({ charge_id: e.firstRequestId }).where('request_id', 'in', e.renamed.slice(at, at + INSERT_CHUNK)).execute();
+      }
     }
     for (const [account, amount] of sorted(plan.balances)) await this.moveBalance(trx, account, amount);
     for (const [keyId, amount] of sorted(plan.spends)) await this.addKeySpend(trx, keyId, amount);

@@ -86,7 +86,7 @@ export class KyselyStore implements Store {
     if (records.length === 0) return;
     await writeTransaction(this.#db, this.#dialect, async (trx) => {
       const written = new Set<string>();
-      const rows = (await this.ledger.writePriced(trx, records, written)).map(encodeUsageRow);
+      const rows = (await this.ledger.writePriced(trx, records, written)).map((r) => encodeUsageRow(r));
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
         const inserted = await trx
           .insertInto('usage_records')
@@ -146,6 +146,19 @@ export class KyselyStore implements Store {
     if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
     const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(decodeUsageRow);
+  }
+
+  async chargedUsage(chargeId: string, limit: number, afterId = 0): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {
+    // By the partial index on charge_id (the charged records only).
+    const rows = await this.#db
+      .selectFrom('usage_records')
+      .selectAll()
+      .where('charge_id', '=', chargeId)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(Math.max(1, Math.floor(limit)))
+      .execute();
+    return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
   }
 
   async hourlyCost(query: HourlyQuery): Promise<bigint> {

@@ -112,6 +112,12 @@ export interface LedgerStore {
   getAccount(name: string): Promise<Account | undefined>;
   /** Newest first; with `beforeId`, the entries older than that one (a page after it). */
   listLedger(account: string, limit: number, beforeId?: number): Promise<LedgerEntry[]>;
+  /** One entry of the account's ledger by its id; undefined when it has none of that id (another account's too). */
+  ledgerEntry(account: string, id: number): Promise<LedgerEntry | undefined>;
+  /** The charge named by `chargeId` (a usage record's `chargeId`, the charge's `requestId`); undefined when none. */
+  chargeEntry(chargeId: string): Promise<LedgerEntry | undefined>;
+  /** The document of one Pricing version (savePriceVersion's); undefined when the store has none of that version. */
+  priceDocument(version: string): Promise<string | undefined>;
   /** Disables an account (its keys are refused) or enables it again; the account as it is now, or undefined when none. */
   setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined>;
   /** The names of the disabled accounts. */

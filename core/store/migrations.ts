@@ -287,6 +287,26 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await addMissingColumns(db, dialect, 'usage_records', [['seconds', 'integer']]);
       },
     },
+    '0020_request_trace': {
+      // A request's detail in the console: its upstream attempts (only when there was more than one, or a failure),
+      // the error message its client got, and the charge that covers it (the request id naming the ledger charge:
+      // ledger.request_id), so a charge lists its requests and a request finds its charge. Records before this
+      // migration have none of them. The charge's requests are found by an index of the charged records only.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'usage_records', [
+          ['attempts', 'text'],
+          ['error_message', 'text'],
+          ['charge_id', 'text'],
+        ]);
+        await db.schema
+          .createIndex('usage_records_charge_idx')
+          .ifNotExists()
+          .on('usage_records')
+          .column('charge_id')
+          .where(sql.ref('charge_id'), 'is not', null)
+          .execute();
+      },
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ResolvedLimits } from '../config/resolved.js';
 import type { ApiKeysTable, UsageHourlyTable, UsageRecordsTable } from './schema.js';
-import type { HourlyUsage, KeyPatch, NewKey, StoredKey, UsageRecord } from './store.js';
+import type { HourlyUsage, KeyPatch, NewKey, StoredKey, UsageAttempt, UsageRecord } from './store.js';
 
 type KeyRow = Selectable<ApiKeysTable>;
 type UsageRow = Selectable<UsageRecordsTable>;
@@ -114,7 +114,11 @@ function limitsOf(row: KeyRow): { limits?: ResolvedLimits } {
   return Object.keys(limits).length === 0 ? {} : { limits };
 }
 
-export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTable> {
+/**
+ * A record's row; `chargeId` names the ledger charge that covers it (charge-plan.ts's chargeIds), null when none.
+ * Every row has every column, in one order (the SQLite store prepares its statements from the first row's keys).
+ */
+export function encodeUsageRow(record: UsageRecord, chargeId: string | null = null): Insertable<UsageRecordsTable> {
   return {
     request_id: record.requestId,
     ts: record.ts,
@@ -145,7 +149,37 @@ export function encodeUsageRow(record: UsageRecord): Insertable<UsageRecordsTabl
     price_version: record.priceVersion ?? null,
     account: record.account ?? null,
     usage_estimated: record.usageEstimated === undefined ? null : encodeFlag(record.usageEstimated),
+    attempts: record.attempts === undefined ? null : encodeAttempts(record.attempts),
+    error_message: record.errorMessage ?? null,
+    charge_id: chargeId,
   };
+}
+
+function encodeAttempts(attempts: readonly UsageAttempt[]): string {
+  return JSON.stringify(attempts.map((a) => ({ channel: a.channel, status: a.status, error: a.error, latency_ms: Math.round(a.latencyMs) })));
+}
+
+/** The attempts as stored; anything else (a hand-edited row) reads as none. */
+function decodeAttempts(text: string): UsageAttempt[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  const attempts: UsageAttempt[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const a = item as Record<string, unknown>;
+    attempts.push({
+      channel: typeof a['channel'] === 'string' ? a['channel'] : '',
+      status: typeof a['status'] === 'number' ? a['status'] : null,
+      error: typeof a['error'] === 'string' ? a['error'] : null,
+      latencyMs: typeof a['latency_ms'] === 'number' ? a['latency_ms'] : 0,
+    });
+  }
+  return attempts;
 }
 
 export function decodeUsageRow(row: UsageRow): UsageRecord {
@@ -156,6 +190,9 @@ export function decodeUsageRow(row: UsageRow): UsageRecord {
     row.account === null ? {} : { account: row.account },
     row.usage_estimated === null ? {} : { usageEstimated: decodeFlag(row.usage_estimated) },
     row.seconds === null ? {} : { seconds: decodeInteger(row.seconds) },
+    row.attempts === null ? {} : { attempts: decodeAttempts(row.attempts) },
+    row.error_message === null ? {} : { errorMessage: row.error_message },
+    row.charge_id === null ? {} : { chargeId: row.charge_id },
   );
   if (row.images === null) return record;
   return Object.assign(record, {

@@ -76,6 +76,12 @@ export interface UsageRecordsTable {
   account: ColumnType<string | null, string | null | undefined, string | null>;
   /** 1 when the output tokens were estimated (a stream that ended before the upstream reported them). */
   usage_estimated: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** JSON array of the upstream attempts ({channel, status, error, latency_ms}); null for one attempt that succeeded. */
+  attempts: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The message of the error the client got (the gateway's words, keys scrubbed); null when none. */
+  error_message: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The request id naming the ledger charge that covers this record (ledger.request_id); null when uncharged. */
+  charge_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Usage summed per hour, account, key, model and channel (store/usage-hourly.ts): what dashboards read. */

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { planCharges, sorted } from './charge-plan.js';
+import { chargeIds, chargeNote, planCharges, sorted } from './charge-plan.js';
 import { chargeKey } from './kysely-ledger.js';
 import { KyselyStore } from './kysely-store.js';
 import type { StorePart } from './store-part.js';
@@ -88,7 +88,7 @@ class SqliteStore extends KyselyStore {
       const collect = (rows: unknown[]): void => {
         for (const r of rows as { request_id: string }[]) written.add(r.request_id);
       };
-      inserts.run(charges.writePriced(records, written).map(encodeUsageRow), pushRow, collect);
+      inserts.run(charges.writePriced(records, written).map((r) => encodeUsageRow(r)), pushRow, collect);
       hourly.run(
         hourlyRows(insertedOnce(records, written)),
         (row, params) => pushHourly(row as unknown as Readonly<Record<string, unknown>>, params),
@@ -110,6 +110,7 @@ class SqliteCharges {
   readonly #balance: BetterSqlite3.Statement;
   readonly #spend: BetterSqlite3.Statement;
   readonly #draw: BetterSqlite3.Statement;
+  readonly #rename: BetterSqlite3.Statement;
 
   constructor(database: BetterSqlite3.Database, columns: readonly string[]) {
     this.#pushRow = rowPusher(columns);
@@ -119,11 +120,12 @@ class SqliteCharges {
     );
     this.#ledger = new Multi(
       database,
-      (n) => `INSERT INTO ledger (account, kind, amount, idempotency_key, request_id, key_id, note, ts) VALUES ${Array.from({ length: n }, () => "(?, 'charge', ?, ?, NULL, NULL, ?, ?)").join(',')}`,
+      (n) => `INSERT INTO ledger (account, kind, amount, idempotency_key, request_id, key_id, note, ts) VALUES ${Array.from({ length: n }, () => "(?, 'charge', ?, ?, ?, NULL, ?, ?)").join(',')}`,
     );
     this.#balance = database.prepare('UPDATE accounts SET balance = balance + ? WHERE name = ?');
     this.#spend = database.prepare('INSERT INTO key_spend (key_id, spent) VALUES (?, ?) ON CONFLICT(key_id) DO UPDATE SET spent = key_spend.spent + excluded.spent');
     this.#draw = database.prepare('UPDATE holds SET amount = CASE WHEN amount > ? THEN amount - ? ELSE 0 END WHERE id = ?');
+    this.#rename = database.prepare('UPDATE usage_records SET charge_id = ? WHERE request_id = ?');
   }
 
   /** Writes the priced records with their charges, adding the ids inserted to `written`; returns the others, for the bulk insert. */
@@ -133,12 +135,14 @@ class SqliteCharges {
     for (const record of records) (record.cost === undefined ? unpriced : priced).push(record);
     if (priced.length === 0) return records;
     const fresh = new Set<string>();
-    this.#records.run(priced.map(encodeUsageRow), this.#pushRow, (inserted) => {
+    const named = chargeIds(priced);
+    this.#records.run(priced.map((r) => encodeUsageRow(r, named.get(r.requestId) ?? null)), this.#pushRow, (inserted) => {
       for (const r of inserted as { request_id: string }[]) fresh.add(r.request_id);
     });
     for (const id of fresh) written.add(id);
-    const plan = planCharges(priced, fresh);
-    this.#ledger.run(plan.entries, (e, params) => params.push(e.account, e.amount, chargeKey(e.firstRequestId), `${e.requests} requests`, e.ts));
+    const plan = planCharges(priced, fresh, named);
+    this.#ledger.run(plan.entries, (e, params) => params.push(e.account, e.amount, chargeKey(e.firstRequestId), e.firstRequestId, chargeNote(e.requests), e.ts));
+    for (const e of plan.entries) for (const id of e.renamed ?? []) this.#rename.run(e.firstRequestId, id);
     for (const [account, amount] of sorted(plan.balances)) this.#balance.run(amount, account);
     for (const [keyId, amount] of sorted(plan.spends)) this.#spend.run(keyId, amount);
     for (const [holdId, amount] of sorted(plan.draws)) this.#draw.run(amount, amount, holdId);

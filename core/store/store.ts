@@ -53,10 +53,33 @@ export interface UsageRecord {
   /** Output tokens were estimated from what was delivered (a stream cut before the upstream reported them). */
   readonly usageEstimated?: boolean;
   /**
+   * The upstream attempts, in order: present only when there was more than one, or one failed (the usual single
+   * success costs nothing to record).
+   */
+  readonly attempts?: readonly UsageAttempt[];
+  /** The message of the error the client got (GatewayError's, keys scrubbed); absent when none. */
+  readonly errorMessage?: string;
+  /**
+   * The request id naming the ledger charge that covers this record (the charge's `requestId`): set by the store
+   * when it writes the charge, never by the caller.
+   */
+  readonly chargeId?: string;
+  /**
    * Balance held for this request (a hold of this instance's lease, per budget) that the charge uses up: the
    * holds shrink by these amounts in the transaction that writes the record. Not stored.
    */
   readonly draws?: readonly HoldDraw[];
+}
+
+/** One upstream attempt of a request (the relay's). */
+export interface UsageAttempt {
+  readonly channel: string;
+  /** The upstream's HTTP status; null when none came (a connect error, a timeout, a request it could not be sent). */
+  readonly status: number | null;
+  /** Why it failed (a reason such as `timeout`, or `status_503`); null for the attempt that answered. */
+  readonly error: string | null;
+  /** From the call to its answer's headers (or its failure), whole ms. */
+  readonly latencyMs: number;
 }
 
 export interface HoldDraw {
@@ -170,6 +193,8 @@ export interface UsageStore {
   hourlyCost(query: HourlyQuery): Promise<bigint>;
   /** Newest first. */
   listUsage(query?: UsageQuery): Promise<UsageRecord[]>;
+  /** The records one ledger charge covers (by the request id naming it: the charge's `requestId`), oldest first, after row `afterId`. */
+  chargedUsage(chargeId: string, limit: number, afterId?: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
   countUsage(): Promise<number>;
   /** A page of the usage log (store/usage-log.ts): newest first, by keyset. */
   usageLog(query: UsageLogQuery): Promise<UsageLogRow[]>;

@@ -6,7 +6,7 @@ import { boundedUsage } from '../../core/ir/usage.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
-import { CHARGE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
+import { ATTEMPTS, CHARGE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
@@ -31,8 +31,15 @@ const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
   'GW_ERR_BILLING_UNAVAILABLE',
 ]);
 
+/** Longest error message a record keeps: the gateway's own words, a sentence or two; an upstream's is cut. */
+const MAX_ERROR_MESSAGE = 1000;
+
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
   const record = withMoney(tokenRecord(ctx, key, end), ctx, key.account);
+  // The trace of a request that failed or failed over; nothing is added to the usual one that succeeded at once.
+  const attempts = ctx.get(ATTEMPTS);
+  if (attempts !== undefined) Object.assign(record, { attempts });
+  if (ctx.error !== null) Object.assign(record, { errorMessage: ctx.error.message.slice(0, MAX_ERROR_MESSAGE) });
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.get(USAGE);
@@ -100,6 +107,7 @@ export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
     { slot: USAGE_FINAL, phase: 'frame' },
   ],
   reads: [
+    { slot: ATTEMPTS, phase: 'finish' },
     { slot: CHARGE, phase: 'finish' },
     { slot: USAGE, phase: 'finish' },
   ],

@@ -5,9 +5,11 @@
 
 import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../../core/pipeline/context.js';
+import { ATTEMPTS } from '../../core/pipeline/request-slots.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
 import type { Attempt } from '../../core/routing/router.js';
+import type { UsageAttempt } from '../../core/store/store.js';
 import { reasonOf, type Failure } from './last-failure.js';
 
 type Services = Pick<GatewayServices, 'channelLoad' | 'logger' | 'metrics' | 'router'>;
@@ -51,9 +53,11 @@ export class AccountedAttempt {
     }
     if (!isChannelFailure(res.status)) {
       this.services.router.health.markSuccess(this.attempt.channel.name, this.#sentAt);
+      // Traced only after an earlier failure (the slot is there then): one attempt that answers costs nothing here.
+      this.ctx.get(ATTEMPTS)?.push({ channel: this.attempt.channel.name, status: res.status, error: null, latencyMs: Math.round(performance.now() - this.#sentAt) });
       return res;
     }
-    const failure = this.#failed({ kind: 'status', status: res.status, retryAfter: retryAfterOf(res) }, `upstream attempt failed: HTTP ${res.status}`, { upstreamStatus: res.status });
+    const failure = this.#failed({ kind: 'status', status: res.status, retryAfter: retryAfterOf(res) }, `upstream attempt failed: HTTP ${res.status}`, { upstreamStatus: res.status }, res.status);
     await res.discard();
     return failure;
   }
@@ -79,10 +83,11 @@ export class AccountedAttempt {
     this.serving.delete(this.ctx);
   }
 
-  #failed(failure: Failure, message: string, outcome: Record<string, unknown>): Failure {
+  #failed(failure: Failure, message: string, outcome: Record<string, unknown>, status: number | null = null): Failure {
     const { channel } = this.attempt;
     this.waited();
     this.#end();
+    traceAttempt(this.ctx, { channel: channel.name, status, error: reasonOf(failure), latencyMs: Math.round(performance.now() - this.#sentAt) });
     this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);
     this.services.router.health.markFailure(channel.name, channel.cooldownMs);
     // Which request, where, how long: never a key or a body.
@@ -90,6 +95,13 @@ export class AccountedAttempt {
     this.services.logger.warn(Object.assign(line, outcome), message);
     return failure;
   }
+}
+
+/** Adds a failed attempt to the request's trace (its usage record's `attempts`), making the trace on the first. */
+export function traceAttempt(ctx: RequestContext, attempt: UsageAttempt): void {
+  const attempts = ctx.get(ATTEMPTS);
+  if (attempts === undefined) ctx.set(ATTEMPTS, [attempt]);
+  else attempts.push(attempt);
 }
 
 /** Whether a call's result is the failure that ended the attempt. */

@@ -5,7 +5,7 @@ import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
-import { OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
+import { ATTEMPTS, OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
 import { readWhole } from '../../core/providers/read-body.js';
 import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
@@ -14,8 +14,8 @@ import type { Attempt } from '../../core/routing/router.js';
 import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../core/sse/frame-batches.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 import type { RelayOptions } from './options.gen.js';
-import { AccountedAttempt, isFailure } from './attempt.js';
-import { toClientError, type Failure } from './last-failure.js';
+import { AccountedAttempt, isFailure, traceAttempt } from './attempt.js';
+import { reasonOf, toClientError, type Failure } from './last-failure.js';
 import { stick } from './sticky.js';
 import {
   RequestTranslator,
@@ -37,6 +37,8 @@ export const relayPlugin: PluginFactory<RelayOptions, Uses> = {
   uses: USES,
   // A translated request carries the output cap quota reserved, when the route reserves one.
   reads: [{ slot: OUTPUT_RESERVE, phase: 'relay' }],
+  // Each attempt after the first failure, for the usage record (meter's finish reads it).
+  provides: [{ slot: ATTEMPTS, phase: 'relay' }],
   create(_options, services): Plugin {
     // The channel each request is being served by, counted in flight (services.channelLoad) until its finish.
     const serving = new WeakMap<RequestContext, string>();
@@ -81,6 +83,7 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       // What cannot be said in this channel's dialect may still be served natively by the next channel.
       if (!(err instanceof GatewayError) || err.code !== 'GW_ERR_TRANSLATION_UNSUPPORTED') throw err;
       last = { kind: 'rejected', error: err };
+      traceAttempt(ctx, { channel: channel.name, status: null, error: reasonOf(last), latencyMs: 0 });
       continue;
     }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);

@@ -236,6 +236,14 @@ channels:
     const byKey = (all.json['by_key'] as { key_id: string }[]).map((k) => k.key_id).sort();
     assert.deepEqual(byKey, [adaKeyId, 'config:bot'].sort());
     assert.equal((await call('operator', 'GET', '/console/api/dashboard?account=acme&from=2026-01-01&to=2026-01-03')).status, 200);
+    // A request's detail (features/requests), every request of the log; a charge's requests; the price list (features/prices).
+    for (const row of dataOf(mine)) assert.equal((await call('ada', 'GET', `/console/api/requests/${String(row['request_id'])}`)).status, 200);
+    const charge = dataOf(ledger).find((e) => e['kind'] === 'charge');
+    assert.ok(charge !== undefined, 'a charge in the ledger');
+    assert.ok(dataOf(await call('ada', 'GET', `/console/api/ledger/${String(charge['id'])}/requests`)).length >= 1);
+    assert.equal((await call('operator', 'GET', `/console/api/ledger/${String(charge['id'])}/requests?account=acme&limit=1`)).status, 200);
+    assert.equal((await call('ada', 'GET', '/console/api/prices')).status, 200);
+    assert.equal((await call('operator', 'GET', '/console/api/prices')).status, 200);
   });
 
   it('the operator\'s channels, instances, running config and a reload', async () => {

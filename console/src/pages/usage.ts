@@ -14,6 +14,7 @@ import { html } from '../components/html.js';
 import { PageFrame } from '../components/page.js';
 import { Pager } from '../components/pager.js';
 import { RangePicker, initialChoice, resolveRange, type RangeChoice } from '../components/range-picker.js';
+import { clickedRowId, RequestDrawer, type DrawerSubject } from '../components/request-drawer.js';
 import { Table, type Column } from '../components/table.js';
 import { useLoad } from '../components/use-load.js';
 
@@ -96,6 +97,7 @@ export function UsagePage() {
   const [draft, setDraft] = useState<Filters>(INITIAL);
   const [query, setQuery] = useState<Applied | null>(() => applied(INITIAL));
   const [cursor, setCursor] = useState<string | null>(null);
+  const [drawer, setDrawer] = useState<DrawerSubject | null>(null);
   const keys = useLoad(() => app.api.get<KeyList>('/keys', accountQuery(app)), [app.account]);
   const loaded = useLoad(async () => {
     if (query === null) return undefined;
@@ -158,14 +160,22 @@ export function UsagePage() {
           ${csv === null ? null : html`<a class="button" data-testid="export-csv" href=${csv} download="usage.csv">Export CSV</a>`}
         </div>
       </form>
-      <${Table}
-        testid="table-usage"
-        columns=${columns(withAccount)}
-        rows=${page?.data ?? []}
-        rowId=${(r: UsageRow) => r.request_id}
-        before=${page === undefined ? null : html`<${TotalsRow} totals=${page.totals} lead=${withAccount ? 5 : 4} />`}
-        empty=${loaded.ready ? 'No requests match this filter.' : 'Loading…'}
-      />
+      <div data-testid="usage-rows" onClick=${(e: Event) => {
+        // A row's click opens its request's detail.
+        const id = clickedRowId(e);
+        if (id !== null) setDrawer({ request: id });
+      }}>
+        <${Table}
+          testid="table-usage"
+          columns=${columns(withAccount)}
+          rows=${page?.data ?? []}
+          rowId=${(r: UsageRow) => r.request_id}
+          rowClass=${() => 'clickable'}
+          before=${page === undefined ? null : html`<${TotalsRow} totals=${page.totals} lead=${withAccount ? 5 : 4} />`}
+          empty=${loaded.ready ? 'No requests match this filter.' : 'Loading…'}
+        />
+      </div>
+      <${RequestDrawer} subject=${drawer} onOpen=${setDrawer} onClose=${() => setDrawer(null)} />
       <${Pager} atNewest=${cursor === null} nextCursor=${page?.next_cursor ?? null} onOlder=${setCursor} onNewest=${() => setCursor(null)} />
     <//>
   `;
