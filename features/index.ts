@@ -14,6 +14,7 @@ import { geminiFeature } from './gemini/index.js';
 import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
 import { videoFeature } from './video/index.js';
+import { webhooksFeature } from './webhooks/index.js';
 
 export const FEATURES: readonly Feature[] = [
   imagesFeature,
@@ -22,6 +23,7 @@ export const FEATURES: readonly Feature[] = [
   geminiFeature,
   assetsFeature,
   videoFeature,
+  webhooksFeature,
   modelsFeature,
   billingFeature,
   adminFeature,
