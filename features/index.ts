@@ -16,6 +16,7 @@ import { modelsFeature } from './models/index.js';
 import { pricesFeature } from './prices/index.js';
 import { requestsFeature } from './requests/index.js';
 import { videoFeature } from './video/index.js';
+import { webhooksFeature } from './webhooks/index.js';
 
 export const FEATURES: readonly Feature[] = [
   imagesFeature,
@@ -24,6 +25,7 @@ export const FEATURES: readonly Feature[] = [
   geminiFeature,
   assetsFeature,
   videoFeature,
+  webhooksFeature,
   modelsFeature,
   billingFeature,
   adminFeature,

@@ -158,6 +158,14 @@ async function resolveWithin(hostname: string, resolve: HostResolver, timeoutMs:
   }
 }
 
+/**
+ * Whether `address` (an IP literal) is a public one: what a connection the gateway makes itself (a webhook's) checks
+ * at connect time, where DNS answered, so a name cannot be made to resolve elsewhere between a check and the connect.
+ */
+export function isPublicAddress(address: string): boolean {
+  return !isNonPublic(address, nonPublicList());
+}
+
 /** Built per check: a BlockList is a mutable object, and core keeps none at module level. */
 function nonPublicList(): BlockList {
   const list = new BlockList();

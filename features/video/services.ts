@@ -6,6 +6,7 @@ import type { FeatureServices } from '../../core/feature/feature.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import { slot, type Slot } from '../../core/slot.js';
 import { CONTENT_LINKS } from '../../core/feature/content-links.js';
+import { GATEWAY_EVENTS } from '../../core/feature/gateway-events.js';
 import { createArkVideoUpstream } from './data-plane.js';
 import { createMockVideoUpstream } from './mock-tasks.js';
 import type { VideoUpstream } from './upstream.js';
@@ -34,6 +35,7 @@ export function videoDepsOf(services: GatewayServices): VideoDeps {
     router: services.router,
     videoUpstreams: services.feature(VIDEO).upstreams,
     links: services.findFeature(CONTENT_LINKS),
+    events: services.findFeature(GATEWAY_EVENTS),
     logger: services.logger,
     resolveHost: services.resolveHost,
   };

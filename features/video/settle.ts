@@ -68,6 +68,7 @@ export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEn
     priceVersion: price === null ? null : pricing.version,
   });
   const won = await deps.store.part(VIDEO_TASKS).settleTask(row.id, settlement);
+  if (won && end.status === 'failed') tellFailed(deps, row, end, now);
   if (!won || row.upstreamId === null) return won;
   // A task the upstream never took ran nothing: the submission's own record says what happened.
   // As the store wrote it: a null seconds keeps the seconds asked.
@@ -78,6 +79,18 @@ export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEn
     deps.logger.warn({ err, task: row.id }, "a settled video task's usage record could not be written yet; the sweep writes it");
   }
   return true;
+}
+
+/**
+ * video_failed, told once: only the instance whose settlement won tells it, and its key (the task's id) keeps a
+ * second telling out. Not awaited: the task is settled whatever the telling does; a store that cannot keep it now
+ * (it just settled the task) is logged.
+ */
+function tellFailed(deps: VideoDeps, row: VideoTaskRow, end: TaskEnd, now: number): void {
+  const data = { task_id: row.id, model: row.model, channel: row.channel, key_name: row.keyName, account: row.account, error_code: end.errorCode, error_message: end.errorMessage };
+  deps.events?.emit({ type: 'video_failed', key: `video_failed:${row.id}`, data }, now).catch((err: unknown) => {
+    deps.logger.warn({ err, task: row.id }, 'a failed video task could not be told to the webhooks');
+  });
 }
 
 /** Writes a settled task's usage record (its charge) from its row, and notes it written. */

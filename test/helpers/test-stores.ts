@@ -94,6 +94,11 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   }
 }
 
+/** Another store over an existing database (a second instance's), migrated; the caller closes it. */
+export function openStoreAt(url: string, poolMax = 4): Promise<Store> {
+  return openStore(url, STORE_PARTS, { poolMax });
+}
+
 /** Both backends; PostgreSQL's `skip` says why when it cannot run here. */
 export function storeBackends(): readonly StoreBackend[] {
   return [sqlite, postgres(process.env[POSTGRES_URL_ENV])];
