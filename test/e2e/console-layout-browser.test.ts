@@ -27,34 +27,46 @@ interface Geometry {
   readonly rows: number;
 }
 
-/** In the page: the page-level scroll width, and what is wrong with the first row of each table in view. */
-function measure(): Geometry {
-  const problems: string[] = [];
+/**
+ * In the page: the page-level scroll width, and what is wrong with the first row of each table in view (a string:
+ * this code runs in the browser, whose types the tests' tsconfig does not hold).
+ */
+const MEASURE = `(() => {
+  const problems = [];
   let rows = 0;
-  for (const table of Array.from(document.querySelectorAll('main table'))) {
-    if (table.parentElement?.closest('table') !== null) continue;
+  for (const table of document.querySelectorAll('main table')) {
+    if (table.parentElement.closest('table') !== null) continue;
     const row = table.querySelector('tbody tr[data-testid="row"]');
     if (row === null) continue;
     rows++;
-    const name = table.getAttribute('data-testid') ?? 'table';
+    const name = table.getAttribute('data-testid') || 'table';
     row.scrollIntoView({ block: 'center', inline: 'nearest' });
     for (const cell of Array.from(row.children).slice(0, 3)) {
       const box = cell.getBoundingClientRect();
-      const col = cell.getAttribute('data-col') ?? cell.tagName;
-      if (box.width < 1 || box.height < 1 || getComputedStyle(cell).visibility === 'hidden') problems.push(`${name} ${col}: hidden`);
-      else if (box.left < 0 || box.right > innerWidth + 0.5) problems.push(`${name} ${col}: off screen (${Math.round(box.left)}..${Math.round(box.right)})`);
+      const col = cell.getAttribute('data-col') || cell.tagName;
+      if (box.width < 1 || box.height < 1 || getComputedStyle(cell).visibility === 'hidden') problems.push(name + ' ' + col + ': hidden');
+      else if (box.left < 0 || box.right > innerWidth + 0.5) problems.push(name + ' ' + col + ': off screen (' + Math.round(box.left) + '..' + Math.round(box.right) + ')');
       else {
         const hit = document.elementFromPoint(box.left + Math.min(box.width / 2, 12), box.top + box.height / 2);
-        if (hit === null || !cell.contains(hit)) problems.push(`${name} ${col}: covered by ${hit?.tagName ?? 'nothing'}.${hit?.className ?? ''}`);
+        if (hit === null || !cell.contains(hit)) problems.push(name + ' ' + col + ': covered by ' + (hit ? hit.tagName + '.' + hit.className : 'nothing'));
       }
     }
-    for (const button of Array.from(row.querySelectorAll('[data-col="actions"] button'))) {
+    for (const button of row.querySelectorAll('[data-col="actions"] button')) {
       const box = button.getBoundingClientRect();
-      if (box.right > innerWidth + 0.5 || box.left < 0) problems.push(`${name}: an action is off screen`);
+      if (box.right > innerWidth + 0.5 || box.left < 0) problems.push(name + ': an action is off screen');
     }
   }
-  return { scrollWidth: document.scrollingElement?.scrollWidth ?? 0, innerWidth, problems, rows };
-}
+  return { scrollWidth: document.scrollingElement.scrollWidth, innerWidth, problems, rows };
+})()`;
+
+/** The mean of the page's background colour's channels (0 black, 255 white). */
+const BACKGROUND = `(() => {
+  const [r, g, b] = getComputedStyle(document.documentElement).backgroundColor.match(/\\d+/g).map(Number);
+  return (r + g + b) / 3;
+})()`;
+
+/** Goes to a hash route in the page (the app routes it as a click on a link would). */
+const goTo = (p: Page, path: string): Promise<unknown> => p.evaluate(`void (location.hash = ${JSON.stringify(path)})`);
 
 describe('the console\'s layout at 1280 and 390 px, light and dark, in Chromium', { skip: browserSkip() }, () => {
   const upstream = new FakeOpenAI('up');
@@ -68,7 +80,7 @@ describe('the console\'s layout at 1280 and 390 px, light and dark, in Chromium'
 
   /** Opens a hash route and waits for its page to be drawn with its data. */
   async function visit(p: Page, path: string, title: string): Promise<void> {
-    await p.evaluate((hash) => void (location.hash = hash), path);
+    await goTo(p, path);
     await until(`the ${path} page`, async () => ((await p.title()).startsWith(`${title} ·`) ? true : undefined), { timeoutMs: 10_000, intervalMs: 25 });
     await p.locator('section.page[data-ready="true"]').waitFor();
   }
@@ -148,16 +160,14 @@ channels:
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 });
         for (const link of links) {
-          await page.evaluate((hash) => void (location.hash = hash), link.path);
-          await until(`${link.path} open`, async () => ((await page.evaluate(() => location.hash)) === `#${link.path}` && (await page.locator('section.page').count()) === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 25 });
+          await goTo(page, link.path);
+          await until(`${link.path} open`, async () => ((await page.evaluate('location.hash')) === `#${link.path}` && (await page.locator('section.page').count()) === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 25 });
           await page.locator('section.page[data-ready="true"]').waitFor();
-          const title = (await page.title()).split(' · ')[0] ?? link.title;
-          await visit(page, link.path, title);
-          const geometry = (await page.evaluate(measure)) as Geometry;
+          const geometry = (await page.evaluate(MEASURE)) as Geometry;
           tables += geometry.rows;
           assert.ok(geometry.scrollWidth <= geometry.innerWidth, `${link.path} at ${width} px (${theme}) scrolls sideways: ${geometry.scrollWidth} > ${geometry.innerWidth}`);
           assert.deepEqual(geometry.problems, [], `${link.path} at ${width} px (${theme})`);
-          await page.evaluate(() => window.scrollTo(0, 0));
+          await page.evaluate('window.scrollTo(0, 0)');
           await page.screenshot({ path: join(shots, `${link.title}-${width}-${theme}.png`), fullPage: true });
         }
       }
@@ -168,17 +178,15 @@ channels:
 
   it('dark follows prefers-color-scheme; the toggle picks a theme that this browser keeps', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
-    const background = (): Promise<number> =>
-      page.evaluate(() => {
-        const [r = 0, g = 0, b = 0] = (getComputedStyle(document.body).backgroundColor.match(/\d+/g) ?? []).map(Number);
-        const root = getComputedStyle(document.documentElement).backgroundColor.match(/\d+/g)?.map(Number) ?? [r, g, b];
-        return ((root[0] ?? 0) + (root[1] ?? 0) + (root[2] ?? 0)) / 3;
-      });
+    const background = async (): Promise<number> => Number(await page.evaluate(BACKGROUND));
     await page.emulateMedia({ colorScheme: 'dark' });
     assert.ok((await background()) < 60, 'dark by the system');
+    const toggleShows = (theme: string): Promise<true> =>
+      until(`the toggle showing ${theme}`, async () => ((await page.getByTestId('theme-toggle').getAttribute('data-theme-shown')) === theme ? true : undefined), { timeoutMs: 5_000, intervalMs: 25 });
+    await toggleShows('dark');
     await page.emulateMedia({ colorScheme: 'light' });
     assert.ok((await background()) > 200, 'light by the system');
-    assert.equal(await page.getByTestId('theme-toggle').getAttribute('data-theme-shown'), 'light');
+    await toggleShows('light');
     await page.getByTestId('theme-toggle').click();
     assert.ok((await background()) < 60, 'dark by the toggle, the system still light');
     await page.reload();

@@ -57,7 +57,7 @@ describe('users, sessions, keyboard and failures in the console, in Chromium', {
   }
 
   /** The data-testid of the focused element (or its tag). */
-  const focused = (page: Page): Promise<string> => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? '');
+  const focused = async (page: Page): Promise<string> => String(await page.evaluate("document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? ''"));
 
   before(async () => {
     await consolePagesBuilt();
