@@ -2,7 +2,7 @@
 // response schema; each is called over HTTP (as the operator and as an account's user, after real chat requests so
 // usage, ledger and dashboard have data) and every 2xx answer is checked against its route's response schema, every
 // error against the error schema; bodies and queries with a misspelled field are refused (400 naming it) and change
-// nothing, and an account's user still gets the operator's routes as missing ones, whatever the body.
+// nothing, and an account's user is still refused the operator's routes (403), whatever the body.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
