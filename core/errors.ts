@@ -42,6 +42,8 @@ const ERRORS = {
   GW_ERR_CONSOLE_CSRF: { status: 403, kind: 'permission', wireCode: 'csrf_token_invalid' },
   GW_ERR_CONSOLE_NOT_BUILT: { status: 503, kind: 'internal', wireCode: 'console_not_built' },
   GW_ERR_CONSOLE_KEY_DECLARED: { status: 409, kind: 'invalid_request', wireCode: 'key_declared_in_config' },
+  GW_ERR_CONSOLE_OPERATOR_ONLY: { status: 403, kind: 'permission', wireCode: 'operator_only' },
+  GW_ERR_CONSOLE_PASSWORD_WRONG: { status: 400, kind: 'invalid_request', wireCode: 'current_password_wrong' },
   GW_ERR_ADMIN_UNAUTHORIZED: { status: 401, kind: 'authentication', wireCode: 'invalid_admin_token' },
   GW_ERR_METRICS_UNAUTHORIZED: { status: 401, kind: 'authentication', wireCode: 'invalid_metrics_token' },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'unknown_url' },

@@ -53,7 +53,9 @@ export type ConsoleKeyCreated = ConsoleKey & {
 export interface ConsoleApi {
   "delete-keys-id": ConsoleKeyRevoked;
   "delete-session": ConsoleSignedOut;
+  "delete-sessions-id": ConsoleSessionEnded;
   error: ConsoleError;
+  "get-accounts-name-users": ConsoleAccountUserList;
   "get-accounts": ConsoleAccountList;
   "get-asset-groups": ConsoleAssetGroupList;
   "get-channels": ConsoleChannels;
@@ -66,10 +68,12 @@ export interface ConsoleApi {
   "get-prices": ConsolePriceList;
   "get-requests-id": ConsoleRequestDetail;
   "get-session": ConsoleSession;
+  "get-sessions": ConsoleSessionList;
   "get-usage-csv": ConsoleUsageCsv;
   "get-usage": ConsoleUsagePage;
   "get-videos-id-content": ConsoleVideoContent;
   "get-videos": ConsoleVideoTaskList;
+  "patch-accounts-name-users-user": ConsoleAccountUserEdited;
   "patch-accounts-name": ConsoleAccountEdited;
   "patch-keys-id": ConsoleKeyEdited;
   "post-accounts-name-credit": ConsoleCredited;
@@ -78,6 +82,7 @@ export interface ConsoleApi {
   "post-asset-groups-id-bind": ConsoleAssetGroupBound;
   "post-config-reload": ConsoleReloaded;
   "post-keys": ConsoleKeyCreated;
+  "post-password-change": ConsolePasswordChanged;
   "post-password": ConsolePasswordSet;
   "post-session": ConsoleSignedIn;
 }
@@ -150,6 +155,13 @@ export interface ConsoleSignedOut {
   signed_out: true;
 }
 /**
+ * DELETE /console/api/sessions/{id}, 200: one of the user's own sessions ended (its cookie opens nothing more). Another user's id is a 404.
+ */
+export interface ConsoleSessionEnded {
+  id: string;
+  ended: true;
+}
+/**
  * Every console API error (4xx, 5xx): OpenAI's shape, as core/formats/openai-chat/errors.ts writes it. code is the GatewayError's wire code (not_signed_in: go to the sign-in page); param names the request field at fault, or null.
  */
 export interface ConsoleError {
@@ -159,6 +171,43 @@ export interface ConsoleError {
     param: string | null;
     code: string | null;
   };
+}
+/**
+ * GET /console/api/accounts/{name}/users, 200: the account's console users, by name.
+ */
+export interface ConsoleAccountUserList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  data: ConsoleAccountUser[];
+}
+/**
+ * An account's console user as the operator's list shows it: whether it may sign in, whether its password is set, and its live sessions.
+ */
+export interface ConsoleAccountUser {
+  name: string;
+  account: string;
+  /**
+   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+   */
+  created_at: string;
+  /**
+   * A disabled user cannot sign in; disabling ended their sessions.
+   */
+  disabled: boolean;
+  /**
+   * False until the user set a password through a link.
+   */
+  password_set: boolean;
+  /**
+   * Sessions open now.
+   */
+  sessions: number;
+  /**
+   * The last use of any open session (to the minute); null with none open.
+   */
+  last_seen_at: string | null;
 }
 /**
  * GET /console/api/accounts (operator), 200: every account with its balance.
@@ -726,11 +775,15 @@ export interface ConsoleRequestAttempt {
   latency_ms: number | null;
 }
 /**
- * GET /console/api/session, 200: who is signed in, the session's CSRF token, and the groups this user may create keys in (an account's groups; every group for an operator), with their models and limits.
+ * GET /console/api/session, 200: who is signed in, the session's CSRF token, and the groups this user may create keys in (an account's groups; every group for an operator), with their models and limits, and the currency every amount is in.
  */
 export interface ConsoleSession {
   user: ConsoleUser;
   csrf: string;
+  /**
+   * The gateway's money unit (pricing.currency): an ISO 4217 code such as USD, or a name such as credits.
+   */
+  currency: string;
   groups: {
     name: string;
     /**
@@ -761,6 +814,45 @@ export interface ConsoleLimits1 {
   rpm?: number;
   tpm?: number;
   concurrency?: number;
+}
+/**
+ * GET /console/api/sessions, 200: the signed-in user's own open sessions, newest first; the one asking is marked current.
+ */
+export interface ConsoleSessionList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  data: {
+    /**
+     * What DELETE /console/api/sessions/{id} names it by (never the cookie's token).
+     */
+    id: string;
+    /**
+     * The session this call came with.
+     */
+    current: boolean;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    created_at: string;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    last_seen_at: string;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    expires_at: string;
+    /**
+     * The address it signed in from (null for a session from before addresses were kept).
+     */
+    address: string | null;
+    /**
+     * The browser's User-Agent at sign-in, cut to 256 characters.
+     */
+    user_agent: string | null;
+  }[];
 }
 /**
  * GET /console/api/usage, 200: a page of the usage log, newest first (features/console/usage.ts describeRecord), the totals of everything the filter matches (every page, not this one), and the cursor of the next page (null on the last).
@@ -925,6 +1017,33 @@ export interface ConsoleVideoTask {
   download: string | null;
 }
 /**
+ * PATCH /console/api/accounts/{name}/users/{user}, 200: the user as it is now.
+ */
+export interface ConsoleAccountUserEdited {
+  name: string;
+  account: string;
+  /**
+   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+   */
+  created_at: string;
+  /**
+   * A disabled user cannot sign in; disabling ended their sessions.
+   */
+  disabled: boolean;
+  /**
+   * False until the user set a password through a link.
+   */
+  password_set: boolean;
+  /**
+   * Sessions open now.
+   */
+  sessions: number;
+  /**
+   * The last use of any open session (to the minute); null with none open.
+   */
+  last_seen_at: string | null;
+}
+/**
  * POST /console/api/accounts/{name}/credit (operator): 201 with the new entry, or 200 with applied false and the first entry when this idempotency_key had credited already (nothing added twice); the account as it now is. The entry has no account field here (the ledger page's entries do).
  */
 export interface ConsoleCredited {
@@ -951,6 +1070,13 @@ export interface ConsoleUserMade {
 export interface ConsoleReloaded {
   reloaded: boolean;
   message: string;
+}
+/**
+ * POST /console/api/password/change, 200: the password is changed, and how many other sessions ended.
+ */
+export interface ConsolePasswordChanged {
+  changed: true;
+  sessions_ended: number;
 }
 /**
  * POST /console/api/password, 200: the link's user, whose password is now set (the link is used up, the user's sessions ended); sign in next.

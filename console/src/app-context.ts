@@ -13,6 +13,16 @@ export interface Notify {
   clear(): void;
 }
 
+/**
+ * The page's loads that failed (use-load.ts reports each, and its recovery): the banner offers a Retry that runs them
+ * again, and the tables show no "nothing here" text meanwhile (they do not know that).
+ */
+export interface LoadFailures {
+  readonly failed: boolean;
+  /** `retry` runs the failed load again; null: it loaded (or is gone). `from` is the load's own token. */
+  report(from: object, retry: (() => void) | null): void;
+}
+
 export interface ConsoleApp {
   readonly api: Api;
   /** Null when nobody is signed in. */
@@ -24,6 +34,7 @@ export interface ConsoleApp {
   readonly account: string;
   setAccount(name: string): void;
   readonly notify: Notify;
+  readonly loads: LoadFailures;
   /** Goes to a hash route, showing `notice` there. */
   go(path: string, notice?: string): void;
 }

@@ -1,11 +1,12 @@
 // The app shell: reads the session once, routes the hash to a page of the registry (sending whoever is not signed
 // in to the sign-in page, which leads back to where they were, and showing "not found" for what this person may not
-// open), and owns the banners.
+// open), and owns the banners, with a Retry while the page's data failed to load. A skip link leads past the header
+// to the page's heading.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi, isSignedOut, sameUser } from './api.js';
 import type { Session } from './api-types.js';
-import { AppContext, type ConsoleApp, type Notify } from './app-context.js';
+import { AppContext, type ConsoleApp, type LoadFailures, type Notify } from './app-context.js';
 import { AppHeader } from './components/app-header.js';
 import { Banners } from './components/banners.js';
 import { html } from './components/html.js';
@@ -41,6 +42,25 @@ export function App() {
   const current = useRef({ path: where.path, session });
   current.current = { path: where.path, session };
   const carriedNotice = useRef<string | null>(null);
+  // The page's failed loads, each with what runs it again (use-load.ts reports them).
+  const [failedLoads, setFailedLoads] = useState<ReadonlyMap<object, () => void>>(() => new Map());
+  const loads = useMemo<Omit<LoadFailures, 'failed'>>(
+    () => ({
+      report: (from, retry) =>
+        setFailedLoads((was) => {
+          if (retry === null && !was.has(from)) return was;
+          const next = new Map(was);
+          if (retry === null) next.delete(from);
+          else next.set(from, retry);
+          return next;
+        }),
+    }),
+    [],
+  );
+  const retryLoads = useCallback((): void => {
+    setBanners({ error: null, notice: null });
+    for (const retry of failedLoads.values()) retry();
+  }, [failedLoads]);
 
   const notify = useMemo<Notify>(
     () => ({
@@ -121,17 +141,25 @@ export function App() {
     else if (needsSignIn) navigate(signInFrom(where.path));
   }, [where.path, needsSignIn]);
 
-  const app: ConsoleApp = { api, session: session ?? null, loadSession, signOut, account, setAccount, notify, go };
+  const app: ConsoleApp = { api, session: session ?? null, loadSession, signOut, account, setAccount, notify, go, loads: { failed: failedLoads.size > 0, report: loads.report } };
   return html`
     <${AppContext.Provider} value=${app}>
+      <a class="skip-link" href="#" data-testid="skip-link" onClick=${skipToContent}>Skip to content</a>
       <${AppHeader} pages=${PAGES} user=${session?.user ?? null} currentPath=${where.path} onSignOut=${signOut} />
-      <main class="main">
-        <${Banners} error=${banners.error} notice=${banners.notice} onClose=${notify.clear} />
+      <main class="main" id="main">
+        <${Banners} error=${banners.error} notice=${banners.notice} onClose=${notify.clear} onRetry=${failedLoads.size > 0 ? retryLoads : undefined} />
         ${body(found, session, where)}
       </main>
       <footer class="footer muted">Times are UTC.</footer>
     <//>
   `;
+}
+
+/** The skip link's target is the page's heading (the href would be a hash route: this page keeps its own). */
+function skipToContent(e: Event): void {
+  e.preventDefault();
+  const target = document.querySelector<HTMLElement>('main h1') ?? document.getElementById('main');
+  target?.focus();
 }
 
 function body(found: ReturnType<typeof findPage>, session: Session | null | undefined, where: HashRoute) {

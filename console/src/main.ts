@@ -1,11 +1,15 @@
-// The console's entry: uPlot's stylesheet, then ours (which may override it), and the app rendered into #app.
+// The console's entry: uPlot's stylesheet, then ours (which may override it), the theme chosen in this browser, and
+// the app rendered into #app.
 
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { App } from './app.js';
 import { html } from './components/html.js';
+import { applyStoredTheme } from './components/theme.js';
 
+// Before the first render: a page in the dark theme never shows light first.
+applyStoredTheme();
 const root = document.getElementById('app');
 if (root !== null) {
   root.textContent = '';

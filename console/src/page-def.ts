@@ -4,7 +4,7 @@ import type { FunctionComponent } from 'preact';
 
 /**
  * 'any': anyone, signed in or not (sign-in, password links), never in the nav; 'user': anyone signed in, operators
- * included (their pages then show an account selector); 'operator': operators only, hidden from users' nav.
+ * included (their pages then show an account selector); 'operator': operators only, in the nav's operator row.
  */
 export type Who = 'any' | 'user' | 'operator';
 
@@ -21,4 +21,6 @@ export interface PageDef {
   readonly title: string;
   readonly who: Who;
   readonly view: FunctionComponent<PageProps>;
+  /** false: not in the nav (reached another way: the user's own settings, from their name). */
+  readonly nav?: boolean;
 }

@@ -9,6 +9,8 @@ import type { ConsoleUser } from '../store/console-store.js';
 export interface SignedSession {
   readonly user: ConsoleUser;
   readonly csrf: string;
+  /** The session's public id: what its user's session list names it by. */
+  readonly id: string;
 }
 
 export const CONSOLE_SESSION: Slot<SignedSession> = slot('console.session');

@@ -9,7 +9,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { GatewayError } from '../errors.js';
 import type { LimitCheck, Limiter, Ticket } from '../limits/limiter.js';
 import { isIP } from 'node:net';
-import type { ConsoleStore, ConsoleUser } from '../store/console-store.js';
+import type { ConsoleSession, ConsoleStore, ConsoleUser } from '../store/console-store.js';
 import { hashPassword, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, verifyPassword, type PasswordCost } from './password.js';
 
 /**
@@ -29,6 +29,10 @@ const ATTEMPTS_PER_MINUTE = 30;
 const MAX_CHECKS_IN_FLIGHT = 8;
 /** How long a session lasts. */
 export const SESSION_TTL_MS = 12 * 3_600_000;
+/** A session's last use is written at most this often (each console call reads the session; few need to write). */
+const SEEN_EVERY_MS = 60_000;
+/** The user agent kept with a session, cut to this (it is only shown to its own user). */
+const MAX_AGENT_CHARS = 256;
 /** How long a password link can be used. */
 export const LINK_TTL_MS = 72 * 3_600_000;
 
@@ -36,6 +40,20 @@ export const LINK_TTL_MS = 72 * 3_600_000;
 const OPERATOR_ID = 'operator:admin-token';
 /** Its name, which no other console user may take. */
 export const OPERATOR_NAME = 'admin-token';
+
+/** Where a sign-in comes from: the limits' address, and what the user's session list shows. */
+export interface SignInClient {
+  readonly address: string;
+  readonly userAgent?: string | undefined;
+}
+
+/** A session a cookie opened, as the console's routes see it. */
+export interface OpenSession {
+  readonly user: ConsoleUser;
+  readonly csrf: string;
+  /** The session's public id (its user's list names it so). */
+  readonly id: string;
+}
 
 export interface SignedIn {
   /** The cookie's value: shown to the browser once, stored only as its digest. */
@@ -78,7 +96,8 @@ export class ConsoleSignIn {
   }
 
   /** Signs a user in; 401 for a wrong name or password (the same answer), 429 after too many failures. */
-  async withPassword(name: string, password: string, address: string): Promise<SignedIn> {
+  async withPassword(name: string, password: string, client: SignInClient | string): Promise<SignedIn> {
+    const { address } = clientOf(client);
     const ticket = await this.#admit([bucket(`name:${name.slice(0, 64).toLowerCase()}`, this.#options.nameFailuresPerMinute ?? NAME_FAILURES_PER_MINUTE), ...addressBuckets(address)]);
     let accepted = false;
     try {
@@ -87,14 +106,15 @@ export class ConsoleSignIn {
       // A disabled user's right password counts as a failure too: nothing tells it was right.
       accepted = ok && user !== undefined && !user.disabled;
       if (!accepted || user === undefined) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong name or password.');
-      return await this.#open(user);
+      return await this.#open(user, clientOf(client));
     } finally {
       await this.#finish(ticket, accepted);
     }
   }
 
   /** The operator signs in with server.admin_token (no stored user); limited per address only (a guess of a long secret per name would let anyone lock it). */
-  async withAdminToken(token: string, address: string): Promise<SignedIn> {
+  async withAdminToken(token: string, client: SignInClient | string): Promise<SignedIn> {
+    const { address } = clientOf(client);
     const ticket = await this.#admit(addressBuckets(address));
     let accepted = false;
     try {
@@ -112,7 +132,7 @@ export class ConsoleSignIn {
         }
       }
       if (operator.disabled) throw new GatewayError('GW_ERR_CONSOLE_SIGN_IN', 'Wrong admin token.');
-      return await this.#open(operator);
+      return await this.#open(operator, clientOf(client));
     } finally {
       await this.#finish(ticket, accepted);
     }
@@ -167,11 +187,56 @@ export class ConsoleSignIn {
     return false;
   }
 
-  /** The session a cookie's token opens, while it lasts. */
-  async session(token: string): Promise<{ readonly user: ConsoleUser; readonly csrf: string } | undefined> {
+  /** The session a cookie's token opens, while it lasts; its last use is written when a minute old. */
+  async session(token: string): Promise<OpenSession | undefined> {
     if (token === '' || token.length > 100) return undefined;
-    const found = await this.#options.store.findSession(digest(token), this.#now());
-    return found === undefined ? undefined : { user: found.user, csrf: found.session.csrf };
+    const now = this.#now();
+    const found = await this.#options.store.findSession(digest(token), now);
+    if (found === undefined) return undefined;
+    if (now - found.session.lastSeenAt >= SEEN_EVERY_MS) await this.#options.store.touchSession(found.session.tokenHash, now);
+    return { user: found.user, csrf: found.session.csrf, id: found.session.id };
+  }
+
+  /** A user's live sessions, newest first. */
+  sessionsOf(userId: string): Promise<ConsoleSession[]> {
+    return this.#options.store.listSessions(userId, this.#now());
+  }
+
+  /** Ends one of the user's own sessions by its id; false when the user has no such live session. */
+  async endSession(userId: string, id: string): Promise<boolean> {
+    return (await this.#options.store.endSessions({ userId, id }, this.#now())) > 0;
+  }
+
+  /** Disables or enables a user; disabling ends every session of theirs (enabling again revives none). */
+  async setDisabled(userId: string, disabled: boolean): Promise<void> {
+    await this.#options.store.setUserDisabled(userId, disabled);
+    if (disabled) await this.#options.store.endSessions({ userId }, this.#now());
+  }
+
+  /**
+   * A signed-in user changes their own password: the current one is checked as a sign-in checks it (limited per name
+   * and address, a wrong one counted as a failure: a session left open is no way to guess it), then every other
+   * session of theirs ends; the one that changed it (`keepToken`, its cookie's token) stays. Answers how many ended.
+   */
+  async changePassword(user: ConsoleUser, current: string, next: string, keepToken: string, address: string): Promise<number> {
+    if (user.passwordHash === null) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'This user has no password to change (signed in with the admin token).', { param: 'current_password' });
+    }
+    if (next.length < MIN_PASSWORD_CHARS || next.length > MAX_PASSWORD_CHARS) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `password must be ${MIN_PASSWORD_CHARS} to ${MAX_PASSWORD_CHARS} characters.`, { param: 'password' });
+    }
+    const ticket = await this.#admit([bucket(`name:${user.name.toLowerCase()}`, this.#options.nameFailuresPerMinute ?? NAME_FAILURES_PER_MINUTE), ...addressBuckets(address)]);
+    let accepted = false;
+    try {
+      // The hash read now, not the session's copy: a change made meanwhile from another session counts.
+      const stored = (await this.#options.store.findUser({ id: user.id }))?.passwordHash ?? null;
+      accepted = await this.#checkPassword(current, stored);
+      if (!accepted) throw new GatewayError('GW_ERR_CONSOLE_PASSWORD_WRONG', 'The current password is wrong.', { param: 'current_password' });
+      await this.#options.store.setPassword(user.id, await hashPassword(next, this.#options.passwordCost));
+      return await this.#options.store.endSessions({ userId: user.id, keep: digest(keepToken) }, this.#now());
+    } finally {
+      await this.#finish(ticket, accepted);
+    }
   }
 
   async signOut(token: string): Promise<void> {
@@ -217,16 +282,29 @@ export class ConsoleSignIn {
     }
   }
 
-  async #open(user: ConsoleUser): Promise<SignedIn> {
+  async #open(user: ConsoleUser, client: SignInClient): Promise<SignedIn> {
     const token = secret();
     const csrf = secret();
     const now = this.#now();
     // What can open nothing any more goes with each sign-in (they are limited, so this runs at a bounded rate): the
     // tables hold only live sessions and links, with no job of their own.
     await this.#options.store.pruneExpired(now);
-    await this.#options.store.createSession({ tokenHash: digest(token), userId: user.id, csrf, createdAt: now, expiresAt: now + SESSION_TTL_MS });
+    await this.#options.store.createSession({
+      tokenHash: digest(token),
+      userId: user.id,
+      csrf,
+      createdAt: now,
+      expiresAt: now + SESSION_TTL_MS,
+      address: client.address === '' ? null : client.address,
+      userAgent: client.userAgent === undefined || client.userAgent === '' ? null : client.userAgent.slice(0, MAX_AGENT_CHARS),
+    });
     return { token, csrf, user, expiresAt: now + SESSION_TTL_MS };
   }
+}
+
+/** A bare address is a client without a user agent (the CLI's and the tests' older calls). */
+function clientOf(client: SignInClient | string): SignInClient {
+  return typeof client === 'string' ? { address: client } : client;
 }
 
 /** A failure bucket: tpm, not rpm, because its tokens can be given back (a success) and a request's count cannot. */

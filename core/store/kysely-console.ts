@@ -1,9 +1,10 @@
 // ConsoleStore over Kysely: the same queries on SQLite and PostgreSQL.
 
+import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { ConsoleUserExists, type ConsoleSession, type ConsoleStore, type ConsoleUser } from './console-store.js';
+import { ConsoleUserExists, type ConsoleSession, type ConsoleStore, type ConsoleUser, type NewConsoleSession, type SessionsToEnd } from './console-store.js';
 import { decodeInteger } from './row-codec.js';
-import type { ConsoleUsersTable, Database } from './schema.js';
+import type { ConsoleSessionsTable, ConsoleUsersTable, Database } from './schema.js';
 import { isUniqueViolation } from './unique-violation.js';
 
 function decodeUser(row: Selectable<ConsoleUsersTable>): ConsoleUser {
@@ -16,6 +17,38 @@ function decodeUser(row: Selectable<ConsoleUsersTable>): ConsoleUser {
     disabled: row.disabled !== null && decodeInteger(row.disabled) !== 0,
   };
 }
+
+type SessionRow = Pick<Selectable<ConsoleSessionsTable>, 'token_hash' | 'user_id' | 'csrf' | 'expires_at' | 'id' | 'address' | 'user_agent' | 'last_seen_at'> & {
+  readonly session_created_at: Selectable<ConsoleSessionsTable>['created_at'];
+};
+
+function decodeSession(row: SessionRow): ConsoleSession {
+  const createdAt = decodeInteger(row.session_created_at);
+  return {
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    csrf: row.csrf,
+    createdAt,
+    expiresAt: decodeInteger(row.expires_at),
+    // Made before 0021 gave every session an id: its digest's head stands in (it is never the whole digest).
+    id: row.id ?? `cs_${row.token_hash.slice(0, 24)}`,
+    address: row.address,
+    userAgent: row.user_agent,
+    lastSeenAt: row.last_seen_at === null ? createdAt : decodeInteger(row.last_seen_at),
+  };
+}
+
+const SESSION_COLUMNS = [
+  'console_sessions.token_hash',
+  'console_sessions.user_id',
+  'console_sessions.csrf',
+  'console_sessions.created_at as session_created_at',
+  'console_sessions.expires_at',
+  'console_sessions.id as id',
+  'console_sessions.address',
+  'console_sessions.user_agent',
+  'console_sessions.last_seen_at',
+] as const;
 
 export class KyselyConsole implements ConsoleStore {
   readonly #db: Kysely<Database>;
@@ -57,10 +90,21 @@ export class KyselyConsole implements ConsoleStore {
     await this.#db.updateTable('console_users').set({ disabled: disabled ? 1 : null }).where('id', '=', userId).execute();
   }
 
-  async createSession(session: ConsoleSession): Promise<void> {
+  async createSession(session: NewConsoleSession): Promise<void> {
     await this.#db
       .insertInto('console_sessions')
-      .values({ token_hash: session.tokenHash, user_id: session.userId, csrf: session.csrf, created_at: session.createdAt, expires_at: session.expiresAt, ended_at: null })
+      .values({
+        token_hash: session.tokenHash,
+        user_id: session.userId,
+        csrf: session.csrf,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+        ended_at: null,
+        id: session.id ?? `cs_${randomBytes(12).toString('hex')}`,
+        address: session.address ?? null,
+        user_agent: session.userAgent ?? null,
+        last_seen_at: session.createdAt,
+      })
       .execute();
   }
 
@@ -69,12 +113,8 @@ export class KyselyConsole implements ConsoleStore {
       .selectFrom('console_sessions')
       .innerJoin('console_users', 'console_users.id', 'console_sessions.user_id')
       .select([
-        'console_sessions.token_hash',
-        'console_sessions.user_id',
-        'console_sessions.csrf',
-        'console_sessions.created_at as session_created_at',
-        'console_sessions.expires_at',
-        'console_users.id',
+        ...SESSION_COLUMNS,
+        'console_users.id as user_row_id',
         'console_users.name',
         'console_users.account',
         'console_users.password_hash',
@@ -86,17 +126,39 @@ export class KyselyConsole implements ConsoleStore {
       .where('console_sessions.expires_at', '>', now)
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const user = decodeUser(row);
+    const user = decodeUser(Object.assign({}, row, { id: row.user_row_id }));
     if (user.disabled) return undefined;
-    return {
-      session: { tokenHash: row.token_hash, userId: row.user_id, csrf: row.csrf, createdAt: decodeInteger(row.session_created_at), expiresAt: decodeInteger(row.expires_at) },
-      user,
-    };
+    return { session: decodeSession(row), user };
   }
 
-  async endSessions(by: { readonly tokenHash: string } | { readonly userId: string }, at: number): Promise<void> {
-    const q = this.#db.updateTable('console_sessions').set({ ended_at: at }).where('ended_at', 'is', null);
-    await ('tokenHash' in by ? q.where('token_hash', '=', by.tokenHash) : q.where('user_id', '=', by.userId)).execute();
+  async listSessions(userId: string, now: number): Promise<ConsoleSession[]> {
+    const rows = await this.#db
+      .selectFrom('console_sessions')
+      .select(SESSION_COLUMNS)
+      .where('user_id', '=', userId)
+      .where('ended_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map(decodeSession);
+  }
+
+  async touchSession(tokenHash: string, at: number): Promise<void> {
+    await this.#db.updateTable('console_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
+  }
+
+  async endSessions(by: SessionsToEnd, at: number): Promise<number> {
+    // Live ones only: an expired session opens nothing already, and is no session ended here.
+    let q = this.#db.updateTable('console_sessions').set({ ended_at: at }).where('ended_at', 'is', null).where('expires_at', '>', at);
+    if ('tokenHash' in by) q = q.where('token_hash', '=', by.tokenHash);
+    else {
+      // A user's session by its id is looked for among that user's only: another's id ends nothing.
+      q = q.where('user_id', '=', by.userId);
+      if ('id' in by) q = q.where('id', '=', by.id);
+      else if (by.keep !== undefined) q = q.where('token_hash', '!=', by.keep);
+    }
+    const result = await q.executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async createLink(link: { readonly tokenHash: string; readonly userId: string; readonly createdAt: number; readonly expiresAt: number }): Promise<void> {

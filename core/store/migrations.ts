@@ -307,6 +307,17 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0021_console_session_details': {
+      // A user's own list of their sessions (issue 44): a public id to end one by (the token's digest stays the key,
+      // never shown), where it signed in from and when it was last used. Sessions made before have none of these
+      // and end within their 12 hours; they get an id here so the list can end them too.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'console_sessions', [['id', 'text'], ['address', 'text'], ['user_agent', 'text'], ['last_seen_at', 'bigint']]);
+        const fresh = dialect === 'sqlite' ? sql`'cs_' || lower(hex(randomblob(12)))` : sql`'cs_' || substr(md5(random()::text || token_hash), 1, 24)`;
+        await sql`update console_sessions set id = ${fresh} where id is null`.execute(db);
+        await db.schema.createIndex('console_sessions_id_idx').ifNotExists().on('console_sessions').column('id').execute();
+      },
+    },
   };
 }
 

@@ -122,6 +122,12 @@ export interface ConsoleSessionsTable {
   created_at: EpochMsColumn;
   expires_at: EpochMsColumn;
   ended_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** 0021: what the user's own session list names a session by (never its token's digest); null before 0021. */
+  id: string | null;
+  /** 0021: the address and user agent it signed in from, and when it was last used (at most a minute stale). */
+  address: string | null;
+  user_agent: string | null;
+  last_seen_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
 }
 
 export interface ConsoleLinksTable {

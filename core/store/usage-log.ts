@@ -18,6 +18,8 @@ export interface UsageFilter {
   readonly account?: string;
   readonly keyId?: string;
   readonly model?: string;
+  /** Models whose name starts with this (the console's model filter: "gpt-4o" finds gpt-4o-mini too). */
+  readonly modelPrefix?: string;
   readonly status?: StatusFilter;
   readonly route?: string;
   readonly requestId?: string;
@@ -54,11 +56,20 @@ export interface UsageTotals {
 
 type UsageSelect = SelectQueryBuilder<Database, 'usage_records', object>;
 
+/**
+ * `model` starts with `prefix`, compared exactly: substr counts characters in both dialects, where LIKE would fold
+ * case on SQLite and not on PostgreSQL, and would need its own escaping of % and _.
+ */
+function startsWith(prefix: string) {
+  return sql<boolean>`substr(model, 1, ${[...prefix].length}) = ${prefix}`;
+}
+
 function filtered(db: Kysely<Database>, filter: UsageFilter): UsageSelect {
   let q: UsageSelect = db.selectFrom('usage_records').where('ts', '>=', filter.from).where('ts', '<', filter.to);
   if (filter.account !== undefined) q = q.where('account', '=', filter.account);
   if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
   if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+  if (filter.modelPrefix !== undefined) q = q.where(startsWith(filter.modelPrefix));
   if (filter.route !== undefined) q = q.where('route', '=', filter.route);
   if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
   const status = filter.status;
@@ -142,6 +153,7 @@ async function hourTotals(db: Kysely<Database>, filter: UsageFilter, from: numbe
   if (filter.account !== undefined) q = q.where('account', '=', filter.account);
   if (filter.keyId !== undefined) q = q.where('key_id', '=', filter.keyId);
   if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+  if (filter.modelPrefix !== undefined) q = q.where(startsWith(filter.modelPrefix));
   const row = await q
     .select((eb) => [eb.fn.sum<Loose>('requests').as('requests'), eb.fn.sum<Loose>('errors').as('errors'), ...SUMMED.map((c) => eb.fn.sum<Loose>(c).as(c))])
     .executeTakeFirstOrThrow();

@@ -10,6 +10,7 @@ import { listChannels, listInstances, reloadConfig, showConfig } from './operati
 import { servePage } from './pages.js';
 import { exportUsage, showDashboard, showLedger, showUsage } from './reads.js';
 import { setPassword, showSession, signIn, signOut } from './session.js';
+import { changeOwnPassword, endOwnSession, listAccountUsers, listOwnSessions, updateAccountUser } from './users.js';
 
 const USAGE_QUERY: BodyReads = { query: ['from', 'to', 'key_id', 'model', 'route', 'request_id', 'status', 'cursor', 'limit', 'account'] };
 
@@ -20,6 +21,9 @@ export const consoleFeature: Feature = {
     consoleRoute('GET', '/console/api/session', showSession, 'user'),
     consoleRoute('DELETE', '/console/api/session', signOut, 'user'),
     consoleRoute('POST', '/console/api/password', setPassword, 'open', { names: ['token'], texts: ['password'] }),
+    consoleRoute('POST', '/console/api/password/change', changeOwnPassword, 'user', { texts: ['current_password', 'password'] }),
+    consoleRoute('GET', '/console/api/sessions', listOwnSessions, 'user'),
+    consoleRoute('DELETE', '/console/api/sessions/{id}', endOwnSession, 'user'),
     consoleRoute('GET', '/console/api/dashboard', showDashboard, 'user', { query: ['from', 'to', 'bucket', 'account'] }),
     consoleRoute('GET', '/console/api/keys', listKeys, 'user', { query: ['account'] }),
     consoleRoute('POST', '/console/api/keys', createKeyAnswer, 'user', KEY_READS),
@@ -33,6 +37,8 @@ export const consoleFeature: Feature = {
     consoleRoute('PATCH', '/console/api/accounts/{name}', updateAccount, 'operator', { names: ['groups.*'] }),
     consoleRoute('POST', '/console/api/accounts/{name}/credit', creditAccountAnswer, 'operator', CREDIT_READS),
     consoleRoute('POST', '/console/api/accounts/{name}/users', createUser, 'operator', { names: ['name'] }),
+    consoleRoute('GET', '/console/api/accounts/{name}/users', listAccountUsers, 'operator'),
+    consoleRoute('PATCH', '/console/api/accounts/{name}/users/{user}', updateAccountUser, 'operator'),
     consoleRoute('GET', '/console/api/channels', listChannels, 'operator'),
     consoleRoute('GET', '/console/api/instances', listInstances, 'operator'),
     consoleRoute('GET', '/console/api/config', showConfig, 'operator'),

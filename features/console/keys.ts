@@ -6,6 +6,7 @@
 
 import { GatewayError } from '../../core/errors.js';
 import { createKey, describeKey, updateKey } from '../../core/keys/key-admin.js';
+import { parseIsoTime } from '../../core/iso-time.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
@@ -78,6 +79,18 @@ function withinGroup(services: GatewayServices, user: Signed, group: string, lim
   }
 }
 
+/**
+ * A key made or edited in the console cannot expire before now: it would be made dead (the admin API may, to test an
+ * expiry). A malformed time is left to key-admin's own check and message.
+ */
+function refusePastExpiry(body: Readonly<Record<string, unknown>>, now = Date.now()): void {
+  const text = body['expires_at'];
+  const at = typeof text === 'string' ? parseIsoTime(text) : null;
+  if (at !== null && at <= now) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `expires_at must be in the future (it is ${new Date(at).toISOString()}; now is ${new Date(now).toISOString()}).`, { param: 'expires_at' });
+  }
+}
+
 /** GET /console/api/keys: a user's account's keys; the operator's, all or ?account='s. */
 export async function listKeys(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const { user } = sessionOf(ctx);
@@ -97,6 +110,7 @@ export async function createKeyAnswer(ctx: RequestContext, services: GatewayServ
   // A copy of the body's own fields, checked and created from as one object: a "__proto__" field stays a field
   // (which createKey refuses), never the prototype of what is checked.
   const body: Record<string, unknown> = Object.fromEntries(Object.entries(ctx.request.head));
+  refusePastExpiry(body);
   // A user's keys belong to their account, in the groups the operator gave it; only the operator names another
   // account (or none: unmetered) and any group.
   if (user.account !== null) {
@@ -120,6 +134,7 @@ export async function createKeyAnswer(ctx: RequestContext, services: GatewayServ
 export async function updateKeyAnswer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const { user } = sessionOf(ctx);
   const key = await reachableOf(ctx, services, user);
+  refusePastExpiry(ctx.request.head);
   withinGroup(services, user, key.group, ctx.request.head['limits']);
   const updated = await updateKey(services.store, services.config, key.id, ctx.request.head);
   services.keys.forget(key.hash);

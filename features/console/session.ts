@@ -15,10 +15,13 @@ type Signed = { readonly name: string; readonly account: string | null };
 export async function signIn(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const signIn = services.consoleSignIn;
   const body = ctx.request.head;
+  // Where it signs in from, for the user's own list of their sessions.
+  const agent = ctx.headers['user-agent'];
+  const client = { address: ctx.clientAddress, userAgent: typeof agent === 'string' ? agent : undefined };
   const signed =
     typeof body['admin_token'] === 'string'
-      ? await signIn.withAdminToken(body['admin_token'], ctx.clientAddress)
-      : await signIn.withPassword(requiredText(body['name'], 'name'), requiredText(body['password'], 'password'), ctx.clientAddress);
+      ? await signIn.withAdminToken(body['admin_token'], client)
+      : await signIn.withPassword(requiredText(body['name'], 'name'), requiredText(body['password'], 'password'), client);
   const maxAgeS = Math.floor((signed.expiresAt - Date.now()) / 1000);
   return consoleJson(200, { user: describeUser(signed.user), csrf: signed.csrf }, { 'set-cookie': sessionCookie(ctx.headers, signed.token, maxAgeS) });
 }
@@ -33,7 +36,7 @@ export async function setPassword(ctx: RequestContext, services: GatewayServices
 /** GET /console/api/session */
 export async function showSession(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
   const session = sessionOf(ctx);
-  return consoleJson(200, { user: describeUser(session.user), csrf: session.csrf, groups: await groupsOf(services, session.user) });
+  return consoleJson(200, { user: describeUser(session.user), csrf: session.csrf, groups: await groupsOf(services, session.user), currency: services.config.pricing.currency });
 }
 
 /** DELETE /console/api/session */

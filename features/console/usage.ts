@@ -41,8 +41,9 @@ export function readFilter(query: URLSearchParams, account: string | null, now: 
   };
   const keyId = text('key_id');
   if (keyId !== undefined) filter.keyId = keyId;
+  // A prefix: "gpt-4o" finds gpt-4o-mini too, "claude" every Claude model.
   const model = text('model');
-  if (model !== undefined) filter.model = model;
+  if (model !== undefined) filter.modelPrefix = model;
   const route = text('route');
   if (route !== undefined) filter.route = route;
   const requestId = text('request_id');

@@ -3,7 +3,7 @@
 // authenticates every call after, and every call that changes something also carries the session's CSRF token in
 // x-csrf-token. Bodies are JSON (a cross-site form cannot send that content type without the browser asking first,
 // which the gateway never allows). A user reaches their own account only; the operator's routes (`access:
-// operator`) answer a user as missing ones. The session goes to the handler through a context slot
+// operator`) refuse a user with a 403 (operator_only). The session goes to the handler through a context slot
 // (core/console/session-slot.ts). Once the body is read, it is checked against the route's request schema.
 // Routes open to anyone (`access: open`: sign-in, a password link) and the pages (`access: page`) have no session;
 // their bodies are capped at a few KB (the registry's `open` family).
@@ -50,8 +50,9 @@ function admit(ctx: RequestContext, services: Services, access: 'open' | 'user' 
     if (!ctx.safe && !sameSecret(ctx.headers['x-csrf-token'], session.csrf)) {
       throw new GatewayError('GW_ERR_CONSOLE_CSRF', 'This request lacks the session\'s CSRF token (x-csrf-token).');
     }
-    // Operators only; an account's user is told the route does not exist (it learns nothing of the operator's API).
-    if (access === 'operator' && session.user.account !== null) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', 'No such console API.');
+    // Operators only. A 403, not a 404: the console's script names every route anyway, and a user told "not found"
+    // for a page the operator sees would think it broken.
+    if (access === 'operator' && session.user.account !== null) throw new GatewayError('GW_ERR_CONSOLE_OPERATOR_ONLY', 'Only the operator may do this.');
     ctx.set(CONSOLE_SESSION, session);
   });
 }

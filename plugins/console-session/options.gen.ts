@@ -5,7 +5,7 @@
  */
 export interface ConsoleSessionOptions {
   /**
-   * Who may call the route: `page`, anyone (the console's static pages: no session, no request schema); `open`, anyone, with a JSON body checked against its schema (sign-in, a password link); `user`, a signed-in user of any account, or the operator; `operator`, the operator only (an account's user is answered 404).
+   * Who may call the route: `page`, anyone (the console's static pages: no session, no request schema); `open`, anyone, with a JSON body checked against its schema (sign-in, a password link); `user`, a signed-in user of any account, or the operator; `operator`, the operator only (an account's user is refused: 403 operator_only).
    */
   access?: "page" | "open" | "user" | "operator";
   /**

@@ -100,7 +100,7 @@ describe('console API: sign-in, sessions, CSRF', () => {
     const ada = { cookie: cookieOf(signed.cookie), csrf: String(signed.json['csrf']) };
     assert.deepEqual((await call('GET', '/console/api/session', { cookie: ada.cookie })).json['user'], { name: 'ada', account: 'acme', operator: false });
     const reach = await call('POST', '/console/api/accounts/acme/users', { body: { name: 'mallory' }, cookie: ada.cookie, csrf: ada.csrf });
-    assert.equal(reach.status, 404);
+    assert.deepEqual([reach.status, code(reach)], [403, 'operator_only']);
 
     // Logout ends the session: its cookie opens nothing after, and the answer clears it.
     const noCsrf = await call('DELETE', '/console/api/session', { cookie: ada.cookie });

@@ -1,6 +1,6 @@
 // /console/api/asset-groups over HTTP (issue 26 item 9), against the mock channel's asset library: an account's user
 // lists their account's keys' groups and assets, never another account's whatever ?account= says, and sees a new
-// asset turn Active once the library says so; a user cannot rebind (the operator routes' 404); the operator lists every
+// asset turn Active once the library says so; a user cannot rebind (the operator routes' 403); the operator lists every
 // account's groups or one's, and rebinds the group of a revoked key to the account's new key (refusing another
 // account's), after which the new key reads the group and its assets and no other key does. The mock library reads a
 // clock the test moves (its assets' 2 s of Processing), not the machine's.
@@ -162,12 +162,12 @@ channels:
     assert.equal(stored?.status, 'Active', 'the store keeps what the library said');
   });
 
-  it('a user cannot rebind a group: the operator routes\' 404, and nothing changes', async () => {
+  it('a user cannot rebind a group: the operator routes\' 403, and nothing changes', async () => {
     const tried = await call('ada', 'POST', `/console/api/asset-groups/${groups['cats'] ?? ''}/bind`, { key: 'acme-bot' });
     const operatorRoute = await call('ada', 'POST', '/console/api/accounts', { name: 'x' });
-    assert.equal(tried.status, 404);
+    assert.equal(tried.status, 403);
     assert.deepEqual(tried.json, operatorRoute.json, 'answered as any operator route');
-    assert.equal((await call('ada', 'POST', '/console/api/asset-groups/no-such-group/bind', { nmae: 'x' })).status, 404, 'before the body is read');
+    assert.equal((await call('ada', 'POST', '/console/api/asset-groups/no-such-group/bind', { nmae: 'x' })).status, 403, 'before the body is read');
     assert.deepEqual(byName((await list('ada')).data, 'cats').key.name, 'acme-old');
   });
 

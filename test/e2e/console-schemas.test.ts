@@ -2,7 +2,7 @@
 // response schema; each is called over HTTP (as the operator and as an account's user, after real chat requests so
 // usage, ledger and dashboard have data) and every 2xx answer is checked against its route's response schema, every
 // error against the error schema; bodies and queries with a misspelled field are refused (400 naming it) and change
-// nothing, and an account's user still gets the operator's routes as missing ones, whatever the body.
+// nothing, and an account's user is still refused the operator's routes (403), whatever the body.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -260,7 +260,7 @@ channels:
     const text = await noCsrf.text();
     checkShape('POST', '/console/api/config/reload', { status: noCsrf.status, text, json: JSON.parse(text) as Record<string, unknown>, headers: noCsrf.headers });
     assert.equal(noCsrf.status, 403);
-    assert.equal((await call('ada', 'GET', '/console/api/channels')).status, 404);
+    assert.equal((await call('ada', 'GET', '/console/api/channels')).status, 403);
     assert.equal(errorOf(await call('operator', 'GET', '/console/api/ledger')).param, 'account');
     assert.equal(errorOf(await call('ada', 'GET', '/console/api/usage?limit=500')).param, 'limit');
     assert.equal(errorOf(await call(null, 'POST', '/console/api/session', { name: 'ada', password: 'not the password' })).code, 'sign_in_failed');
@@ -288,9 +288,9 @@ channels:
     assert.equal(errorOf(await call('ada', 'GET', '/console/api/usage.csv?cursor=1-1')).param, 'cursor', 'the CSV has no pages');
     assert.equal(errorOf(await call(null, 'POST', '/console/api/session', { nmae: 'ada', password: 'ada has a long password' })).param, 'nmae');
 
-    // Who asks is decided first: an account's user gets the operator's routes as missing, a stranger a 401.
-    assert.equal((await call('ada', 'POST', '/console/api/accounts', { nmae: 'x' })).status, 404);
-    assert.equal((await call('ada', 'GET', '/console/api/accounts?acount=x')).status, 404);
+    // Who asks is decided first: an account's user is refused the operator's routes (403), a stranger a 401.
+    assert.equal((await call('ada', 'POST', '/console/api/accounts', { nmae: 'x' })).status, 403);
+    assert.equal((await call('ada', 'GET', '/console/api/accounts?acount=x')).status, 403);
     assert.equal((await call(null, 'POST', '/console/api/keys', { nmae: 'x' })).status, 401);
   });
 
@@ -312,7 +312,7 @@ channels:
     assert.deepEqual([bound.status, bound.json['key']], [200, { id: 'config:bot', name: 'bot' }]);
     const misspelled = await call('operator', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { kye: 'bot' });
     assert.deepEqual([misspelled.status, errorOf(misspelled).param], [400, 'kye']);
-    assert.equal((await call('ada', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { key: 'bot' })).status, 404);
+    assert.equal((await call('ada', 'POST', `/console/api/asset-groups/${botGroup}/bind`, { key: 'bot' })).status, 403);
   });
 
   it('video tasks: listed as the user and the operator, a succeeded one downloaded', async () => {
@@ -337,6 +337,21 @@ channels:
     const file = await call('ada', 'GET', `/console/api/videos/${id}/content`);
     assert.deepEqual([file.status, file.headers.get('content-type')], [200, 'video/mp4']);
     assert.equal((await call('ada', 'GET', '/console/api/videos/video_nope/content')).status, 404);
+  });
+
+  it('users and sessions: the operator lists and disables an account\'s user; a user lists, ends a session and changes the password', async () => {
+    assert.deepEqual(dataOf(await call('operator', 'GET', '/console/api/accounts/acme/users')).map((u) => u['name']), ['ada']);
+    await signIn('ada-phone', { name: 'ada', password: 'ada has a long password' });
+    const mine = dataOf(await call('ada', 'GET', '/console/api/sessions'));
+    const phone = mine.find((s) => s['current'] !== true && typeof s['id'] === 'string');
+    assert.equal((await call('ada', 'DELETE', `/console/api/sessions/${String(phone?.['id'])}`)).json['ended'], true);
+    const changed = await call('ada', 'POST', '/console/api/password/change', { current_password: 'ada has a long password', password: 'ada has a new password' });
+    assert.equal(changed.status, 200, changed.text);
+    const made = await call('operator', 'POST', '/console/api/accounts/acme/users', { name: 'bea' });
+    assert.equal(made.status, 201);
+    const off = await call('operator', 'PATCH', '/console/api/accounts/acme/users/bea', { disabled: true });
+    assert.deepEqual([off.json['disabled'], off.json['password_set']], [true, false]);
+    assert.equal((await call('operator', 'PATCH', '/console/api/accounts/acme/users/bea', { disabld: true })).status, 400);
   });
 
   it('a key revoked and a session ended', async () => {

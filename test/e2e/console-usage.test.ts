@@ -1,6 +1,6 @@
 // The console's usage log, CSV, ledger and the operator's views over HTTP (issue 25): filters, totals of the whole
 // filter, keyset pages, a CSV equal to the filtered records; a user reading another account's usage, ledger or
-// key by id gets nothing of it; the operator's routes answer a user as missing; accounts created, credited,
+// key by id gets nothing of it; the operator's routes refuse a user (403); accounts created, credited,
 // disabled (its keys refused) and enabled again; channels cooling down after their upstream fails, with their
 // error rate; instances; the running config with its secrets redacted, and a reload.
 
@@ -139,7 +139,7 @@ ${extra}`;
       ['POST', '/console/api/config/reload'],
     ] as const) {
       const res = await call('gus', method, path, method === 'GET' ? undefined : { name: 'x', amount: '1', idempotency_key: 'x', disabled: true });
-      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.equal(res.status, 403, `${method} ${path}`);
     }
     assert.equal((await call('operator', 'GET', '/console/api/accounts')).json['object'], 'list');
   });

@@ -28,6 +28,11 @@ export interface ChartProps {
 
 const HEIGHT = 220;
 
+// Slate, half see-through: the same axes read on the light theme and the dark one (the canvas cannot read CSS).
+const AXIS = '#7c8aa0';
+const GRID = 'rgba(148, 163, 184, 0.22)';
+const TICKS = 'rgba(148, 163, 184, 0.4)';
+
 function options(props: ChartProps, width: number): uPlot.Options {
   const bars = props.bars === true ? uPlot.paths.bars?.({ size: [0.6, 48] }) : undefined;
   const step = props.times.length > 1 ? (props.times[1] ?? 0) - (props.times[0] ?? 0) : 3600;
@@ -45,11 +50,11 @@ function options(props: ChartProps, width: number): uPlot.Options {
       y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [
-      { stroke: '#64748b', grid: { stroke: '#eef2f7' }, ticks: { stroke: '#e2e8f0' } },
+      { stroke: AXIS, grid: { stroke: GRID }, ticks: { stroke: TICKS } },
       {
-        stroke: '#64748b',
-        grid: { stroke: '#eef2f7' },
-        ticks: { stroke: '#e2e8f0' },
+        stroke: AXIS,
+        grid: { stroke: GRID },
+        ticks: { stroke: TICKS },
         size: 64,
         values: (_u, ticks) => ticks.map((t) => props.format(t)),
       },

@@ -3,6 +3,7 @@
 // what the form cannot show exactly (an expiry at 09:00, limits above the group's) is never rewritten in passing.
 
 import type { Key, Limits } from '../api-types.js';
+import { isDate } from './date-input.js';
 import { dateOf, startOfDate } from './format-time.js';
 
 export interface KeyDraft {
@@ -82,12 +83,23 @@ function limitOf(text: string, label: string): number | undefined {
   return Number(trimmed);
 }
 
+/**
+ * The expiry as sent: that day's start, UTC. Refused (the banner says why) unless it is a real YYYY-MM-DD day whose
+ * start is still ahead: a key made already expired is of no use (the server refuses it too).
+ */
+function expiryOf(date: string, now = Date.now()): string {
+  if (!isDate(date)) throw new Error('Expires on must be a date written YYYY-MM-DD, such as 2027-01-31.');
+  const at = startOfDate(date);
+  if (Date.parse(at) <= now) throw new Error(`Expires on must be after today: the key stops at that day's start (UTC), and ${date} has begun.`);
+  return at;
+}
+
 /** The create body: the filled-in fields only. */
 export function createBody(draft: KeyDraft, operator: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { name: nameOf(draft), group: draft.group };
   if (operator && draft.account !== '') body['account'] = draft.account;
   if (draft.maxSpend.trim() !== '') body['max_spend'] = draft.maxSpend.trim();
-  if (draft.expires !== '') body['expires_at'] = startOfDate(draft.expires);
+  if (draft.expires !== '') body['expires_at'] = expiryOf(draft.expires);
   const models = modelsOf(draft);
   if (models !== null) body['models'] = models;
   const ips = listOf(draft.ips);
@@ -119,7 +131,7 @@ export function editBody(loaded: KeyDraft, draft: KeyDraft): Record<string, unkn
   const maxSpend = draft.maxSpend.trim();
   if (maxSpend !== loaded.maxSpend) body['max_spend'] = maxSpend === '' ? null : maxSpend;
   // The date input shows only the day: the same day means the key's own time stands, whatever its hour.
-  if (draft.expires !== loaded.expires) body['expires_at'] = draft.expires === '' ? null : startOfDate(draft.expires);
+  if (draft.expires !== loaded.expires) body['expires_at'] = draft.expires === '' ? null : expiryOf(draft.expires);
   const models = modelsOf(draft);
   if (!sameSet(models, modelsOf(loaded))) body['models'] = models;
   const ips = listOf(draft.ips);

@@ -1,6 +1,7 @@
 // Time range presets (last hour ... 30 days) and a custom from/to by date, resolved to the from/to/bucket the API
 // takes. Custom dates are UTC days, the "to" day included (the API's `to` is exclusive: the next day's start).
 
+import { DateInput, isDate } from './date-input.js';
 import { formatDate, startOfDate } from './format-time.js';
 import { html } from './html.js';
 
@@ -48,7 +49,7 @@ export function resolveRange(choice: RangeChoice, now = Date.now()): TimeRange |
     case '30d':
       return { from: iso(nextDay - 30 * DAY), to: iso(nextDay), bucket: 'day' };
     case 'custom': {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(choice.from) || !/^\d{4}-\d{2}-\d{2}$/.test(choice.to) || choice.from > choice.to) return null;
+      if (!isDate(choice.from) || !isDate(choice.to) || choice.from > choice.to) return null;
       const from = startOfDate(choice.from);
       const to = startOfDate(choice.to, 1);
       // Hourly up to two days: a day or two by day is one or two bars.
@@ -63,16 +64,15 @@ export interface RangePickerProps {
   readonly onChange: (choice: RangeChoice) => void;
 }
 
-/** Buttons data-testid "range-<preset>", and for custom the date inputs "range-from" and "range-to". */
+/** Buttons data-testid "range-<preset>", and for custom the date inputs "range-from" and "range-to" (YYYY-MM-DD). */
 export function RangePicker(props: RangePickerProps) {
   const { value, onChange } = props;
   const dateInput = (which: 'from' | 'to') => html`
-    <input
-      type="date"
-      data-testid=${`range-${which}`}
-      aria-label=${which === 'from' ? 'From (UTC)' : 'To (UTC, included)'}
+    <${DateInput}
+      testid=${`range-${which}`}
+      label=${which === 'from' ? 'From (UTC, YYYY-MM-DD)' : 'To (UTC, YYYY-MM-DD, included)'}
       value=${value[which]}
-      onChange=${(e: Event) => onChange({ ...value, [which]: (e.currentTarget as HTMLInputElement).value })}
+      onInput=${(date: string) => onChange({ ...value, [which]: date })}
     />
   `;
   return html`

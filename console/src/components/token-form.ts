@@ -4,10 +4,12 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import type { Account, Group } from '../api-types.js';
+import { DateInput } from './date-input.js';
 import { Field } from './field.js';
 import { formatTime } from './format-time.js';
 import { html } from './html.js';
 import { LIMIT_FIELDS, type KeyDraft } from './key-draft.js';
+import { useFormFocus } from './use-form-focus.js';
 
 export interface TokenFormProps {
   readonly mode: 'create' | 'edit';
@@ -33,7 +35,7 @@ function accountNames(accounts: readonly Account[], chosen: string): string[] {
 }
 
 function expiryHint(current: string | null | undefined): string {
-  const rule = 'A new date: its start, UTC; empty: never';
+  const rule = 'YYYY-MM-DD, after today: the key stops at that day\'s start, UTC; empty: never';
   return current === null || current === undefined ? `${rule}.` : `Now ${formatTime(current, false)} UTC (kept while the date stays). ${rule}.`;
 }
 
@@ -44,6 +46,7 @@ export function TokenForm(props: TokenFormProps) {
   // "*" as a box would mean the same as none ticked.
   const choices = (group?.models ?? []).filter((m) => m !== '*');
   const creating = props.mode === 'create';
+  const focus = useFormFocus(props.onCancel);
   const followed = props.initial.account;
   // A new key goes to the account the pages show: switching it while the form is open switches the form's too.
   useEffect(() => {
@@ -69,7 +72,7 @@ export function TokenForm(props: TokenFormProps) {
   };
 
   return html`
-    <form class="card form-grid" data-testid="token-form" noValidate onSubmit=${onSubmit}>
+    <form class="card form-grid" data-testid="token-form" noValidate onSubmit=${onSubmit} ref=${focus.ref} onKeyDown=${focus.onKeyDown}>
       <h2 class="wide">${creating ? 'Create token' : `Edit token ${props.initial.name}`}</h2>
       <${Field} label="Name" hint="Any text, 1 to 64 characters, no control characters (spaces at either end are dropped)">
         <input type="text" data-testid="token-name" required value=${draft.name} onInput=${(e: Event) => set({ name: text(e) })} />
@@ -97,7 +100,7 @@ export function TokenForm(props: TokenFormProps) {
         <input type="text" inputmode="decimal" data-testid="token-max-spend" value=${draft.maxSpend} onInput=${(e: Event) => set({ maxSpend: text(e) })} />
       <//>
       <${Field} label="Expires on" hint=${expiryHint(props.expiresAt)}>
-        <input type="date" data-testid="token-expires" value=${draft.expires} onInput=${(e: Event) => set({ expires: text(e) })} />
+        <${DateInput} testid="token-expires" value=${draft.expires} onInput=${(expires: string) => set({ expires })} />
       <//>
       <fieldset class="wide models">
         <legend>Models</legend>

@@ -1,9 +1,11 @@
 // #/accounts (operator): the accounts with their balances. Create one; per account: credit it, make a user's
-// password link, choose the groups its users make keys in, disable or enable it (a disabled account's keys get 401).
+// password link, choose the groups its users make keys in, disable or enable it (a disabled account's keys get 401),
+// and see its users (disable or enable one, make a new password link: components/account-users.ts).
 
 import { useState } from 'preact/hooks';
 import type { Account, AccountList, AccountUser, Credited } from '../api-types.js';
 import { useApp } from '../app-context.js';
+import { AccountUsers } from '../components/account-users.js';
 import { CopyBox } from '../components/copy-box.js';
 import { Field } from '../components/field.js';
 import { formatMoney } from '../components/format-number.js';
@@ -13,6 +15,7 @@ import { newIdempotencyKey } from '../components/idempotency-key.js';
 import { PageFrame } from '../components/page.js';
 import { Table, type Column } from '../components/table.js';
 import { useAction } from '../components/use-action.js';
+import { useFormFocus } from '../components/use-form-focus.js';
 import { useLoad } from '../components/use-load.js';
 
 /**
@@ -24,7 +27,8 @@ type Panel =
   | { readonly kind: 'create' }
   | { readonly kind: 'groups'; readonly account: Account }
   | { readonly kind: 'credit'; readonly account: string; readonly idempotencyKey: string }
-  | { readonly kind: 'user'; readonly account: string };
+  | { readonly kind: 'user'; readonly account: string }
+  | { readonly kind: 'users'; readonly account: string };
 
 const value = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 const path = (name: string, tail = ''): string => `/accounts/${encodeURIComponent(name)}${tail}`;
@@ -69,8 +73,9 @@ function CreateForm(props: { readonly busy: boolean; readonly groups: readonly s
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [groups, setGroups] = useState<string[]>([]);
+  const focus = useFormFocus(props.onCancel);
   return html`
-    <form class="card form-grid" data-testid="account-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim(), description.trim(), groups))}>
+    <form class="card form-grid" data-testid="account-form" ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim(), description.trim(), groups))}>
       <h2 class="wide">Create account</h2>
       <${Field} label="Name"><input type="text" data-testid="account-name" required value=${name} onInput=${(e: Event) => setName(value(e))} /><//>
       <${Field} label="Description"><input type="text" data-testid="account-description" value=${description} onInput=${(e: Event) => setDescription(value(e))} /><//>
@@ -86,8 +91,9 @@ function CreateForm(props: { readonly busy: boolean; readonly groups: readonly s
 function GroupsForm(props: { readonly account: Account; readonly groups: readonly string[]; readonly busy: boolean; readonly onSubmit: (groups: string[]) => void; readonly onCancel: () => void }) {
   // The console's own choice only: a PATCH replaces those, and gateway.yaml's are added to them whatever is sent.
   const [groups, setGroups] = useState<string[]>([...props.account.console_groups]);
+  const focus = useFormFocus(props.onCancel);
   return html`
-    <form class="card form-grid" data-testid="groups-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(groups))}>
+    <form class="card form-grid" data-testid="groups-form" ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(groups))}>
       <h2 class="wide">Groups of ${props.account.name}</h2>
       <${GroupChoice} all=${props.groups} chosen=${groups} fixed=${props.account.file_groups} onChange=${setGroups} />
       <div class="actions wide">
@@ -101,8 +107,9 @@ function GroupsForm(props: { readonly account: Account; readonly groups: readonl
 function CreditForm(props: { readonly account: string; readonly busy: boolean; readonly onSubmit: (amount: string, note: string) => void; readonly onCancel: () => void }) {
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
+  const focus = useFormFocus(props.onCancel);
   return html`
-    <form class="card form-grid" data-testid="credit-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(amount.trim(), note.trim()))}>
+    <form class="card form-grid" data-testid="credit-form" ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(amount.trim(), note.trim()))}>
       <h2 class="wide">Credit ${props.account}</h2>
       <${Field} label="Amount" hint="A decimal, such as 10.50">
         <input type="text" inputmode="decimal" data-testid="credit-amount" required value=${amount} onInput=${(e: Event) => setAmount(value(e))} />
@@ -118,8 +125,9 @@ function CreditForm(props: { readonly account: string; readonly busy: boolean; r
 
 function UserForm(props: { readonly account: string; readonly busy: boolean; readonly onSubmit: (name: string) => void; readonly onCancel: () => void }) {
   const [name, setName] = useState('');
+  const focus = useFormFocus(props.onCancel);
   return html`
-    <form class="card form-grid" data-testid="user-form" onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim()))}>
+    <form class="card form-grid" data-testid="user-form" ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(name.trim()))}>
       <h2 class="wide">Password link for a user of ${props.account}</h2>
       <${Field} label="User name" hint="A new user, or one who needs a new password">
         <input type="text" data-testid="user-name" required value=${name} onInput=${(e: Event) => setName(value(e))} />
@@ -159,10 +167,11 @@ export function AccountsPage() {
       loaded.reload();
     });
 
-  const makeUser = (account: string, name: string): void =>
+  /** A new user's link, or an existing one's new link (a password reset); from the users panel, that panel stays open. */
+  const makeUser = (account: string, name: string, keepPanel = false): void =>
     void action.run(async () => {
       const made = await app.api.post<AccountUser>(path(account, '/users'), { name });
-      setPanel({ kind: 'none' });
+      if (!keepPanel) setPanel({ kind: 'none' });
       setLink({ user: made.user.name, url: location.origin + made.link, expires: made.link_expires_at });
     });
 
@@ -200,6 +209,7 @@ export function AccountsPage() {
         <span class="row-actions">
           <button type="button" data-testid="credit" onClick=${() => open({ kind: 'credit', account: a.name, idempotencyKey: newIdempotencyKey() })}>Credit</button>
           <button type="button" data-testid="groups" onClick=${() => open({ kind: 'groups', account: a })}>Groups</button>
+          <button type="button" data-testid="users" onClick=${() => open({ kind: 'users', account: a.name })}>Users</button>
           <button type="button" data-testid="password-link" onClick=${() => open({ kind: 'user', account: a.name })}>Password link</button>
           <button type="button" data-testid=${a.disabled ? 'enable' : 'disable'} disabled=${action.busy} onClick=${() => toggle(a)}>${a.disabled ? 'Enable' : 'Disable'}</button>
         </span>
@@ -238,6 +248,9 @@ export function AccountsPage() {
         : null}
       ${panel.kind === 'user'
         ? html`<${UserForm} key=${panel.account} account=${panel.account} busy=${action.busy} onSubmit=${(name: string) => makeUser(panel.account, name)} onCancel=${cancel} />`
+        : null}
+      ${panel.kind === 'users'
+        ? html`<${AccountUsers} key=${panel.account} account=${panel.account} onLink=${(name: string) => makeUser(panel.account, name, true)} onClose=${cancel} />`
         : null}
       ${link === null
         ? null

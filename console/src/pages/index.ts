@@ -11,6 +11,7 @@ import { DashboardPage } from './dashboard.js';
 import { InstancesPage } from './instances.js';
 import { LedgerPage } from './ledger.js';
 import { PasswordPage } from './password.js';
+import { SettingsPage } from './settings.js';
 import { SignInPage } from './sign-in.js';
 import { TokensPage } from './tokens.js';
 import { UsagePage } from './usage.js';
@@ -27,4 +28,6 @@ export const PAGES: readonly PageDef[] = [
   { path: '/channels', title: 'Channels', who: 'operator', view: ChannelsPage },
   { path: '/instances', title: 'Instances', who: 'operator', view: InstancesPage },
   { path: '/config', title: 'Config', who: 'operator', view: ConfigPage },
+  // The user's own password and sessions: reached from their name in the header.
+  { path: '/settings', title: 'Settings', who: 'user', view: SettingsPage, nav: false },
 ];

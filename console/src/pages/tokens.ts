@@ -7,10 +7,11 @@ import type { CreatedKey, Key, KeyList, Limits } from '../api-types.js';
 import { accountQuery, useApp } from '../app-context.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
 import { CopyBox } from '../components/copy-box.js';
-import { formatCount, formatMoney } from '../components/format-number.js';
+import { formatCount } from '../components/format-number.js';
 import { formatTime } from '../components/format-time.js';
 import { html } from '../components/html.js';
 import { createBody, draftOf, editBody, emptyDraft, type KeyDraft } from '../components/key-draft.js';
+import { useMoney } from '../components/money.js';
 import { PageFrame } from '../components/page.js';
 import { Table, type Column } from '../components/table.js';
 import { TokenForm } from '../components/token-form.js';
@@ -45,6 +46,7 @@ export function TokensPage() {
   const operator = app.session?.user.operator === true;
   const groups = app.session?.groups ?? [];
   const accounts = useAccounts();
+  const money = useMoney();
   const action = useAction();
   const [panel, setPanel] = useState<Panel>({ kind: 'none' });
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -111,27 +113,29 @@ export function TokensPage() {
     `;
   }
 
+  // What tells keys apart and whether they work comes first; the rest is the user's to show (the "Columns" menu).
   const columns: Column<Key>[] = [
     {
       id: 'name',
       title: 'Name',
       cell: (k) => (k.declared ? html`${k.name} <span class="badge" data-testid="declared" title="Declared in gateway.yaml: read-only here">gateway.yaml</span>` : k.name),
     },
-    { id: 'key', title: 'Key', cell: (k) => html`<code>${k.prefix}…</code>` },
-    ...(operator && app.account === '' ? [{ id: 'account', title: 'Account', cell: (k: Key) => k.account ?? '—' }] : []),
-    { id: 'group', title: 'Group', cell: (k) => k.group },
     { id: 'status', title: 'Status', cell: (k) => html`<span class=${`badge status-${k.status}`}>${k.status}</span>` },
-    { id: 'created', title: 'Created', cell: (k) => formatTime(k.created_at, false) },
-    { id: 'last-used', title: 'Last used', cell: (k) => formatTime(k.last_used_at, false) },
-    { id: 'spend', title: 'Spend', num: true, cell: (k) => formatMoney(k.spend) },
+    { id: 'expires', title: 'Expires', cell: (k) => formatTime(k.expires_at, false) },
+    ...(operator && app.account === '' ? [{ id: 'account', title: 'Account', cell: (k: Key) => k.account ?? '—' }] : []),
+    { id: 'group', title: 'Group', choosable: 'shown', cell: (k) => k.group },
+    { id: 'spend', title: 'Spend', num: true, choosable: 'shown', cell: (k) => money(k.spend) },
     {
       id: 'left',
       title: 'Left of max spend',
       num: true,
-      cell: (k) => (k.max_spend_left === null ? '—' : `${formatMoney(k.max_spend_left)} of ${formatMoney(k.max_spend)}`),
+      choosable: 'shown',
+      cell: (k) => (k.max_spend_left === null ? '—' : `${money(k.max_spend_left)} of ${money(k.max_spend)}`),
     },
-    { id: 'expires', title: 'Expires', cell: (k) => formatTime(k.expires_at, false) },
-    { id: 'limits', title: 'Limits', cell: (k) => formatLimits(k.limits) },
+    { id: 'limits', title: 'Limits', choosable: 'shown', cell: (k) => formatLimits(k.limits) },
+    { id: 'key', title: 'Key', choosable: 'hidden', cell: (k) => html`<code>${k.prefix}…</code>` },
+    { id: 'last-used', title: 'Last used', choosable: 'hidden', cell: (k) => formatTime(k.last_used_at, false) },
+    { id: 'created', title: 'Created', choosable: 'hidden', cell: (k) => formatTime(k.created_at, false) },
     { id: 'actions', title: '', cell: actions },
   ];
 

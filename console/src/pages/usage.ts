@@ -1,6 +1,8 @@
 // #/usage: the request records, newest first, under filters applied with "Apply"; a totals row for the whole
 // filter (not just this page), cursor paging, and a CSV export of the same filter (a plain link: the cookie
-// authenticates the GET). A preset's times are fixed when applied, so paging and the CSV see the same range.
+// authenticates the GET). A preset's times are fixed when applied, so paging and the CSV see the same range. The model
+// filter is a prefix of the name; the status filter is OK, errors, or one HTTP status. What tells a request apart and
+// how it ended comes first (time, status and error code, model); the rest is the user's to show.
 
 import { useState } from 'preact/hooks';
 import type { Key, KeyList, UsagePage as UsageAnswer, UsageRow } from '../api-types.js';
@@ -8,9 +10,10 @@ import { accountQuery, useApp } from '../app-context.js';
 import { apiUrl } from '../api.js';
 import { AccountSelect, useAccounts } from '../components/account-select.js';
 import { Field } from '../components/field.js';
-import { formatCount, formatMoney, formatMs } from '../components/format-number.js';
+import { formatCount, formatMs } from '../components/format-number.js';
 import { formatTime } from '../components/format-time.js';
 import { html } from '../components/html.js';
+import { useMoney } from '../components/money.js';
 import { PageFrame } from '../components/page.js';
 import { Pager } from '../components/pager.js';
 import { RangePicker, initialChoice, resolveRange, type RangeChoice } from '../components/range-picker.js';
@@ -33,6 +36,8 @@ interface Filters {
   readonly key_id: string;
   readonly model: string;
   readonly status: '' | 'ok' | 'error';
+  /** One HTTP status ("429"): when given, it is the status filter. */
+  readonly code: string;
   readonly route: string;
   readonly request_id: string;
 }
@@ -44,48 +49,55 @@ function applied(filters: Filters): Applied | null {
   const range = resolveRange(filters.range);
   if (range === null) return null;
   const { key_id, model, status, route, request_id } = filters;
-  return { from: range.from, to: range.to, key_id, model: model.trim(), status, route, request_id: request_id.trim() };
+  const code = filters.code.trim();
+  return { from: range.from, to: range.to, key_id, model: model.trim(), status: code === '' ? status : code, route, request_id: request_id.trim() };
 }
 
-const INITIAL: Filters = { range: initialChoice('24h'), key_id: '', model: '', status: '', route: '', request_id: '' };
+const INITIAL: Filters = { range: initialChoice('24h'), key_id: '', model: '', status: '', code: '', route: '', request_id: '' };
 
-function columns(withAccount: boolean): Column<UsageRow>[] {
+function columns(withAccount: boolean, money: (amount: string | null) => string): Column<UsageRow>[] {
   return [
     { id: 'time', title: 'Time', cell: (r) => html`<span title=${`Request ${r.request_id}`}>${formatTime(r.time)}</span>` },
-    ...(withAccount ? [{ id: 'account', title: 'Account', cell: (r: UsageRow) => r.account ?? '—' }] : []),
-    { id: 'key', title: 'Key', cell: (r) => r.key_name },
-    { id: 'model', title: 'Model', cell: (r) => html`<span title=${r.route}>${r.model}</span>` },
-    { id: 'channel', title: 'Channel', cell: (r) => r.channel ?? '—' },
-    { id: 'input', title: 'Input', num: true, cell: (r) => formatCount(r.input_tokens) },
-    { id: 'cached', title: 'Cached', num: true, cell: (r) => formatCount(r.cached_tokens) },
-    { id: 'cache-write', title: 'Cache write', num: true, cell: (r) => formatCount(r.cache_write_tokens) },
-    { id: 'output', title: 'Output', num: true, cell: (r) => formatCount(r.output_tokens) },
-    { id: 'reasoning', title: 'Reasoning', num: true, cell: (r) => formatCount(r.reasoning_tokens) },
-    { id: 'cost', title: 'Cost', num: true, cell: (r) => formatMoney(r.cost) },
-    { id: 'latency', title: 'Latency', num: true, cell: (r) => formatMs(r.latency_ms) },
-    { id: 'ttft', title: 'TTFT', num: true, cell: (r) => formatMs(r.ttft_ms) },
-    { id: 'stream', title: 'Stream', cell: (r) => (r.stream ? 'yes' : 'no') },
     {
       id: 'status',
       title: 'Status',
-      cell: (r) => html`<span class=${`badge ${r.status < 400 ? 'status-ok' : 'status-error'}`}>${r.status}</span>${r.error_code === null ? '' : ` ${r.error_code}`}`,
+      cell: (r) => html`<span class=${`badge ${r.status < 400 ? 'status-ok' : 'status-error'}`}>${r.status}</span>${r.error_code === null ? '' : html` <code class="error-code">${r.error_code}</code>`}`,
     },
+    { id: 'model', title: 'Model', cell: (r) => html`<span title=${r.route}>${r.model}</span>` },
+    ...(withAccount ? [{ id: 'account', title: 'Account', cell: (r: UsageRow) => r.account ?? '—' }] : []),
+    { id: 'key', title: 'Key', choosable: 'shown', cell: (r) => r.key_name },
+    { id: 'cost', title: 'Cost', num: true, choosable: 'shown', cell: (r) => money(r.cost) },
+    { id: 'input', title: 'Input', num: true, choosable: 'shown', cell: (r) => formatCount(r.input_tokens) },
+    { id: 'output', title: 'Output', num: true, choosable: 'shown', cell: (r) => formatCount(r.output_tokens) },
+    { id: 'latency', title: 'Latency', num: true, choosable: 'shown', cell: (r) => formatMs(r.latency_ms) },
+    { id: 'channel', title: 'Channel', choosable: 'shown', cell: (r) => r.channel ?? '—' },
+    { id: 'cached', title: 'Cached', num: true, choosable: 'hidden', cell: (r) => formatCount(r.cached_tokens) },
+    { id: 'cache-write', title: 'Cache write', num: true, choosable: 'hidden', cell: (r) => formatCount(r.cache_write_tokens) },
+    { id: 'reasoning', title: 'Reasoning', num: true, choosable: 'hidden', cell: (r) => formatCount(r.reasoning_tokens) },
+    { id: 'ttft', title: 'TTFT', num: true, choosable: 'hidden', cell: (r) => formatMs(r.ttft_ms) },
+    { id: 'stream', title: 'Stream', choosable: 'hidden', cell: (r) => (r.stream ? 'yes' : 'no') },
   ];
 }
 
-/** The totals row, its cells under the matching columns. */
-function TotalsRow(props: { readonly totals: UsageAnswer['totals']; readonly lead: number }) {
+/** The totals row, each sum under its column when that column is shown (the requests under Status). */
+function TotalsRow(props: { readonly totals: UsageAnswer['totals']; readonly shown: readonly Column<UsageRow>[]; readonly money: (amount: string) => string }) {
   const t = props.totals;
+  const sums: Readonly<Record<string, string>> = {
+    input: formatCount(t.input_tokens),
+    cached: formatCount(t.cached_tokens),
+    'cache-write': formatCount(t.cache_write_tokens),
+    output: formatCount(t.output_tokens),
+    reasoning: formatCount(t.reasoning_tokens),
+    cost: props.money(t.cost),
+  };
   return html`
     <tr class="totals" data-testid="totals-row">
-      <th scope="row" colspan=${props.lead}>Totals for this filter</th>
-      <td class="num" data-col="input">${formatCount(t.input_tokens)}</td>
-      <td class="num" data-col="cached">${formatCount(t.cached_tokens)}</td>
-      <td class="num" data-col="cache-write">${formatCount(t.cache_write_tokens)}</td>
-      <td class="num" data-col="output">${formatCount(t.output_tokens)}</td>
-      <td class="num" data-col="reasoning">${formatCount(t.reasoning_tokens)}</td>
-      <td class="num" data-col="cost">${formatMoney(t.cost)}</td>
-      <td colspan="4" data-col="requests">${formatCount(t.requests)} requests, ${formatCount(t.errors)} errors</td>
+      ${props.shown.map((c, i) => {
+        if (i === 0) return html`<th scope="row" data-title="">Totals for this filter</th>`;
+        if (c.id === 'status') return html`<td data-col="requests" data-title="Requests">${formatCount(t.requests)} requests, ${formatCount(t.errors)} errors</td>`;
+        const sum = sums[c.id];
+        return sum === undefined ? html`<td class="no-total"></td>` : html`<td class="num" data-col=${c.id} data-title=${c.title}>${sum}</td>`;
+      })}
     </tr>
   `;
 }
@@ -93,6 +105,7 @@ function TotalsRow(props: { readonly totals: UsageAnswer['totals']; readonly lea
 export function UsagePage() {
   const app = useApp();
   const accounts = useAccounts();
+  const money = useMoney();
   const withAccount = app.session?.user.operator === true && app.account === '';
   const [draft, setDraft] = useState<Filters>(INITIAL);
   const [query, setQuery] = useState<Applied | null>(() => applied(INITIAL));
@@ -115,6 +128,10 @@ export function UsagePage() {
   function onApply(e: Event): void {
     e.preventDefault();
     app.notify.clear();
+    if (draft.code.trim() !== '' && !/^[1-5][0-9]{2}$/.test(draft.code.trim())) {
+      app.notify.error(new Error('A status code is three digits, such as 429.'));
+      return;
+    }
     const next = applied(draft);
     if (next === null) {
       app.notify.error(new Error('Choose a from and a to date (from before to).'));
@@ -136,15 +153,18 @@ export function UsagePage() {
             ${(keys.data?.data ?? []).map((k) => html`<option value=${k.id}>${k.declared ? `${k.name} (gateway.yaml)` : k.name}</option>`)}
           </select>
         <//>
-        <${Field} label="Model">
+        <${Field} label="Model" hint="The start of its name: gpt-4o finds gpt-4o-mini too">
           <input type="text" data-testid="filter-model" value=${draft.model} onInput=${(e: Event) => set({ model: value(e) })} />
         <//>
         <${Field} label="Status">
-          <select data-testid="filter-status" value=${draft.status} onChange=${(e: Event) => set({ status: value(e) as Filters['status'] })}>
+          <select data-testid="filter-status" value=${draft.status} disabled=${draft.code.trim() !== ''} onChange=${(e: Event) => set({ status: value(e) as Filters['status'] })}>
             <option value="">All</option>
             <option value="ok">OK</option>
             <option value="error">Errors</option>
           </select>
+        <//>
+        <${Field} label="Status code" hint="One HTTP status, such as 429">
+          <input type="text" inputmode="numeric" pattern="[1-5][0-9]{2}" maxlength="3" data-testid="filter-status-code" value=${draft.code} onInput=${(e: Event) => set({ code: value(e) })} />
         <//>
         <${Field} label="Route">
           <select data-testid="filter-route" value=${draft.route} onChange=${(e: Event) => set({ route: value(e) })}>
@@ -167,11 +187,11 @@ export function UsagePage() {
       }}>
         <${Table}
           testid="table-usage"
-          columns=${columns(withAccount)}
+          columns=${columns(withAccount, money)}
           rows=${page?.data ?? []}
           rowId=${(r: UsageRow) => r.request_id}
           rowClass=${() => 'clickable'}
-          before=${page === undefined ? null : html`<${TotalsRow} totals=${page.totals} lead=${withAccount ? 5 : 4} />`}
+          before=${(shown: readonly Column<UsageRow>[]) => (page === undefined ? null : html`<${TotalsRow} totals=${page.totals} shown=${shown} money=${money} />`)}
           empty=${loaded.ready ? 'No requests match this filter.' : 'Loading…'}
         />
       </div>

@@ -45,6 +45,30 @@ for (const backend of storeBackends()) describe(`console store (${backend.name})
     assert.equal(await c.findSession('s2', 900), undefined, 'all ended');
   });
 
+  it('a user\'s own sessions (0021): listed live and newest first with where they came from, touched, ended by id within the user only, or all but one', async () => {
+    const c = temp.get().console;
+    await c.createUser({ id: 'u1', name: 'ada', account: 'acme', passwordHash: 'h', createdAt: 1 });
+    await c.createUser({ id: 'u2', name: 'gus', account: 'globex', passwordHash: 'h', createdAt: 1 });
+    await c.createSession({ tokenHash: 'a1', userId: 'u1', csrf: 'c', createdAt: 100, expiresAt: 1000, address: '203.0.113.7', userAgent: 'Firefox' });
+    await c.createSession({ tokenHash: 'a2', userId: 'u1', csrf: 'c', createdAt: 200, expiresAt: 1000 });
+    await c.createSession({ tokenHash: 'a3', userId: 'u1', csrf: 'c', createdAt: 300, expiresAt: 1000 });
+    await c.createSession({ tokenHash: 'old', userId: 'u1', csrf: 'c', createdAt: 0, expiresAt: 150 });
+    await c.createSession({ tokenHash: 'g1', userId: 'u2', csrf: 'c', createdAt: 100, expiresAt: 1000 });
+    const listed = await c.listSessions('u1', 400);
+    assert.deepEqual(listed.map((s) => [s.tokenHash, s.address, s.userAgent, s.lastSeenAt]), [['a3', null, null, 300], ['a2', null, null, 200], ['a1', '203.0.113.7', 'Firefox', 100]]);
+    assert.ok(listed.every((s) => /^cs_[0-9a-f]{24}$/.test(s.id)) && new Set(listed.map((s) => s.id)).size === 3, 'each its own public id');
+    await c.touchSession('a1', 450);
+    assert.equal((await c.findSession('a1', 460))?.session.lastSeenAt, 450);
+    const gus = (await c.listSessions('u2', 400))[0]?.id ?? '';
+    assert.equal(await c.endSessions({ userId: 'u1', id: gus }, 500), 0, 'another user\'s id ends nothing');
+    assert.ok((await c.findSession('g1', 500)) !== undefined);
+    const a2 = listed[1]?.id ?? '';
+    assert.equal(await c.endSessions({ userId: 'u1', id: a2 }, 500), 1);
+    assert.equal(await c.findSession('a2', 500), undefined);
+    assert.equal(await c.endSessions({ userId: 'u1', keep: 'a3' }, 600), 1, 'a1 ended, a3 kept');
+    assert.deepEqual((await c.listSessions('u1', 700)).map((s) => s.tokenHash), ['a3']);
+  });
+
   it('links: used once, not after they expire; a newer link of a user ends the older ones', async () => {
     const c = temp.get().console;
     await c.createLink({ tokenHash: 'l0', userId: 'u9', createdAt: 0, expiresAt: 1000 });
