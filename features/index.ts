@@ -13,6 +13,7 @@ import { embeddingsFeature } from './embeddings/index.js';
 import { geminiFeature } from './gemini/index.js';
 import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
+import { topupFeature } from './topup/index.js';
 import { videoFeature } from './video/index.js';
 
 export const FEATURES: readonly Feature[] = [
@@ -24,6 +25,7 @@ export const FEATURES: readonly Feature[] = [
   videoFeature,
   modelsFeature,
   billingFeature,
+  topupFeature,
   adminFeature,
   consoleFeature,
 ];
