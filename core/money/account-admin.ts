@@ -53,6 +53,7 @@ export function readAmount(value: unknown, param: string): bigint {
 export function readSignedAmount(value: unknown, param: string): bigint {
   const negative = typeof value === 'string' ? value.trim().startsWith('-') : typeof value === 'number' && value < 0;
   const text = typeof value === 'string' ? value.trim().replace(/^[-+]/, '') : typeof value === 'number' ? Math.abs(value) : value;
+  if (typeof text === 'string' && /^[-+]/.test(text)) throw invalid(param, `${param} must be a decimal amount such as "-2.50" or "12.50", with at most 9 decimal places.`);
   let magnitude: bigint;
   try {
     magnitude = readAmount(text, param);
