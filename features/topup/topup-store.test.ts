@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openStore } from '../../core/store/open-store.js';
 import type { Store } from '../../core/store/store.js';
-import { STORE_PARTS } from '../index.js';
 import { storeBackends } from '../../test/helpers/test-stores.js';
 import { digestCode, generateCode, lastFour, newBatchId, newCodeId, normalizeCode } from './code-material.js';
-import { TOPUP_STORE } from './store-part.js';
+import { TOPUP_STORE, topupStorePart } from './store-part.js';
 import type { Redemption, TopupCode } from './topup-store.js';
 
 const NOW = 1_800_000_000_000;
@@ -61,8 +60,9 @@ for (const backend of storeBackends()) {
       db = await backend.fresh();
       // PostgreSQL: two stores on one database, two instances' connections, each with its own pool. SQLite: one (its
       // driver is synchronous, so a second connection of this process would wait on the first while blocking it).
-      first = await openStore(db.url, STORE_PARTS, { poolMax: 4 });
-      second = backend.name === 'postgres' ? await openStore(db.url, STORE_PARTS, { poolMax: 4 }) : first;
+      // Core's store with this feature's part only: the database is this test's own.
+      first = await openStore(db.url, [topupStorePart], { poolMax: 4 });
+      second = backend.name === 'postgres' ? await openStore(db.url, [topupStorePart], { poolMax: 4 }) : first;
       await first.ledger.ensureAccounts([{ name: 'acme', description: null }, { name: 'initech', description: null }], NOW);
     });
     after(async () => {
