@@ -15,6 +15,7 @@ import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
 import { pricesFeature } from './prices/index.js';
 import { requestsFeature } from './requests/index.js';
+import { topupFeature } from './topup/index.js';
 import { videoFeature } from './video/index.js';
 import { webhooksFeature } from './webhooks/index.js';
 
@@ -28,6 +29,7 @@ export const FEATURES: readonly Feature[] = [
   webhooksFeature,
   modelsFeature,
   billingFeature,
+  topupFeature,
   adminFeature,
   consoleFeature,
   requestsFeature,

@@ -34,8 +34,10 @@ function featurePages(): Plugin {
       bundle.onResolve({ filter: /^virtual:feature-pages$/ }, () => ({ path: 'feature-pages', namespace: 'feature-pages' }));
       bundle.onLoad({ filter: /.*/, namespace: 'feature-pages' }, () => {
         const files = featurePageFiles();
-        const imports = files.map((file, i) => `import { consolePage as page${i} } from ${JSON.stringify(file)};`);
-        return { contents: `${imports.join('\n')}\nexport default [${files.map((_, i) => `page${i}`).join(', ')}];\n`, loader: 'ts', resolveDir: ROOT };
+        // A feature's page is its `consolePage`; one with several (the operator's and its users') lists `consolePages`.
+        const imports = files.map((file, i) => `import * as page${i} from ${JSON.stringify(file)};`);
+        const pagesOf = 'const pagesOf = (m: { consolePages?: readonly unknown[]; consolePage?: unknown }) => m.consolePages ?? [m.consolePage];';
+        return { contents: `${imports.join('\n')}\n${pagesOf}\nexport default [${files.map((_, i) => `...pagesOf(page${i})`).join(', ')}];\n`, loader: 'ts', resolveDir: ROOT };
       });
     },
   };

@@ -10,6 +10,10 @@ export type ConsoleKeyRevoked = ConsoleKey & {
   revoked_at?: string;
 };
 /**
+ * GET /console/api/topup/codes.csv (operator), 200: not JSON but text/csv (an attachment): a header row, then every code the filter matches, newest first, masked (the secrets were shown once, when made), each field as get-topup-codes' data has it (null empty), lines ended by CRLF. This schema is of the body as one string.
+ */
+export type ConsoleTopupCodesCsv = string;
+/**
  * GET /console/api/usage.csv, 200: not JSON but text/csv (an attachment, usage-<from's day>.csv): a header row, then every record the filter matches, newest first, each field as get-usage's data rows have it (null empty; a text a spreadsheet would run as a formula prefixed with '), lines ended by CRLF. This schema is of the body as one string.
  */
 export type ConsoleUsageCsv = string;
@@ -27,6 +31,14 @@ export type ConsoleAccountEdited = ConsoleAccount;
 export type ConsoleKeyEdited = ConsoleKey & {
   key?: never;
 };
+/**
+ * PATCH /console/api/topup/batches/{id} (operator), 200: the batch as it now is.
+ */
+export type ConsoleTopupBatchEdited = ConsoleTopupBatch;
+/**
+ * PATCH /console/api/topup/codes/{id} (operator), 200: the code as it now is (a redeemed one stays redeemed).
+ */
+export type ConsoleTopupCodeEdited = ConsoleTopupCode;
 /**
  * POST /console/api/accounts (operator), 201: the new account (balance 0).
  */
@@ -69,6 +81,9 @@ export interface ConsoleApi {
   "get-requests-id": ConsoleRequestDetail;
   "get-session": ConsoleSession;
   "get-sessions": ConsoleSessionList;
+  "get-topup-batches": ConsoleTopupBatchList;
+  "get-topup-codes-csv": ConsoleTopupCodesCsv;
+  "get-topup-codes": ConsoleTopupCodeList;
   "get-usage-csv": ConsoleUsageCsv;
   "get-usage": ConsoleUsagePage;
   "get-videos-id-content": ConsoleVideoContent;
@@ -76,7 +91,11 @@ export interface ConsoleApi {
   "patch-accounts-name-users-user": ConsoleAccountUserEdited;
   "patch-accounts-name": ConsoleAccountEdited;
   "patch-keys-id": ConsoleKeyEdited;
+  "patch-topup-batches-id": ConsoleTopupBatchEdited;
+  "patch-topup-codes-id": ConsoleTopupCodeEdited;
+  "post-accounts-name-adjust": ConsoleAdjustmentMade;
   "post-accounts-name-credit": ConsoleCredited;
+  "post-accounts-name-debit": ConsoleDebitMade;
   "post-accounts-name-users": ConsoleUserMade;
   "post-accounts": ConsoleAccountCreated;
   "post-asset-groups-id-bind": ConsoleAssetGroupBound;
@@ -85,6 +104,8 @@ export interface ConsoleApi {
   "post-password-change": ConsolePasswordChanged;
   "post-password": ConsolePasswordSet;
   "post-session": ConsoleSignedIn;
+  "post-topup-batches": ConsoleTopupBatchMade;
+  "post-topup-redeem": ConsoleTopupRedeemed;
 }
 /**
  * A key as the console shows it: a run-time key (core/keys/key-admin.ts describeKey plus status, last use and spend, features/console/keys.ts), or one declared in gateway.yaml (declared: true, features/console/declared-keys.ts: read-only, id config:<name>, no creation time). Never the hash. account, max_spend and limits are ABSENT (not null) when the key has none; key (the secret) is only in the answer to a create, which each route's schema requires or forbids.
@@ -855,6 +876,97 @@ export interface ConsoleSessionList {
   }[];
 }
 /**
+ * GET /console/api/topup/batches (operator), 200: a page of at most 50 batches, newest first; total counts them all.
+ */
+export interface ConsoleTopupBatchList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  /**
+   * @maxItems 50
+   */
+  data: ConsoleTopupBatch[];
+  total: number;
+  offset: number;
+}
+/**
+ * A batch of top-up codes as the console shows it (features/topup/shown.ts shownBatch): what each code credits, how many were made and redeemed, and whether the batch is disabled or expired.
+ */
+export interface ConsoleTopupBatch {
+  id: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  amount: string;
+  currency: string;
+  count: number;
+  redeemed: number;
+  /**
+   * Unredeemed codes disabled one by one (a disabled batch refuses all of its codes, whatever this says).
+   */
+  disabled_codes: number;
+  note: string | null;
+  status: "active" | "disabled" | "expired";
+  /**
+   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+   */
+  created_at: string;
+  /**
+   * From then on its codes are refused; null: never.
+   */
+  expires_at: string | null;
+  disabled_at: string | null;
+}
+/**
+ * GET /console/api/topup/codes (operator), 200: a page of at most 100 codes the filter matches, newest first, masked; total counts every code it matches.
+ */
+export interface ConsoleTopupCodeList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  /**
+   * @maxItems 100
+   */
+  data: ConsoleTopupCode[];
+  total: number;
+  offset: number;
+}
+/**
+ * A top-up code as the console shows it after it was made (features/topup/shown.ts shownCode): by its id and masked form (its last four characters), never its secret; once redeemed, who redeemed it, when, into which account, with which ledger entry.
+ */
+export interface ConsoleTopupCode {
+  id: string;
+  batch: string;
+  masked: string;
+  /**
+   * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+   */
+  amount: string;
+  currency: string;
+  /**
+   * redeemed first, then disabled (the code or its batch), then expired.
+   */
+  status: "active" | "redeemed" | "disabled" | "expired";
+  /**
+   * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+   */
+  created_at: string;
+  expires_at: string | null;
+  disabled_at: string | null;
+  redeemed_at: string | null;
+  /**
+   * The console user who redeemed it.
+   */
+  redeemed_by: string | null;
+  /**
+   * The account it credited.
+   */
+  account: string | null;
+  ledger_entry_id: number | null;
+}
+/**
  * GET /console/api/usage, 200: a page of the usage log, newest first (features/console/usage.ts describeRecord), the totals of everything the filter matches (every page, not this one), and the cursor of the next page (null on the last).
  */
 export interface ConsoleUsagePage {
@@ -1044,9 +1156,29 @@ export interface ConsoleAccountUserEdited {
   last_seen_at: string | null;
 }
 /**
+ * POST /console/api/accounts/{name}/adjust (operator): 201 with the new entry (kind adjustment), or 200 with applied false and the first entry when this idempotency_key was used already (nothing applied twice); the account as it now is.
+ */
+export interface ConsoleAdjustmentMade {
+  account: ConsoleAccount;
+  entry: ConsoleLedgerEntry & {
+    account?: never;
+  };
+  applied: boolean;
+}
+/**
  * POST /console/api/accounts/{name}/credit (operator): 201 with the new entry, or 200 with applied false and the first entry when this idempotency_key had credited already (nothing added twice); the account as it now is. The entry has no account field here (the ledger page's entries do).
  */
 export interface ConsoleCredited {
+  account: ConsoleAccount;
+  entry: ConsoleLedgerEntry & {
+    account?: never;
+  };
+  applied: boolean;
+}
+/**
+ * POST /console/api/accounts/{name}/debit (operator): 201 with the new entry (kind adjustment), or 200 with applied false and the first entry when this idempotency_key was used already (nothing applied twice); the account as it now is.
+ */
+export interface ConsoleDebitMade {
   account: ConsoleAccount;
   entry: ConsoleLedgerEntry & {
     account?: never;
@@ -1090,4 +1222,39 @@ export interface ConsolePasswordSet {
 export interface ConsoleSignedIn {
   user: ConsoleUser;
   csrf: string;
+}
+/**
+ * POST /console/api/topup/batches (operator): 201 with the batch and every code's secret, shown this once (the store keeps only their digests); or 200, applied false and no codes when this idempotency_key had made the batch already.
+ */
+export interface ConsoleTopupBatchMade {
+  batch: ConsoleTopupBatch;
+  /**
+   * @maxItems 1000
+   */
+  codes: {
+    id: string;
+    /**
+     * The secret: 26 Crockford base32 characters (130 random bits).
+     */
+    code: string;
+    masked: string;
+  }[];
+  applied: boolean;
+}
+/**
+ * POST /console/api/topup/redeem, 200: the code as now redeemed (masked), the ledger credit it made (its note names the code's id, masked form and batch) and the account's balance after it.
+ */
+export interface ConsoleTopupRedeemed {
+  code: ConsoleTopupCode;
+  entry: ConsoleLedgerEntry & {
+    account?: never;
+  };
+  account: {
+    name: string;
+    /**
+     * An amount that may be negative (a balance, a charge in the ledger), as formatMoney writes it.
+     */
+    balance: string;
+    currency: string;
+  };
 }

@@ -313,7 +313,7 @@ function bucket(subject: string, perMinute = FAILURES_PER_MINUTE): LimitCheck {
 }
 
 /** IPv6 clients are counted by /64, what one host is usually given. */
-function addressKey(address: string): string {
+export function addressKey(address: string): string {
   return isIP(address) === 6 ? prefix64(address) : address;
 }
 

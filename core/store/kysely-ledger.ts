@@ -20,7 +20,7 @@ import type {
   NewLedgerEntry,
   Renewal,
 } from './ledger-store.js';
-import { AccountExists, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
+import { AccountExists, BalanceBelowFloor, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { chargeIds, chargeNote, planCharges, sorted } from './charge-plan.js';
@@ -88,6 +88,50 @@ function decodeEntry(row: {
     note: row.note,
     ts: decodeInteger(row.ts),
   };
+}
+
+/**
+ * Appends an entry and moves its account's balance inside `trx`, a write transaction (writeTransaction) the caller
+ * opened: what else it writes there (a feature's row saying why the money moved) commits with the entry or not at
+ * all. An idempotency key already used applies nothing and returns the entry it made; an unknown account throws; a
+ * balance past MAX_BALANCE, or below the entry's `floor`, throws (BalanceOverflowError, BalanceBelowFloor).
+ */
+export async function postLedgerEntry<DB extends Database>(
+  within: Kysely<DB>,
+  dialect: StoreDialect,
+  entry: NewLedgerEntry,
+): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {
+  // A feature's transaction sees core's tables and its own (Kysely<Database & ItsTables>); only core's are used here,
+  // and Kysely's types do not narrow a database to a part of it.
+  const trx = within as unknown as Db;
+  const existing = await trx.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirst();
+  if (existing !== undefined) return { entry: decodeEntry(existing), applied: false };
+  const account = await lockAccount(trx, dialect, entry.account);
+  if (account === undefined) throw new Error(`unknown account "${entry.account}"`);
+  // A signed 64-bit column: SQLite would turn an overflow into a float, PostgreSQL refuse it; refused here alike.
+  const after = account.balance + entry.amount;
+  if (after > MAX_BALANCE || after < -MAX_BALANCE) throw new BalanceOverflowError(entry.account);
+  // Read under the account's lock: no charge lands between this check and the entry.
+  if (entry.floor !== undefined && entry.amount < 0n && after < entry.floor) throw new BalanceBelowFloor(entry.account, account.balance);
+  await trx
+    .insertInto('ledger')
+    .values({ account: entry.account, kind: entry.kind, amount: entry.amount, idempotency_key: entry.idempotencyKey, request_id: null, key_id: null, note: entry.note ?? null, ts: entry.ts })
+    .execute();
+  await moveBalance(trx, entry.account, entry.amount);
+  const row = await trx.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirstOrThrow();
+  return { entry: decodeEntry(row), applied: true };
+}
+
+async function moveBalance(trx: Db, account: string, amount: bigint): Promise<void> {
+  await trx.updateTable('accounts').set({ balance: sql<bigint>`balance + ${amount}` }).where('name', '=', account).execute();
+}
+
+/** The account's row, locked until the transaction ends where the database can lock a row (PostgreSQL). */
+async function lockAccount(trx: Db, dialect: StoreDialect, account: string): Promise<Account | undefined> {
+  let q = trx.selectFrom('accounts').selectAll().where('name', '=', account);
+  if (dialect === 'postgres') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  return row === undefined ? undefined : decodeAccount(row);
 }
 
 export class KyselyLedger implements LedgerStore {
@@ -174,22 +218,7 @@ export class KyselyLedger implements LedgerStore {
   }
 
   private postOnce(entry: NewLedgerEntry): Promise<{ readonly entry: LedgerEntry; readonly applied: boolean }> {
-    return writeTransaction(this.db, this.dialect, async (trx) => {
-      const existing = await trx.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirst();
-      if (existing !== undefined) return { entry: decodeEntry(existing), applied: false };
-      const account = await this.lockAccount(trx, entry.account);
-      if (account === undefined) throw new Error(`unknown account "${entry.account}"`);
-      // A signed 64-bit column: SQLite would turn an overflow into a float, PostgreSQL refuse it; refused here alike.
-      const after = account.balance + entry.amount;
-      if (after > MAX_BALANCE || after < -MAX_BALANCE) throw new BalanceOverflowError(entry.account);
-      await trx
-        .insertInto('ledger')
-        .values({ account: entry.account, kind: entry.kind, amount: entry.amount, idempotency_key: entry.idempotencyKey, request_id: null, key_id: null, note: entry.note ?? null, ts: entry.ts })
-        .execute();
-      await this.moveBalance(trx, entry.account, entry.amount);
-      const row = await trx.selectFrom('ledger').selectAll().where('idempotency_key', '=', entry.idempotencyKey).executeTakeFirstOrThrow();
-      return { entry: decodeEntry(row), applied: true };
-    });
+    return writeTransaction(this.db, this.dialect, (trx) => postLedgerEntry(trx, this.dialect, entry));
   }
 
   acquireHold(request: HoldRequest): Promise<HoldResult> {
@@ -405,7 +434,7 @@ export class KyselyLedger implements LedgerStore {
         await trx.updateTable('usage_records').set({ charge_id: e.firstRequestId }).where('request_id', 'in', e.renamed.slice(at, at + INSERT_CHUNK)).execute();
       }
     }
-    for (const [account, amount] of sorted(plan.balances)) await this.moveBalance(trx, account, amount);
+    for (const [account, amount] of sorted(plan.balances)) await moveBalance(trx, account, amount);
     for (const [keyId, amount] of sorted(plan.spends)) await this.addKeySpend(trx, keyId, amount);
     for (const [holdId, amount] of sorted(plan.draws)) {
       await trx
@@ -425,17 +454,6 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
-  private async moveBalance(trx: Db, account: string, amount: bigint): Promise<void> {
-    await trx.updateTable('accounts').set({ balance: sql<bigint>`balance + ${amount}` }).where('name', '=', account).execute();
-  }
-
-  /** The account's row, locked until the transaction ends where the database can lock a row (PostgreSQL). */
-  private async lockAccount(trx: Kysely<Database>, account: string): Promise<Account | undefined> {
-    let q = trx.selectFrom('accounts').selectAll().where('name', '=', account);
-    if (this.dialect === 'postgres') q = q.forUpdate();
-    const row = await q.executeTakeFirst();
-    return row === undefined ? undefined : decodeAccount(row);
-  }
 
   /**
    * Budgets' limits as budgetLimit has them, by budgetName, read without a lock (and without making a key's spend
@@ -456,7 +474,7 @@ export class KyselyLedger implements LedgerStore {
 
   /** What a budget may hold in all, with its row locked: the balance, or max_spend less what the key has spent. */
   private async budgetLimit(trx: Kysely<Database>, budget: Budget): Promise<bigint | undefined> {
-    if (budget.kind === 'account') return (await this.lockAccount(trx, budget.account))?.balance;
+    if (budget.kind === 'account') return (await lockAccount(trx, this.dialect, budget.account))?.balance;
     // The key's spend row is made on first use, so there is always a row to lock.
     await trx.insertInto('key_spend').values({ key_id: budget.keyId, spent: 0n }).onConflict((oc) => oc.column('key_id').doNothing()).execute();
     let q = trx.selectFrom('key_spend').select('spent').where('key_id', '=', budget.keyId);

@@ -17,6 +17,18 @@ export class BalanceOverflowError extends Error {
   }
 }
 
+/** A debit that would leave the balance below its entry's `floor`: refused, nothing written. */
+export class BalanceBelowFloor extends Error {
+  constructor(
+    readonly account: string,
+    /** The balance it found, nano-units. */
+    readonly balance: bigint,
+  ) {
+    super(`account "${account}" has too little balance for this debit`);
+    this.name = 'BalanceBelowFloor';
+  }
+}
+
 /** createAccount() found the name taken (by an earlier create, or one racing it). */
 export class AccountExists extends Error {
   constructor(
@@ -60,6 +72,8 @@ export interface NewLedgerEntry {
   readonly idempotencyKey: string;
   readonly note?: string | null;
   readonly ts: number;
+  /** For a negative amount: refused (BalanceBelowFloor) when the balance after it would be below this (an operator's debit: 0). */
+  readonly floor?: bigint;
 }
 
 /** Whose money a hold sets aside: an account's balance, or what is left of a key's max_spend. */

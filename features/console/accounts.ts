@@ -1,10 +1,10 @@
-// The operator's accounts: list (with balances and whether disabled), create, credit with a note, disable or enable,
-// and the groups its users make keys in.
+// The operator's accounts: list (with balances and whether disabled), create, credit, debit or adjust (with a note),
+// disable or enable, and the groups its users make keys in.
 // A disabled account's keys are refused at once on this instance, within seconds on the others
 // (core/keys/disabled-accounts.ts).
 
 import { GatewayError } from '../../core/errors.js';
-import { createAccount, creditAccount, describeAccount, describeEntry } from '../../core/money/account-admin.js';
+import { createAccount, describeAccount, describeEntry, postToAccount, type OperatorPosting } from '../../core/money/account-admin.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { consoleJson } from '../../core/console/console-answer.js';
@@ -30,11 +30,17 @@ export async function createAccountAnswer(ctx: RequestContext, services: Gateway
   return consoleJson(201, shown(services, groups.length === 0 ? made : ((await ledger.setAccountKeyGroups(made.name, groups)) ?? made)));
 }
 
-/** POST /console/api/accounts/{name}/credit */
-export async function creditAccountAnswer(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  const body = ctx.request.head;
-  const credited = await creditAccount(services.store.ledger, ctx.params?.['name'] ?? '', { amount: body['amount'], note: body['note'], idempotency_key: body['idempotency_key'] });
-  return consoleJson(credited.applied ? 201 : 200, { account: shown(services, credited.account), entry: describeEntry(credited.entry), applied: credited.applied });
+/**
+ * POST /console/api/accounts/{name}/credit, /debit and /adjust: one ledger entry each (core/money/account-admin.ts
+ * postToAccount), applied once per idempotency key.
+ */
+export function postingAnswer(posting: OperatorPosting): (ctx: RequestContext, services: GatewayServices) => Promise<RelayResult> {
+  return async function postAnswer(ctx, services) {
+    const body = ctx.request.head;
+    const input = { amount: body['amount'], note: body['note'], idempotency_key: body['idempotency_key'] };
+    const posted = await postToAccount(services.store.ledger, ctx.params?.['name'] ?? '', posting, input);
+    return consoleJson(posted.applied ? 201 : 200, { account: shown(services, posted.account), entry: describeEntry(posted.entry), applied: posted.applied });
+  };
 }
 
 /** PATCH /console/api/accounts/{name}: disabled, groups. */

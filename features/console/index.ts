@@ -4,7 +4,7 @@
 import { consoleRoute, CREDIT_READS, KEY_READS } from '../../core/endpoints/route-groups.js';
 import type { BodyReads } from '../../core/endpoints/registry.js';
 import type { Feature } from '../../core/feature/feature.js';
-import { createAccountAnswer, createUser, creditAccountAnswer, listAccounts, updateAccount } from './accounts.js';
+import { createAccountAnswer, createUser, listAccounts, postingAnswer, updateAccount } from './accounts.js';
 import { createKeyAnswer, listKeys, revokeKeyAnswer, updateKeyAnswer } from './keys.js';
 import { listChannels, listInstances, reloadConfig, showConfig } from './operations.js';
 import { servePage } from './pages.js';
@@ -35,7 +35,9 @@ export const consoleFeature: Feature = {
     consoleRoute('GET', '/console/api/accounts', listAccounts, 'operator'),
     consoleRoute('POST', '/console/api/accounts', createAccountAnswer, 'operator', { names: ['name', 'groups.*'], texts: ['description'] }),
     consoleRoute('PATCH', '/console/api/accounts/{name}', updateAccount, 'operator', { names: ['groups.*'] }),
-    consoleRoute('POST', '/console/api/accounts/{name}/credit', creditAccountAnswer, 'operator', CREDIT_READS),
+    consoleRoute('POST', '/console/api/accounts/{name}/credit', postingAnswer('credit'), 'operator', CREDIT_READS),
+    consoleRoute('POST', '/console/api/accounts/{name}/debit', postingAnswer('debit'), 'operator', CREDIT_READS),
+    consoleRoute('POST', '/console/api/accounts/{name}/adjust', postingAnswer('adjustment'), 'operator', CREDIT_READS),
     consoleRoute('POST', '/console/api/accounts/{name}/users', createUser, 'operator', { names: ['name'] }),
     consoleRoute('GET', '/console/api/accounts/{name}/users', listAccountUsers, 'operator'),
     consoleRoute('PATCH', '/console/api/accounts/{name}/users/{user}', updateAccountUser, 'operator'),

@@ -6,6 +6,7 @@ import { formatMoney } from '../../core/money/decimal.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { StatusFilter, UsageCursor, UsageFilter, UsageLogRow, UsageTotals } from '../../core/store/usage-log.js';
+import { csvField } from '../../core/console/csv-field.js';
 import { DAY_MS, invalid, limitParam, timeParam } from '../../core/console/query-params.js';
 
 const DEFAULT_PAGE = 50;
@@ -141,14 +142,6 @@ const CSV_COLUMNS = [
   'latency_ms',
   'ttft_ms',
 ] as const;
-
-/** One CSV field: quoted when it must be, and a text that a spreadsheet would run as a formula made inert. */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 function csvLine(row: UsageLogRow): string {
   const described = describeRecord(row.record);

@@ -354,6 +354,27 @@ channels:
     assert.equal((await call('operator', 'PATCH', '/console/api/accounts/acme/users/bea', { disabld: true })).status, 400);
   });
 
+  it('top-up codes made, listed, exported, disabled and redeemed; an account debited and adjusted', async () => {
+    const made = await call('operator', 'POST', '/console/api/topup/batches', { amount: '1.5', count: 2, expires_at: '2099-01-01', note: 'schemas', idempotency_key: 'schemas-1' });
+    assert.equal(made.status, 201, made.text);
+    const batch = String((made.json['batch'] as { id: string }).id);
+    const [first, second] = made.json['codes'] as { id: string; code: string }[];
+    assert.equal(dataOf(await call('operator', 'GET', '/console/api/topup/batches?offset=0')).length, 1);
+    assert.equal((await call('operator', 'PATCH', `/console/api/topup/batches/${batch}`, { disabled: true })).json['status'], 'disabled');
+    assert.equal((await call('operator', 'PATCH', `/console/api/topup/batches/${batch}`, { disabled: false })).json['status'], 'active');
+    const redeemed = await call('ada', 'POST', '/console/api/topup/redeem', { code: first?.code });
+    assert.equal(redeemed.status, 200, redeemed.text);
+    assert.equal(dataOf(await call('operator', 'GET', `/console/api/topup/codes?batch=${batch}&status=redeemed&account=acme&offset=0`)).length, 1);
+    assert.equal((await call('operator', 'GET', `/console/api/topup/codes.csv?batch=${batch}&status=&account=`)).text.split('\r\n').length, 4);
+    assert.equal((await call('operator', 'PATCH', `/console/api/topup/codes/${second?.id ?? ''}`, { disabled: true })).json['status'], 'disabled');
+    assert.equal((await call('ada', 'POST', '/console/api/topup/redeem', { code: second?.code })).status, 410);
+    assert.equal((await call('ada', 'GET', '/console/api/topup/codes')).status, 403);
+    const debit = await call('operator', 'POST', '/console/api/accounts/acme/debit', { amount: '0.5', note: 'schemas', idempotency_key: 'schemas-debit' });
+    assert.equal(debit.status, 201, debit.text);
+    const adjust = await call('operator', 'POST', '/console/api/accounts/acme/adjust', { amount: '-0.25', note: 'schemas', idempotency_key: 'schemas-adjust' });
+    assert.equal(adjust.status, 201, adjust.text);
+  });
+
   it('a key revoked and a session ended', async () => {
     const revoked = await call('ada', 'DELETE', `/console/api/keys/${adaKeyId}`);
     assert.equal(revoked.json['status'], 'revoked');

@@ -1,9 +1,10 @@
-// #/accounts (operator): the accounts with their balances. Create one; per account: credit it, make a user's
-// password link, choose the groups its users make keys in, disable or enable it (a disabled account's keys get 401),
-// and see its users (disable or enable one, make a new password link: components/account-users.ts).
+// #/accounts (operator): the accounts with their balances. Create one; per account: credit, debit or adjust it (the
+// last two with a required note), make a user's password link, choose the groups its users make keys in, disable or
+// enable it (a disabled account's keys get 401), and see its users (disable or enable one, make a new password link:
+// components/account-users.ts).
 
 import { useState } from 'preact/hooks';
-import type { Account, AccountList, AccountUser, Credited } from '../api-types.js';
+import type { Account, AccountList, AccountUser, Adjusted, Credited, Debited } from '../api-types.js';
 import { useApp } from '../app-context.js';
 import { AccountUsers } from '../components/account-users.js';
 import { CopyBox } from '../components/copy-box.js';
@@ -18,15 +19,24 @@ import { useAction } from '../components/use-action.js';
 import { useFormFocus } from '../components/use-form-focus.js';
 import { useLoad } from '../components/use-load.js';
 
+/** What the operator does to a balance: each its own route and form. */
+type Posting = 'credit' | 'debit' | 'adjust';
+
+const POSTING: Readonly<Record<Posting, { readonly verb: string; readonly done: string; readonly hint: string }>> = {
+  credit: { verb: 'Credit', done: 'Credited', hint: 'A decimal, such as 10.50' },
+  debit: { verb: 'Debit', done: 'Debited', hint: 'A decimal taken from the balance (never below zero)' },
+  adjust: { verb: 'Adjust', done: 'Adjusted', hint: 'A signed decimal, such as -2.50 or 4' },
+};
+
 /**
- * The open form. A credit's idempotency key is made when its form opens and kept until it succeeds: a double
+ * The open form. A credit's (debit's, adjustment's) idempotency key is made when its form opens and kept until it succeeds: a double
  * click, or a retry after a lost answer, sends the same key, and the server credits once.
  */
 type Panel =
   | { readonly kind: 'none' }
   | { readonly kind: 'create' }
   | { readonly kind: 'groups'; readonly account: Account }
-  | { readonly kind: 'credit'; readonly account: string; readonly idempotencyKey: string }
+  | { readonly kind: Posting; readonly account: string; readonly idempotencyKey: string }
   | { readonly kind: 'user'; readonly account: string }
   | { readonly kind: 'users'; readonly account: string };
 
@@ -104,20 +114,26 @@ function GroupsForm(props: { readonly account: Account; readonly groups: readonl
   `;
 }
 
-function CreditForm(props: { readonly account: string; readonly busy: boolean; readonly onSubmit: (amount: string, note: string) => void; readonly onCancel: () => void }) {
+/** A credit's, debit's or adjustment's form (data-testid `<posting>-form`, `-amount`, `-note`, `-submit`); a debit and an adjustment need a note. */
+function PostingForm(props: { readonly posting: Posting; readonly account: string; readonly busy: boolean; readonly onSubmit: (amount: string, note: string) => void; readonly onCancel: () => void }) {
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
   const focus = useFormFocus(props.onCancel);
+  const { posting } = props;
+  const { verb, hint } = POSTING[posting];
+  const noteRequired = posting !== 'credit';
   return html`
-    <form class="card form-grid" data-testid="credit-form" ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(amount.trim(), note.trim()))}>
-      <h2 class="wide">Credit ${props.account}</h2>
-      <${Field} label="Amount" hint="A decimal, such as 10.50">
-        <input type="text" inputmode="decimal" data-testid="credit-amount" required value=${amount} onInput=${(e: Event) => setAmount(value(e))} />
+    <form class="card form-grid" data-testid=${`${posting}-form`} ref=${focus.ref} onKeyDown=${focus.onKeyDown} onSubmit=${(e: Event) => (e.preventDefault(), props.onSubmit(amount.trim(), note.trim()))}>
+      <h2 class="wide">${verb} ${props.account}</h2>
+      <${Field} label="Amount" hint=${hint}>
+        <input type="text" inputmode="decimal" data-testid=${`${posting}-amount`} required value=${amount} onInput=${(e: Event) => setAmount(value(e))} />
       <//>
-      <${Field} label="Note"><input type="text" data-testid="credit-note" value=${note} onInput=${(e: Event) => setNote(value(e))} /><//>
+      <${Field} label=${noteRequired ? 'Note (required)' : 'Note'}>
+        <input type="text" data-testid=${`${posting}-note`} required=${noteRequired} value=${note} onInput=${(e: Event) => setNote(value(e))} />
+      <//>
       <div class="actions wide">
-        <button type="submit" class="primary" data-testid="credit-submit" disabled=${props.busy}>Credit</button>
-        <button type="button" data-testid="credit-cancel" onClick=${props.onCancel}>Cancel</button>
+        <button type="submit" class="primary" data-testid=${`${posting}-submit`} disabled=${props.busy}>${verb}</button>
+        <button type="button" data-testid=${`${posting}-cancel`} onClick=${props.onCancel}>Cancel</button>
       </div>
     </form>
   `;
@@ -157,13 +173,14 @@ export function AccountsPage() {
       loaded.reload();
     });
 
-  const credit = (account: string, idempotencyKey: string, amount: string, note: string): void =>
+  const post = (posting: Posting, account: string, idempotencyKey: string, amount: string, note: string): void =>
     void action.run(async () => {
       const body = note === '' ? { amount, idempotency_key: idempotencyKey } : { amount, note, idempotency_key: idempotencyKey };
-      const done = await app.api.post<Credited>(path(account, '/credit'), body);
+      const done = await app.api.post<Credited | Debited | Adjusted>(path(account, `/${posting}`), body);
       setPanel({ kind: 'none' });
       const balance = formatMoney(done.account.balance, done.account.currency);
-      app.notify.notice(done.applied ? `Credited ${account}: the balance is ${balance}.` : `That credit was already made (nothing added twice); the balance is ${balance}.`);
+      const what = POSTING[posting].verb.toLowerCase();
+      app.notify.notice(done.applied ? `${POSTING[posting].done} ${account}: the balance is ${balance}.` : `That ${what} was already made (nothing applied twice); the balance is ${balance}.`);
       loaded.reload();
     });
 
@@ -208,6 +225,8 @@ export function AccountsPage() {
       cell: (a) => html`
         <span class="row-actions">
           <button type="button" data-testid="credit" onClick=${() => open({ kind: 'credit', account: a.name, idempotencyKey: newIdempotencyKey() })}>Credit</button>
+          <button type="button" data-testid="debit" onClick=${() => open({ kind: 'debit', account: a.name, idempotencyKey: newIdempotencyKey() })}>Debit</button>
+          <button type="button" data-testid="adjust" onClick=${() => open({ kind: 'adjust', account: a.name, idempotencyKey: newIdempotencyKey() })}>Adjust</button>
           <button type="button" data-testid="groups" onClick=${() => open({ kind: 'groups', account: a })}>Groups</button>
           <button type="button" data-testid="users" onClick=${() => open({ kind: 'users', account: a.name })}>Users</button>
           <button type="button" data-testid="password-link" onClick=${() => open({ kind: 'user', account: a.name })}>Password link</button>
@@ -237,12 +256,13 @@ export function AccountsPage() {
             onCancel=${cancel}
           />`
         : null}
-      ${panel.kind === 'credit'
-        ? html`<${CreditForm}
+      ${panel.kind === 'credit' || panel.kind === 'debit' || panel.kind === 'adjust'
+        ? html`<${PostingForm}
             key=${panel.idempotencyKey}
+            posting=${panel.kind}
             account=${panel.account}
             busy=${action.busy}
-            onSubmit=${(amount: string, note: string) => credit(panel.account, panel.idempotencyKey, amount, note)}
+            onSubmit=${(amount: string, note: string) => post(panel.kind, panel.account, panel.idempotencyKey, amount, note)}
             onCancel=${cancel}
           />`
         : null}
