@@ -164,7 +164,7 @@ describe('top-up codes over HTTP', () => {
     assert.equal((await call(op, 'PATCH', `/topup/batches/${batchId}`, { disabled: 'yes' })).status, 400);
   });
 
-  it('a user reaches none of the operator\'s routes (404), and the operator has no balance to redeem into (403)', async () => {
+  it('a user reaches none of the operator\'s routes (403 operator_only), and the operator has no balance to redeem into (403)', async () => {
     for (const [method, path, body] of [
       ['GET', '/topup/codes', undefined],
       ['GET', '/topup/codes.csv', undefined],
@@ -174,7 +174,7 @@ describe('top-up codes over HTTP', () => {
       ['PATCH', '/topup/codes/tc_0000000000000000', { disabled: true }],
     ] as const) {
       const answer = await call(bob, method, path, body);
-      assert.equal(answer.status, 404, `${method} ${path}`);
+      assert.equal(answer.status, 403, `${method} ${path}`);
       assert.ok(!answer.text.includes(batchId), 'nothing of the operator\'s in the answer');
     }
     assert.equal((await call(op, 'GET', '/topup/batches')).json['total'], 1, 'bob made no batch');

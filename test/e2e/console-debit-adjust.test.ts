@@ -1,7 +1,7 @@
 // The operator's debit and adjustment of an account (issue 44), beside its credit: each one ledger `adjustment`
 // entry with its required note, applied once per idempotency key; a debit never takes the balance below zero (400,
 // nothing written), an adjustment may; bad input is a 400 naming the field and changes nothing; a user reaches
-// neither route (404). The books stay audited.
+// neither route (403). The books stay audited.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -86,7 +86,7 @@ describe('the operator debits and adjusts an account', () => {
       assert.deepEqual([refused.status, paramOf(refused)], [400, param], `${what} ${JSON.stringify(body)}`);
     }
     assert.equal((await post(op, 'nobody', 'debit', { amount: '1', note: 'n', idempotency_key: 'x9' })).status, 404);
-    for (const what of ['debit', 'adjust']) assert.equal((await post(ada, 'acme', what, { amount: '-1', note: 'mine', idempotency_key: `ada-${what}` })).status, 404);
+    for (const what of ['debit', 'adjust']) assert.equal((await post(ada, 'acme', what, { amount: '-1', note: 'mine', idempotency_key: `ada-${what}` })).status, 403);
     assert.equal(await entries(), count);
     assert.equal(await balance(), 2_500_000_000n);
   });

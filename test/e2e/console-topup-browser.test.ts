@@ -195,7 +195,7 @@ channels:
     await op.screenshot({ path: join(shots, 'topup-codes-list.png'), fullPage: true });
     assert.match(JSON.stringify(await redeem(ada, gwA.url, codes[2] ?? '')), /was disabled/);
     assert.equal((await topups()).length, redeemed);
-    for (const path of ['/console/api/topup/codes', '/console/api/topup/batches', '/console/api/topup/codes.csv']) assert.equal((await ada.request.get(`${gwA.url}${path}`)).status(), 404, path);
+    for (const path of ['/console/api/topup/codes', '/console/api/topup/batches', '/console/api/topup/codes.csv']) assert.equal((await ada.request.get(`${gwA.url}${path}`)).status(), 403, path);
   });
 
   it('the operator debits and adjusts an account from the accounts page, each with a note', async () => {
