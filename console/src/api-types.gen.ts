@@ -776,6 +776,20 @@ export interface ConsoleRequestDetail {
    * The ledger charge that covers this request (with the others of its batch billed to the same account: its note counts them); null when nothing was charged, or for records written before the link was kept.
    */
   charge: ConsoleLedgerEntry | null;
+  /**
+   * What the request made or acted on, as its route named it (a task it started, a thing it stored); null for most requests.
+   */
+  made: {
+    /**
+     * What it is: the route's word for it.
+     */
+    kind: string;
+    id: string;
+    /**
+     * It has a usage record of its own (a task's, written at its end with the task's id as request id) that this reader may open.
+     */
+    record: boolean;
+  } | null;
 }
 /**
  * One upstream attempt of a request, in the order tried (the relay's trace, recorded when there was more than one or one failed).

@@ -35,3 +35,8 @@ export const OUTPUT_RESERVE: Slot<number> = slot('output-reserve');
  * attempt is added, the one that answered too), so the usual single attempt that succeeds allocates nothing.
  */
 export const ATTEMPTS: Slot<UsageAttempt[]> = slot('attempts');
+/**
+ * What the request made or acted on, `<kind>:<id>` (a task it started, a stored thing it made): set by its route's handler, kept in its
+ * usage record, linked from the console's request detail.
+ */
+export const SUBJECT: Slot<string> = slot('subject');

@@ -307,6 +307,13 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0023_record_subject': {
+      // What a request made or acted on (`<kind>:<id>`: a task it started, a thing it stored), set by its route's handler: the
+      // console's request detail links it. Null for the others, and for records before it.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'usage_records', [['subject', 'text']]);
+      },
+    },
     '0021_console_session_details': {
       // A user's own list of their sessions (issue 44): a public id to end one by (the token's digest stays the key,
       // never shown), where it signed in from and when it was last used. Sessions made before have none of these

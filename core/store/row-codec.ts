@@ -152,6 +152,7 @@ export function encodeUsageRow(record: UsageRecord, chargeId: string | null = nu
     attempts: record.attempts === undefined ? null : encodeAttempts(record.attempts),
     error_message: record.errorMessage ?? null,
     charge_id: chargeId,
+    subject: record.subject ?? null,
   };
 }
 
@@ -193,6 +194,7 @@ export function decodeUsageRow(row: UsageRow): UsageRecord {
     row.attempts === null ? {} : { attempts: decodeAttempts(row.attempts) },
     row.error_message === null ? {} : { errorMessage: row.error_message },
     row.charge_id === null ? {} : { chargeId: row.charge_id },
+    row.subject === null ? {} : { subject: row.subject },
   );
   if (row.images === null) return record;
   return Object.assign(record, {

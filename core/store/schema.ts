@@ -82,6 +82,8 @@ export interface UsageRecordsTable {
   error_message: ColumnType<string | null, string | null | undefined, string | null>;
   /** The request id naming the ledger charge that covers this record (ledger.request_id); null when uncharged. */
   charge_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the request made or acted on, `<kind>:<id>` (request-slots.ts SUBJECT); null for most. */
+  subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Usage summed per hour, account, key, model and channel (store/usage-hourly.ts): what dashboards read. */

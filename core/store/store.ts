@@ -64,6 +64,8 @@ export interface UsageRecord {
    * when it writes the charge, never by the caller.
    */
   readonly chargeId?: string;
+  /** What the request made or acted on, `<kind>:<id>` (a task it started, a thing it stored); absent for most. */
+  readonly subject?: string;
   /**
    * Balance held for this request (a hold of this instance's lease, per budget) that the charge uses up: the
    * holds shrink by these amounts in the transaction that writes the record. Not stored.

@@ -14,7 +14,8 @@ import { envelope } from './answer.js';
 import { createAsset, getAsset, updateAsset } from './assets.js';
 import { listAssets } from './list-assets.js';
 import { createGroup, getGroup, listGroups, updateGroup } from './groups.js';
-import type { Body } from './request-fields.js';
+import { textOf, type Body } from './request-fields.js';
+import { SUBJECT } from '../../core/pipeline/request-slots.js';
 import { ASSET_ERRORS } from './errors.js';
 
 type Action = (ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body) => Promise<Record<string, unknown>>;
@@ -37,5 +38,17 @@ export async function runAction(ctx: RequestContext, services: GatewayServices):
   const action = ctx.params?.['action'] ?? '';
   const run = ACTIONS.get(action);
   if (run === undefined) throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_ACTION_UNKNOWN, `The asset library has no action "${action.slice(0, 64)}".`);
-  return envelope(ctx, action, await run(ctx, services, key, ctx.request.head));
+  const result = await run(ctx, services, key, ctx.request.head);
+  const subject = subjectOf(action, ctx.request.head, result);
+  if (subject !== null) ctx.set(SUBJECT, subject);
+  return envelope(ctx, action, result);
+}
+
+/** The asset or group a call made or acted on (its usage record names it: the console's request detail); a list none. */
+function subjectOf(action: string, body: Body, result: Record<string, unknown>): string | null {
+  if (action.startsWith('List')) return null;
+  const made = result['Id'];
+  const id = typeof made === 'string' ? made : textOf(body, 'Id');
+  if (id === undefined || id === '') return null;
+  return `${action.endsWith('Group') ? 'asset_group' : 'asset'}:${id}`;
 }

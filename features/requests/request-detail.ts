@@ -73,7 +73,23 @@ export async function describeRequest(services: GatewayServices, record: UsageRe
     cost: record.cost === undefined ? null : formatMoney(record.cost),
     // The charge covers this record and the others of its batch billed to the same account (its note counts them).
     charge: charge === undefined || charge.account !== record.account ? null : describeEntry(charge),
+    made: await madeOf(services, record),
   };
+}
+
+/**
+ * What the request made or acted on (its route's handler named it: `<kind>:<id>`), and whether that thing has a
+ * record of its own this reader may open (a task's, written at its end under the task's id).
+ */
+async function madeOf(services: GatewayServices, record: UsageRecord): Promise<Record<string, unknown> | null> {
+  const subject = record.subject;
+  if (subject === undefined) return null;
+  const at = subject.indexOf(':');
+  const kind = at < 0 ? subject : subject.slice(0, at);
+  const id = at < 0 ? '' : subject.slice(at + 1);
+  if (id === '' || id === record.requestId || id.length > MAX_ID) return { kind, id, record: false };
+  const [own] = await services.store.listUsage({ requestId: id, limit: 1 });
+  return { kind, id, record: own !== undefined && own.account === record.account && own.keyId === record.keyId };
 }
 
 /** GET /console/api/requests/{id} */

@@ -8,6 +8,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import { jsonAnswer } from '../../core/pipeline/json-answer.js';
+import { SUBJECT } from '../../core/pipeline/request-slots.js';
 import type { GatewayServices, RelayResult, RouteHandler } from '../../core/pipeline/plugin.js';
 import { freshTask, ownTask } from './read.js';
 import { submitTask } from './submit.js';
@@ -38,6 +39,8 @@ export function createTask(shape: TaskShape): RouteHandler {
     const row = await submitTask(deps, key, shape, request, ctx.abort.signal);
     ctx.channel = row.channel;
     ctx.upstreamModel = row.upstreamModel;
+    // The submission's record names its task (whose own record, at its end, has the task's id as request id).
+    ctx.set(SUBJECT, `video:${row.id}`);
     return jsonAnswer(200, videoObject(row));
   });
 }

@@ -6,7 +6,7 @@ import { boundedUsage } from '../../core/ir/usage.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
-import { ATTEMPTS, CHARGE, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
+import { ATTEMPTS, CHARGE, SUBJECT, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
@@ -40,6 +40,8 @@ function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord
   const attempts = ctx.get(ATTEMPTS);
   if (attempts !== undefined) Object.assign(record, { attempts });
   if (ctx.error !== null) Object.assign(record, { errorMessage: ctx.error.message.slice(0, MAX_ERROR_MESSAGE) });
+  const subject = ctx.get(SUBJECT);
+  if (subject !== undefined) Object.assign(record, { subject });
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.get(USAGE);
@@ -108,6 +110,8 @@ export const meterPlugin: PluginFactory<MeterOptions, Uses> = {
   ],
   reads: [
     { slot: ATTEMPTS, phase: 'finish' },
+    // Set by a route's handler (the terminal), not a plugin: read when there.
+    { slot: SUBJECT, phase: 'finish' },
     { slot: CHARGE, phase: 'finish' },
     { slot: USAGE, phase: 'finish' },
   ],

@@ -59,6 +59,7 @@ store: { url: "${db.url}" }
 pricing:
   models:
     "gpt-*": { input: 2.50, output: 10.00, cache_read: 1.25 }
+    "demo-video": { output: 1.00 }
   calls: { CreateAsset: 0.01 }
 groups:
   pro: { models: ["*"] }
@@ -70,7 +71,9 @@ keys:
 channels:
   - { name: flaky, type: openai, base_url: "${flaky.url}", keys: [sk-flaky-secret-00000000], models: ["gpt-4o", "gpt-broken"], models_refresh_ms: 0, priority: 10, cooldown_ms: 1 }
   - { name: up, type: openai, base_url: "${up.url}", keys: [sk-up-secret-0000000000], models: ["gpt-4o"], models_refresh_ms: 0 }
-`);
+  - { name: studio, type: mock, assets: true, models: ["demo-*"] }
+video: { poll_interval_ms: 100 }
+`, { videoPollTickMs: 50 });
       await creditAccount(gw.url, ADMIN, 'acme', '10');
       await creditAccount(gw.url, ADMIN, 'initech', '10');
       operator = await consoleSignIn(gw.url, { admin_token: ADMIN });
@@ -132,6 +135,40 @@ channels:
       assert.equal((await get(operator, `/requests/${failover}`)).status, 200);
       assert.equal((await get(operator, `/ledger/${chargeId}/requests?account=acme`)).status, 200);
       assert.equal((await get(operator, `/ledger/${chargeId}/requests?account=initech`)).status, 404);
+    });
+
+    it('what a request made: a video submission names its task (whose own record opens once it ended), an asset call its group', async () => {
+      const submitted = await fetch(`${gw.url}/v1/videos`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo-video', prompt: 'A lighthouse at dusk', seconds: '4' }),
+      });
+      assert.equal(submitted.status, 200, await submitted.clone().text());
+      const task = String(((await submitted.json()) as { id: string }).id);
+      const submission = submitted.headers.get('x-request-id') ?? '';
+      const first = await detailOf(ada, submission);
+      assert.equal((first['made'] as { kind: string; id: string }).kind, 'video');
+      assert.equal((first['made'] as { id: string }).id, task);
+      // The task's own record (its end: the charge for what it made) is written under the task's id.
+      const ended = await until('the task to end and its record to be linked', async () => {
+        const d = await detailOf(ada, submission);
+        return (d['made'] as { record: boolean }).record ? d : undefined;
+      }, { timeoutMs: 20_000, intervalMs: 50 });
+      assert.deepEqual(ended['made'], { kind: 'video', id: task, record: true });
+      assert.equal((await detailOf(ada, task))['request_id'], task);
+      assert.equal((await get(ivan, `/requests/${submission}`)).status, 404, "another account's submission is a missing one");
+
+      const made = await fetch(`${gw.url}/v1/videogen/asset/CreateAssetGroup`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ Name: 'request-detail' }),
+      });
+      assert.equal(made.status, 200, await made.clone().text());
+      const group = String(((await made.json()) as { Result: { Id: string } }).Result.Id);
+      const call = await detailOf(ada, made.headers.get('x-request-id') ?? '');
+      assert.deepEqual(call['made'], { kind: 'asset_group', id: group, record: false });
+      // A request that made nothing says so.
+      assert.equal((await detailOf(ada, failover))['made'], null);
     });
 
     it('prices: each account sees its groups, the multiplier applied, and the flat-priced calls', async () => {

@@ -64,7 +64,7 @@ function Prices(props: { readonly detail: RequestDetail }) {
   `;
 }
 
-function Detail(props: { readonly id: string; readonly onCharge: (id: number) => void }) {
+function Detail(props: { readonly id: string; readonly onCharge: (id: number) => void; readonly onRequest: (id: string) => void }) {
   const app = useApp();
   const loaded = useLoad(() => app.api.get<RequestDetail>(`/requests/${encodeURIComponent(props.id)}`), [props.id]);
   const d = loaded.data;
@@ -113,7 +113,23 @@ function Detail(props: { readonly id: string; readonly onCharge: (id: number) =>
               </button>`}
         <//>
       </dl>
+      ${d.made === null ? null : html`<${Made} made=${d.made} onRequest=${props.onRequest} />`}
     </div>
+  `;
+}
+
+/** What the request made or acted on (a task it started, a thing it stored): its id, and its own record when it has one. */
+function Made(props: { readonly made: NonNullable<RequestDetail['made']>; readonly onRequest: (id: string) => void }) {
+  const { made } = props;
+  return html`
+    <h3>Made</h3>
+    <dl class="detail" data-testid="detail-made" data-kind=${made.kind}>
+      <${Row} label=${made.kind.replace(/_/g, ' ')} testid="detail-made-id">
+        ${made.record
+          ? html`<button type="button" class="link" data-testid="open-made" onClick=${() => props.onRequest(made.id)}>${made.id}</button>`
+          : made.id}
+      <//>
+    </dl>
   `;
 }
 
@@ -164,7 +180,7 @@ export function RequestDrawer(props: RequestDrawerProps) {
         <button type="button" data-testid="drawer-close" onClick=${onClose}>Close</button>
       </div>
       ${'request' in subject
-        ? html`<${Detail} key=${subject.request} id=${subject.request} onCharge=${(charge: number) => props.onOpen({ charge })} />`
+        ? html`<${Detail} key=${subject.request} id=${subject.request} onCharge=${(charge: number) => props.onOpen({ charge })} onRequest=${(request: string) => props.onOpen({ request })} />`
         : html`<${Charge} key=${String(subject.charge)} id=${subject.charge} onRequest=${(request: string) => props.onOpen({ request })} />`}
     </aside>
   `;
