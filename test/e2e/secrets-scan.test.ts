@@ -1,7 +1,7 @@
 // Secrets never leak (issue 28): recognizable client, upstream, admin, Ark and AK/SK secrets go through every error
 // path there is (a wrong key, in a header or in the query string; an upstream that echoes its key in 400, 401 and
 // 500 answers; a wrong admin token; an asset library and a video upstream whose refusals name the operator's
-// credentials), then the logs, /metrics, every answer (bodies and headers), the console's pages and the usage records
+// credentials; a webhook's secret and its URL's token in the config), then the logs, /metrics, every answer (bodies and headers), the console's pages and the usage records
 // are scanned for them: none is found.
 
 import assert from 'node:assert/strict';
@@ -16,6 +16,9 @@ import { ADMIN, ALICE, SEEDANCE, startVideoGateway, startVideoPlanes, type Video
 const UPSTREAM_KEY = 'sk-upstreamsecret-Qz7w0123456789abcdef';
 const WRONG_CLIENT_KEY = 'sk-wrongclientsecret-0123456789abcd';
 const WRONG_ADMIN = 'wrong-admin-secret-token-0123456789';
+/** A webhook's signing secret, and a token its receiver takes in its URL. */
+const WEBHOOK_SECRET = 'webhook-signing-secret-0123456789';
+const WEBHOOK_URL_TOKEN = 'webhook-url-token-0123456789abcd';
 
 let openai: FakeOpenAI;
 let planes: VideoPlanes;
@@ -47,6 +50,8 @@ before(async () => {
     cooldown_ms: 0
 log:
   access: true
+webhooks:
+  - { url: "http://127.0.0.1:9/hooks?token=${WEBHOOK_URL_TOKEN}", events: [video_failed, balance_low], secret: "${WEBHOOK_SECRET}", allow_private: true }
 `,
   });
 });
@@ -101,7 +106,7 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   const metricsText = await metrics.text();
   const records = JSON.stringify(await v.gw.usage(), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 
-  const secrets = { UPSTREAM_KEY, WRONG_CLIENT_KEY, ALICE, WRONG_ADMIN, ADMIN, AK, SK, ARK_KEY: planes.ark.keys[0] as string, ARK_KEY_TWO: planes.arkTwo.keys[0] as string };
+  const secrets = { UPSTREAM_KEY, WRONG_CLIENT_KEY, ALICE, WRONG_ADMIN, ADMIN, AK, SK, ARK_KEY: planes.ark.keys[0] as string, ARK_KEY_TWO: planes.arkTwo.keys[0] as string, WEBHOOK_SECRET, WEBHOOK_URL_TOKEN };
   const places = { logs, metrics: metricsText, answers: seen.join('\n'), records };
   const found: string[] = [];
   for (const [secretName, secret] of Object.entries(secrets)) {
@@ -114,4 +119,6 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   assert.match(logs, /GW_ERR_UPSTREAM/);
   assert.match(records, /GW_ERR_UPSTREAM/);
   assert.match(metricsText, /gateway_requests_total/);
+  // The config page showed the webhook, its secret and its URL's token replaced.
+  assert.match(seen.join('\n'), /webhooks.*127\.0\.0\.1:9\/hooks\?token=\*\*\*/s);
 });
