@@ -8,9 +8,9 @@ export const WEBHOOKS_CONFIG_SCHEMA = {
   properties: {
     webhooks: {
       type: 'array',
-      maxItems: 20,
+      // At most MAX_HOOKS, checked in config.ts: a maxItems here would be typed as a union of every tuple length.
       description:
-        'Where events are sent (docs/operations.md, "Webhooks"): each a signed JSON POST ({id, type, time, data}), Standard Webhooks headers, retried with back-off until delivered, once per fleet.',
+        'Where events are sent (docs/operations.md, "Webhooks"): each a signed JSON POST ({id, type, time, data}), Standard Webhooks headers, retried with back-off until delivered, once per fleet; at most 20.',
       items: { $ref: '#/definitions/Webhook' },
     },
   },

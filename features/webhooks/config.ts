@@ -59,19 +59,30 @@ function urlProblem(hook: Hook): string | null {
   return null;
 }
 
+/** Hooks at most: each event is kept once per hook, and a scan looks for each hook's thresholds. */
+const MAX_HOOKS = 20;
+
+type Issue = { readonly path: (string | number)[]; readonly message: string };
+
+/** What is wrong with the `i`-th hook. */
+function hookIssues(hook: Hook, i: number): Issue[] {
+  const issues: Issue[] = [];
+  const problem = urlProblem(hook);
+  if (problem !== null) issues.push({ path: ['webhooks', i, 'url'], message: problem });
+  if (hook.secret.startsWith('whsec_') && secretBytes(hook.secret).length < 16) {
+    issues.push({ path: ['webhooks', i, 'secret'], message: 'a whsec_ secret is base64 of at least 16 bytes' });
+  }
+  return issues;
+}
+
 export const webhooksConfig: ConfigSection<WebhookSettings> = {
   slot: WEBHOOK_SETTINGS,
   schema: WEBHOOKS_CONFIG_SCHEMA,
-  check: (document) =>
-    (documentAs<WebhooksConfig>(document).webhooks ?? []).flatMap((hook, i) => {
-      const issues: { path: (string | number)[]; message: string }[] = [];
-      const problem = urlProblem(hook);
-      if (problem !== null) issues.push({ path: ['webhooks', i, 'url'], message: problem });
-      if (hook.secret.startsWith('whsec_') && secretBytes(hook.secret).length < 16) {
-        issues.push({ path: ['webhooks', i, 'secret'], message: 'a whsec_ secret is base64 of at least 16 bytes' });
-      }
-      return issues;
-    }),
+  check: (document) => {
+    const hooks = documentAs<WebhooksConfig>(document).webhooks ?? [];
+    const count: Issue[] = hooks.length > MAX_HOOKS ? [{ path: ['webhooks'], message: `at most ${MAX_HOOKS} webhooks` }] : [];
+    return count.concat(hooks.flatMap(hookIssues));
+  },
   resolve: (document) => ({
     hooks: (documentAs<WebhooksConfig>(document).webhooks ?? []).map((hook) => ({
       id: hookId(hook.url),
