@@ -6,10 +6,10 @@ import './style.css';
 import { render } from 'preact';
 import { App } from './app.js';
 import { html } from './components/html.js';
-import { applyStoredTheme } from './components/theme.js';
+import { followSystemTheme } from './components/theme.js';
 
 // Before the first render: a page in the dark theme never shows light first.
-applyStoredTheme();
+followSystemTheme();
 const root = document.getElementById('app');
 if (root !== null) {
   root.textContent = '';

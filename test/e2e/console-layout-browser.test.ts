@@ -157,6 +157,7 @@ channels:
     let tables = 0;
     for (const theme of THEMES) {
       await page.emulateMedia({ colorScheme: theme });
+      await until(`the ${theme} theme shown`, async () => ((await page.evaluate('document.documentElement.dataset.theme')) === theme ? true : undefined), { timeoutMs: 5_000, intervalMs: 25 });
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 });
         for (const link of links) {
@@ -179,13 +180,16 @@ channels:
   it('dark follows prefers-color-scheme; the toggle picks a theme that this browser keeps', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     const background = async (): Promise<number> => Number(await page.evaluate(BACKGROUND));
+    // The system's switch reaches the page as an event (theme.ts sets data-theme): waited for, not read at once.
+    const becomes = (what: string, dark: boolean): Promise<true> =>
+      until(what, async () => ((dark ? (await background()) < 60 : (await background()) > 200) ? true : undefined), { timeoutMs: 5_000, intervalMs: 25 });
     await page.emulateMedia({ colorScheme: 'dark' });
-    assert.ok((await background()) < 60, 'dark by the system');
+    await becomes('dark by the system', true);
     const toggleShows = (theme: string): Promise<true> =>
       until(`the toggle showing ${theme}`, async () => ((await page.getByTestId('theme-toggle').getAttribute('data-theme-shown')) === theme ? true : undefined), { timeoutMs: 5_000, intervalMs: 25 });
     await toggleShows('dark');
     await page.emulateMedia({ colorScheme: 'light' });
-    assert.ok((await background()) > 200, 'light by the system');
+    await becomes('light by the system', false);
     await toggleShows('light');
     await page.getByTestId('theme-toggle').click();
     assert.ok((await background()) < 60, 'dark by the toggle, the system still light');
@@ -195,6 +199,8 @@ channels:
     assert.equal(await page.getByTestId('theme-toggle').getAttribute('aria-pressed'), 'true');
     await page.getByTestId('theme-toggle').click();
     await page.emulateMedia({ colorScheme: 'dark' });
+    // A chosen theme ignores the system: still light once the page has had the event.
+    await toggleShows('light');
     assert.ok((await background()) > 200, 'light by the toggle, the system dark');
   });
 

@@ -1,6 +1,7 @@
 // Light or dark: the system's (prefers-color-scheme) until the user picks one with the header's toggle, which this
-// browser keeps (localStorage). The choice is an attribute on <html> (data-theme) that style.css reads; it is set
-// before the first render (main.ts), so a dark page never flashes light.
+// browser keeps (localStorage). The theme shown is an attribute on <html> (data-theme), the one thing style.css reads
+// (its dark palette written once); it is set before the first render (main.ts), so a dark page never flashes light,
+// and again when the system switches while nothing is chosen.
 
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -20,11 +21,17 @@ function chosenTheme(): Theme | null {
   return stored === 'light' || stored === 'dark' ? stored : null;
 }
 
-/** Puts the chosen theme on <html> (none: the stylesheet follows the system). */
-export function applyStoredTheme(): void {
-  const chosen = chosenTheme();
-  if (chosen === null) delete document.documentElement.dataset['theme'];
-  else document.documentElement.dataset['theme'] = chosen;
+/** Puts the theme shown on <html>: the one chosen in this browser, else the system's; returns it. */
+export function applyTheme(): Theme {
+  const theme = chosenTheme() ?? systemTheme();
+  document.documentElement.dataset['theme'] = theme;
+  return theme;
+}
+
+/** Shows the system's theme while nothing is chosen, now and whenever the system switches (dusk, its settings). */
+export function followSystemTheme(): void {
+  applyTheme();
+  if (typeof matchMedia === 'function') matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => applyTheme());
 }
 
 /** The header's toggle: switches to the other theme than the one shown, and keeps the choice. */
@@ -41,8 +48,7 @@ export function ThemeToggle() {
   const next: Theme = shown === 'dark' ? 'light' : 'dark';
   const toggle = (): void => {
     writeStored(KEY, next);
-    applyStoredTheme();
-    setShown(next);
+    setShown(applyTheme());
   };
   return html`
     <button type="button" class="theme-toggle" data-testid="theme-toggle" data-theme-shown=${shown} aria-pressed=${shown === 'dark' ? 'true' : 'false'} title=${`Switch to the ${next} theme`} onClick=${toggle}>
