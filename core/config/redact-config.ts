@@ -17,6 +17,11 @@ const KEY_SHAPED = /\b(sk|pk|rk|ak)-[A-Za-z0-9_-]{8,}/;
 const ENV_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 /** Maps whose every value is a credential or may be one. */
 const SECRET_MAPS: ReadonlySet<string> = new Set(['headers']);
+/**
+ * Lists of things whose `url` is a credential in itself (a Slack or Discord hook carries its token in the path): shown
+ * as its origin only.
+ */
+const SECRET_URL_LISTS: ReadonlySet<string> = new Set(['webhooks']);
 /** Maps keyed by names the operator chose (a group `byo-key`, a model): their keys are names, not fields. */
 const NAMED_MAPS: ReadonlySet<string> = new Set(['groups', 'models', 'max_n', 'calls']);
 /** A replaced value shorter than this is not hunted for elsewhere: `""` or `"1"` would hide ordinary values. */
@@ -70,9 +75,17 @@ function redact(value: unknown, found: Set<string>, named = false): unknown {
       if (!named && SECRET_NAME.test(name)) return [name, redactAll(v, found)];
       // A header's value is replaced where it is, not hunted for elsewhere: most headers are not secrets (x-team: research).
       if (!named && SECRET_MAPS.has(name)) return [name, redactAll(v, new Set())];
+      if (!named && SECRET_URL_LISTS.has(name) && Array.isArray(v)) return [name, v.map((item) => originOnly(redact(item, found)))];
       return [name, redact(v, found, !named && NAMED_MAPS.has(name))];
     }),
   );
+}
+
+/** An entry with its `url` cut to the origin (the rest, path and query, may be the receiver's token). */
+function originOnly(item: unknown): unknown {
+  if (!isObject(item) || typeof item['url'] !== 'string') return item;
+  const url = URL.canParse(item['url']) ? new URL(item['url']) : null;
+  return Object.assign({}, item, { url: url === null ? REDACTED : `${url.origin}/***` });
 }
 
 /** A secret written again elsewhere (an anchor's own field, a copy in a description) is replaced there too. */

@@ -37,7 +37,7 @@ export function createSqliteStore(filename: string, parts: readonly StorePart<un
   return new SqliteStore(database, parts);
 }
 
-/** Rows per multi-row INSERT: 50 x 28 columns stays far below SQLite's bound-variable limit (32766). */
+/** Rows per multi-row INSERT: 50 x 32 columns stays far below SQLite's bound-variable limit (32766). */
 const ROWS_PER_STATEMENT = 50;
 
 /**

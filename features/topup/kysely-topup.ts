@@ -218,13 +218,24 @@ export class KyselyTopup implements TopupStore {
       const status = statusOf(found, now);
       if (status === 'redeemed') return { outcome: 'used' };
       if (status !== 'active') return { outcome: status };
-      // The claim: only while it is still unredeemed and enabled, as the database has it now (not as read above).
+      // The claim: only while it is still unredeemed and enabled, and its batch enabled and unexpired, as the database
+      // has them now (not as read above: an operator disabling the batch at this moment wins).
       const claimed = await trx
         .updateTable('topup_codes')
         .set({ redeemed_at: now, redeemed_by: who.user, redeemed_account: who.account })
         .where('id', '=', found.id)
         .where('redeemed_at', 'is', null)
         .where('disabled_at', 'is', null)
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('topup_batches')
+                .select('topup_batches.id')
+                .whereRef('topup_batches.id', '=', 'topup_codes.batch_id')
+                .where((eb) => eb.or([eb('topup_batches.disabled_at', 'is not', null), eb('topup_batches.expires_at', '<=', now)])),
+            ),
+          ),
+        )
         .returning('id')
         .execute();
       if (claimed.length === 0) return { outcome: (await this.codeWhere(trx, 'id', found.id))?.redeemedAt == null ? 'disabled' : 'used' };

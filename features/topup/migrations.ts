@@ -1,11 +1,12 @@
-// The top-up codes' migrations, named into core's one history (0018: the place issue 44 gave them).
+// The top-up codes' migrations, named into core's one history (0024: after every migration main had when they were merged;
+// a name that sorts before one a store already ran is refused by Kysely).
 
 import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from '../../core/store/migrations.js';
 
 export function topupMigrations(_dialect: StoreDialect): Record<string, Migration> {
   return {
-    '0018_topup_codes': {
+    '0024_topup_codes': {
       async up(db: Kysely<unknown>): Promise<void> {
         await db.schema
           .createTable('topup_batches')

@@ -16,6 +16,7 @@ import {
   VideoUpstreamError,
 } from './upstream.js';
 import { readBody } from '../../core/providers/read-body.js';
+import { scrubSecrets } from '../../core/scrub-secrets.js';
 import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
 import { isRedirect, redirectRefused } from '../../core/providers/upstream-redirect.js';
 import { answerError, bounded, isObject, MAX_CODE_CHARS, MAX_MESSAGE_CHARS, protocolError, transportError } from './data-plane-errors.js';
@@ -90,7 +91,7 @@ export function createArkVideoUpstream(): VideoUpstream {
     },
 
     async get(call: TaskCall, id: string): Promise<UpstreamTask> {
-      return readTask(parseObject(await send(call, 'GET', `${TASKS_PATH}/${encodeURIComponent(id)}`, null)));
+      return readTask(parseObject(await send(call, 'GET', `${TASKS_PATH}/${encodeURIComponent(id)}`, null)), call.key);
     },
 
     async cancel(call: TaskCall, id: string): Promise<void> {
@@ -181,8 +182,12 @@ function parseObject(text: string): Readonly<Record<string, unknown>> {
   return json;
 }
 
-/** One read of a task, checked: a status Ark does not have means the answer cannot be trusted at all. */
-function readTask(json: Readonly<Record<string, unknown>>): UpstreamTask {
+/**
+ * One read of a task, checked: a status Ark does not have means the answer cannot be trusted at all. A failed task's
+ * message is kept, shown to its caller and told to the operator's webhooks: `key` (the channel's) is scrubbed from it
+ * first, as from a refusal's.
+ */
+function readTask(json: Readonly<Record<string, unknown>>, key: string): UpstreamTask {
   const status = json['status'];
   if (!isStatus(status)) throw protocolError(`Ark answered a task with an unknown status (${bounded(JSON.stringify(status) ?? 'none', 40)})`);
   const content = isObject(json['content']) ? json['content'] : null;
@@ -196,7 +201,10 @@ function readTask(json: Readonly<Record<string, unknown>>): UpstreamTask {
     videoUrl: typeof url === 'string' && url !== '' ? url : null,
     totalTokens: typeof tokens === 'number' && Number.isSafeInteger(tokens) && tokens >= 0 ? tokens : null,
     duration: typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : null,
-    error: error === null ? null : { code: textOf(error['code'], 'UpstreamError', MAX_CODE_CHARS), message: textOf(error['message'], 'the task failed', MAX_MESSAGE_CHARS) },
+    error:
+      error === null
+        ? null
+        : { code: textOf(error['code'], 'UpstreamError', MAX_CODE_CHARS), message: textOf(typeof error['message'] === 'string' ? scrubSecrets(error['message'], [key]) : null, 'the task failed', MAX_MESSAGE_CHARS) },
   };
 }
 

@@ -81,7 +81,9 @@ export const webhooksConfig: ConfigSection<WebhookSettings> = {
   check: (document) => {
     const hooks = documentAs<WebhooksConfig>(document).webhooks ?? [];
     const count: Issue[] = hooks.length > MAX_HOOKS ? [{ path: ['webhooks'], message: `at most ${MAX_HOOKS} webhooks` }] : [];
-    return count.concat(hooks.flatMap(hookIssues));
+    // A hook is named by its URL (the outbox's hook id): two with one URL would be one.
+    const twice: Issue[] = hooks.flatMap((hook, i) => (hooks.findIndex((other) => other.url === hook.url) < i ? [{ path: ['webhooks', i, 'url'], message: 'the same URL as another webhook: list its events once' }] : []));
+    return count.concat(twice, hooks.flatMap(hookIssues));
   },
   resolve: (document) => ({
     hooks: (documentAs<WebhooksConfig>(document).webhooks ?? []).map((hook) => ({

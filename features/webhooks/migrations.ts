@@ -1,6 +1,6 @@
 // The webhooks feature's migrations, named into core's one history.
 
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { StoreDialect } from '../../core/store/migrations.js';
 
 export function webhookMigrations(_dialect: StoreDialect): Record<string, Migration> {
@@ -26,6 +26,8 @@ export function webhookMigrations(_dialect: StoreDialect): Record<string, Migrat
           .execute();
         // Once per fleet: the second instance to see an occurrence finds it kept (its insert does nothing).
         await db.schema.createIndex('webhook_events_once_idx').ifNotExists().unique().on('webhook_events').columns(['hook', 'event_key']).execute();
+        // The scan finds an account's last credit (what names its balance_low occurrence) among its credits alone.
+        await sql`create index if not exists ledger_credits_idx on ledger (account, id) where amount > 0`.execute(db);
         // The sender looks for the undelivered events that are due.
         await db.schema.createIndex('webhook_events_due_idx').ifNotExists().on('webhook_events').columns(['delivered_at', 'failed_at', 'next_attempt_at']).execute();
       },

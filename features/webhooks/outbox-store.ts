@@ -76,19 +76,25 @@ export class OutboxStore {
       .execute();
   }
 
-  /** Up to `limit` undelivered events that are due and not leased, leased to `owner` until `leaseUntil`. */
-  async claimDue(owner: string, now: number, leaseUntil: number, limit: number): Promise<OutboxEvent[]> {
-    const rows = await writeTransaction(this.#db, this.#dialect, async (trx) => {
-      const due = trx
+  /**
+   * Up to `limit` undelivered events of `hooks` (this instance's: another's config may have hooks this one has not
+   * loaded yet) that are due and not leased, leased to `owner` until `leaseUntil`.
+   */
+  async claimDue(owner: string, hooks: readonly string[], now: number, leaseUntil: number, limit: number): Promise<OutboxEvent[]> {
+    if (hooks.length === 0) return [];
+    const dueOf = <Q extends Kysely<OutboxDatabase>>(db: Q) =>
+      db
         .selectFrom('webhook_events')
         .select('id')
         .where('delivered_at', 'is', null)
         .where('failed_at', 'is', null)
+        .where('hook', 'in', hooks)
         .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(limit);
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+    // A read first: most passes find nothing, and a write transaction (SQLite's one writer) is taken only for some.
+    if ((await dueOf(this.#db).limit(1).execute()).length === 0) return [];
+    const rows = await writeTransaction(this.#db, this.#dialect, async (trx) => {
+      const due = dueOf(trx).orderBy('next_attempt_at').orderBy('id').limit(limit);
       // PostgreSQL: rows another instance is claiming are skipped, not waited for; SQLite's write transaction already
       // keeps every other writer out.
       const ids = (await (this.#dialect === 'postgres' ? due.forUpdate().skipLocked() : due).execute()).map((r) => r.id);
@@ -130,12 +136,24 @@ export class OutboxStore {
       .execute();
   }
 
-  /** The events whose hook left the config: given up on (a hook put back under the same URL gets the new ones). */
-  async dropHooksBut(hooks: readonly string[], now: number): Promise<number> {
-    let q = this.#db.updateTable('webhook_events').set({ failed_at: now, last_error: 'hook removed from the config' }).where('delivered_at', 'is', null).where('failed_at', 'is', null);
-    if (hooks.length > 0) q = q.where('hook', 'not in', hooks);
-    const result = await q.executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  /**
+   * Keeps the outbox bounded: deletes the events delivered or given up on before `endedBefore`, and gives up on those
+   * still undelivered that were kept before `keptBefore` (long past every retry: their hook is in no instance's config
+   * any more). Returns how many rows it deleted and gave up on.
+   */
+  async prune(endedBefore: number, keptBefore: number, now: number): Promise<{ readonly deleted: number; readonly abandoned: number }> {
+    const deleted = await this.#db
+      .deleteFrom('webhook_events')
+      .where((eb) => eb.or([eb('delivered_at', '<', endedBefore), eb('failed_at', '<', endedBefore)]))
+      .executeTakeFirst();
+    const abandoned = await this.#db
+      .updateTable('webhook_events')
+      .set({ failed_at: now, lease_owner: null, lease_until: null, last_error: 'not delivered: its hook is in no instance\'s config' })
+      .where('delivered_at', 'is', null)
+      .where('failed_at', 'is', null)
+      .where('created_at', '<', keptBefore)
+      .executeTakeFirst();
+    return { deleted: Number(deleted.numDeletedRows), abandoned: Number(abandoned.numUpdatedRows) };
   }
 
   async counts(): Promise<OutboxCounts> {

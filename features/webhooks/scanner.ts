@@ -9,8 +9,13 @@ import { formatMoney } from '../../core/money/decimal.js';
 import type { WebhookSettings, WebhookTarget } from './config.js';
 import { keepFor } from './emitter.js';
 import type { WebhookStore } from './store-part.js';
+import type { LowAccount } from './watched-facts.js';
 
 const DAY_MS = 86_400_000;
+/** Delivered and given-up events are kept this long (to look into), then deleted. */
+const KEEP_ENDED_MS = 30 * DAY_MS;
+/** An event still undelivered after this long (its retries end within a day) has a hook no instance has any more. */
+const ABANDON_AFTER_MS = 7 * DAY_MS;
 
 export interface ScanDeps {
   readonly settings: WebhookSettings;
@@ -24,10 +29,20 @@ export async function scan(deps: ScanDeps, now: number): Promise<void> {
   const { hooks } = deps.settings;
   const wanting = (type: EventType): WebhookTarget[] => hooks.filter((hook) => hook.events.has(type));
   const { outbox, facts } = deps.store;
+  // The accounts below a threshold, asked once per threshold in a scan.
+  const below = new Map<bigint, Promise<LowAccount[]>>();
+  const accountsBelow = (threshold: bigint): Promise<LowAccount[]> => {
+    let found = below.get(threshold);
+    if (found === undefined) {
+      found = facts.accountsBelow(threshold);
+      below.set(threshold, found);
+    }
+    return found;
+  };
 
   // balance_low: each hook its own threshold.
   for (const hook of wanting('balance_low')) {
-    for (const low of await facts.accountsBelow(hook.balanceBelow)) {
+    for (const low of await accountsBelow(hook.balanceBelow)) {
       const event = {
         type: 'balance_low' as const,
         key: `balance_low:${low.account}:${low.lastCredit}`,
@@ -40,7 +55,7 @@ export async function scan(deps: ScanDeps, now: number): Promise<void> {
   const budgetHooks = wanting('budget_reached');
   if (budgetHooks.length > 0) {
     // An account with nothing left; a key at its max_spend (a run-time key's in the store, a declared key's in the config).
-    for (const empty of await facts.accountsBelow(1n)) {
+    for (const empty of await accountsBelow(1n)) {
       const event = { type: 'budget_reached' as const, key: `budget_reached:account:${empty.account}:${empty.lastCredit}`, data: { scope: 'account', account: empty.account, balance: formatMoney(empty.balance) } };
       await keepFor(outbox, budgetHooks, event, now);
     }
@@ -72,4 +87,5 @@ export async function scan(deps: ScanDeps, now: number): Promise<void> {
       await keepFor(outbox, [hook], event, now);
     }
   }
+  await outbox.prune(now - KEEP_ENDED_MS, now - ABANDON_AFTER_MS, now);
 }

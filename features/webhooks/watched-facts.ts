@@ -49,6 +49,7 @@ export class WatchedFacts {
     const credits = await this.#db
       .selectFrom('ledger')
       .select((eb) => ['account', eb.fn.max('id').as('last')])
+      // By the partial index of the credits (0022): an account's charges since its last credit are not read.
       .where('amount', '>', 0n)
       .where(
         'account',
@@ -82,7 +83,7 @@ export class WatchedFacts {
     return new Map(rows.map((r) => [r.key_id, decodeMoney(r.spent)]));
   }
 
-  /** Run-time keys (not revoked, not disabled) that expire after `from` and by `until`. */
+  /** Run-time keys (not revoked) that expire after `from` and by `until`. */
   async keysExpiring(from: number, until: number): Promise<ExpiringKey[]> {
     const rows = await this.#db
       .selectFrom('api_keys')

@@ -159,6 +159,30 @@ for (const backend of storeBackends()) {
       }
     });
 
+    it("an instance whose config lacks a hook leaves that hook's events to the instances that have it; the outbox is pruned", async () => {
+      const store = await backend.open();
+      try {
+        receiver.received.length = 0;
+        const t = clock();
+        const hook = target(`${receiver.url}/rollout`, new Set(['video_failed']));
+        const outbox = store.store.part(WEBHOOK_STORE).outbox;
+        await outboxEmitter({ hooks: [hook] }, () => outbox).emit({ type: 'video_failed', key: 'r1', data: {} }, t.now());
+        // An instance still on the old config (no hooks, or others): it takes nothing and drops nothing.
+        const old = senderOf(store, { hooks: [target(`${receiver.url}/other`, new Set(['video_failed']))] }, 'old', t.now, deliverer);
+        assert.equal(await old.pass(), 0);
+        assert.equal(await senderOf(store, { hooks: [] }, 'none', t.now, deliverer).pass(), 0);
+        assert.deepEqual(await outbox.counts(), { pending: 1, delivered: 0, failed: 0 });
+        assert.equal(await senderOf(store, { hooks: [hook] }, 'new', t.now, deliverer).pass(), 1);
+        assert.equal(receiver.received.length, 1);
+        // Pruned: what ended before the cut is deleted; what no instance took for that long is given up on.
+        await outboxEmitter({ hooks: [hook] }, () => outbox).emit({ type: 'video_failed', key: 'r2', data: {} }, t.now());
+        assert.deepEqual(await outbox.prune(t.now() + 1, t.now() + 1, t.now() + 1), { deleted: 1, abandoned: 1 });
+        assert.deepEqual(await outbox.counts(), { pending: 0, delivered: 0, failed: 1 });
+      } finally {
+        await store.cleanup();
+      }
+    });
+
     it('loses nothing across a restart: a sender that died holding an event lets it go when its lease runs out', async () => {
       const db = await backend.fresh();
       const first = await openStoreAt(db.url, 2);
@@ -168,7 +192,7 @@ for (const backend of storeBackends()) {
         receiver.received.length = 0;
         await outboxEmitter({ hooks: [hook] }, () => first.part(WEBHOOK_STORE).outbox).emit({ type: 'budget_reached', key: 'b1', data: {} }, t.now());
         // The first instance leases it and dies before sending.
-        assert.equal((await first.part(WEBHOOK_STORE).outbox.claimDue('dead', t.now(), t.now() + 60_000, 10)).length, 1);
+        assert.equal((await first.part(WEBHOOK_STORE).outbox.claimDue('dead', [hook.id], t.now(), t.now() + 60_000, 10)).length, 1);
       } finally {
         await first.close();
       }
@@ -210,7 +234,7 @@ for (const backend of storeBackends()) {
         await scan(deps, t.now() + 1000);
         const outbox = store.store.part(WEBHOOK_STORE).outbox;
         const sent = async (): Promise<{ type: string; data: Record<string, unknown> }[]> => {
-          const due = await outbox.claimDue('reader', t.now() + 10_000_000, t.now() + 20_000_000, 100);
+          const due = await outbox.claimDue('reader', [hook.id], t.now() + 10_000_000, t.now() + 20_000_000, 100);
           return due.map((e) => JSON.parse(e.body) as { type: string; data: Record<string, unknown> }).sort((x, y) => x.type.localeCompare(y.type));
         };
         const first = await sent();
@@ -230,7 +254,7 @@ for (const backend of storeBackends()) {
         await scan(deps, t.now() + 3000);
         await scan(deps, t.now() + 4000);
         // Within the first reader's lease: only what is new.
-        const again = await outbox.claimDue('reader-2', t.now() + 10_000_100, t.now() + 40_000_000, 100);
+        const again = await outbox.claimDue('reader-2', [hook.id], t.now() + 10_000_100, t.now() + 40_000_000, 100);
         assert.deepEqual(
           again.map((e) => e.type),
           ['balance_low'],
@@ -250,15 +274,17 @@ describe('webhook addresses', () => {
         { url: 'http://127.0.0.1:9/x', events: ['balance_low'], secret: 'sixteen-chars-long' },
         { url: 'https://localhost/x', events: ['balance_low'], secret: 'sixteen-chars-long' },
         { url: 'https://10.1.2.3/x', events: ['balance_low'], secret: 'sixteen-chars-long' },
-        { url: 'http://127.0.0.1:9/x', events: ['balance_low'], secret: 'sixteen-chars-long', allow_private: true },
+        { url: 'http://127.0.0.1:9/y', events: ['balance_low'], secret: 'sixteen-chars-long', allow_private: true },
         { url: 'https://hooks.example.com/x', events: ['balance_low'], secret: 'whsec_c2hvcnQ=' },
+        { url: 'http://127.0.0.1:9/y', events: ['video_failed'], secret: 'sixteen-chars-long', allow_private: true },
       ],
     });
     assert.deepEqual(
-      problems?.map((p) => p.path.join('.')),
-      ['webhooks.0.url', 'webhooks.1.url', 'webhooks.2.url', 'webhooks.4.secret'],
+      problems?.map((p) => p.path.join('.')).sort(),
+      ['webhooks.0.url', 'webhooks.1.url', 'webhooks.2.url', 'webhooks.4.secret', 'webhooks.5.url'],
     );
-    assert.match(problems?.[0]?.message ?? '', /https|allow_private/);
+    assert.match(problems?.find((p) => p.path.join('.') === 'webhooks.5.url')?.message ?? '', /same URL/);
+    assert.match(problems?.find((p) => p.path.join('.') === 'webhooks.0.url')?.message ?? '', /https|allow_private/);
   });
 
   it('never connects to a name that resolves to a private address (checked at connect time, DNS rebinding)', async () => {

@@ -7,6 +7,7 @@ import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory } from '../../core/pipeline/plugin.js';
 import { ATTEMPTS, CHARGE, SUBJECT, USAGE, USAGE_FINAL } from '../../core/pipeline/request-slots.js';
+import { scrubSecrets } from '../../core/scrub-secrets.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { MeterOptions } from './options.gen.js';
 
@@ -33,15 +34,19 @@ const RECORDED_REFUSALS: ReadonlySet<string> = new Set([
 
 /** Longest error message a record keeps: the gateway's own words, a sentence or two; an upstream's is cut. */
 const MAX_ERROR_MESSAGE = 1000;
+/** Longest subject a record keeps (`<kind>:<id>`): ids are far shorter. */
+const MAX_SUBJECT = 200;
 
 function toRecord(ctx: RequestContext, key: AuthedKey, end: number): UsageRecord {
   const record = withMoney(tokenRecord(ctx, key, end), ctx, key.account);
   // The trace of a request that failed or failed over; nothing is added to the usual one that succeeded at once.
   const attempts = ctx.get(ATTEMPTS);
   if (attempts !== undefined) Object.assign(record, { attempts });
-  if (ctx.error !== null) Object.assign(record, { errorMessage: ctx.error.message.slice(0, MAX_ERROR_MESSAGE) });
+  // Shown to the account's users: whatever its producer did, nothing key-shaped is kept (scrubbed, then cut).
+  if (ctx.error !== null) Object.assign(record, { errorMessage: scrubSecrets(ctx.error.message, []).slice(0, MAX_ERROR_MESSAGE) });
   const subject = ctx.get(SUBJECT);
-  if (subject !== undefined) Object.assign(record, { subject });
+  // Its id may be the client's (a call naming what it acts on): bounded as an id.
+  if (subject !== undefined) Object.assign(record, { subject: subject.slice(0, MAX_SUBJECT) });
   // An image endpoint's record counts its images (none when it failed), whatever its upstream reported of tokens.
   if (ctx.request.images === undefined) return record;
   const usage = ctx.get(USAGE);

@@ -19,6 +19,8 @@ const WRONG_ADMIN = 'wrong-admin-secret-token-0123456789';
 /** A webhook's signing secret, and a token its receiver takes in its URL. */
 const WEBHOOK_SECRET = 'webhook-signing-secret-0123456789';
 const WEBHOOK_URL_TOKEN = 'webhook-url-token-0123456789abcd';
+/** A token in a hook URL's path, as Slack's and Discord's hooks carry theirs. */
+const WEBHOOK_PATH_TOKEN = 'T0123456789ABCDEFGHIJ';
 
 let openai: FakeOpenAI;
 let planes: VideoPlanes;
@@ -51,7 +53,7 @@ before(async () => {
 log:
   access: true
 webhooks:
-  - { url: "http://127.0.0.1:9/hooks?token=${WEBHOOK_URL_TOKEN}", events: [video_failed, balance_low], secret: "${WEBHOOK_SECRET}", allow_private: true }
+  - { url: "http://127.0.0.1:9/hooks/${WEBHOOK_PATH_TOKEN}?token=${WEBHOOK_URL_TOKEN}", events: [video_failed, balance_low], secret: "${WEBHOOK_SECRET}", allow_private: true }
 `,
   });
 });
@@ -106,7 +108,7 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   const metricsText = await metrics.text();
   const records = JSON.stringify(await v.gw.usage(), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 
-  const secrets = { UPSTREAM_KEY, WRONG_CLIENT_KEY, ALICE, WRONG_ADMIN, ADMIN, AK, SK, ARK_KEY: planes.ark.keys[0] as string, ARK_KEY_TWO: planes.arkTwo.keys[0] as string, WEBHOOK_SECRET, WEBHOOK_URL_TOKEN };
+  const secrets = { UPSTREAM_KEY, WRONG_CLIENT_KEY, ALICE, WRONG_ADMIN, ADMIN, AK, SK, ARK_KEY: planes.ark.keys[0] as string, ARK_KEY_TWO: planes.arkTwo.keys[0] as string, WEBHOOK_SECRET, WEBHOOK_URL_TOKEN, WEBHOOK_PATH_TOKEN };
   const places = { logs, metrics: metricsText, answers: seen.join('\n'), records };
   const found: string[] = [];
   for (const [secretName, secret] of Object.entries(secrets)) {
@@ -120,5 +122,5 @@ test('every error path with a secret in play, then no secret anywhere', async ()
   assert.match(records, /GW_ERR_UPSTREAM/);
   assert.match(metricsText, /gateway_requests_total/);
   // The config page showed the webhook, its secret and its URL's token replaced.
-  assert.match(seen.join('\n'), /webhooks.*127\.0\.0\.1:9\/hooks\?token=\*\*\*/s);
+  assert.match(seen.join('\n'), /webhooks.*http:\/\/127\.0\.0\.1:9\/\*\*\*/s);
 });
