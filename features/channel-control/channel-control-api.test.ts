@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import type { UsageRecord } from '../../core/store/store.js';
 import { consoleAccountUser, consoleSignIn, type ConsoleSession } from '../../test/helpers/console-session.js';
 import { configWith, startGatewayUnderTest, TEST_KEY, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
@@ -40,6 +42,13 @@ describe('channel control over HTTP', () => {
   let gw: GatewayUnderTest;
   let op: ConsoleSession;
   let ada: ConsoleSession;
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
+  });
   // Outside the gateway's own folder (removed when it stops): the restart opens the same database.
   const storeDir = mkdtempSync(join(tmpdir(), 'gw-channel-control-'));
   const yaml = configWith(
@@ -55,13 +64,13 @@ describe('channel control over HTTP', () => {
   }
   const rows = async (): Promise<Row[]> => (await call(op, 'GET', '/channel-control')).json['data'] as Row[];
   const row = async (name: string): Promise<Row> => (await rows()).find((r) => r.name === name) as Row;
-  async function servedBy(n: number): Promise<Set<string>> {
+  async function servedBy(n: number, conversation?: string): Promise<Set<string>> {
     const ids = new Set<string>();
     for (let i = 0; i < n; i++) {
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'demo-1', messages: [{ role: 'user', content: `hi ${i}` }] }),
+        body: JSON.stringify({ model: 'demo-1', messages: [{ role: 'user', content: `hi ${i}` }], ...(conversation === undefined ? {} : { prompt_cache_key: conversation }) }),
       });
       assert.equal(res.status, 200, await res.text());
       ids.add(res.headers.get('x-request-id') ?? '');
@@ -72,7 +81,7 @@ describe('channel control over HTTP', () => {
   }
 
   before(async () => {
-    gw = await startGatewayUnderTest(yaml);
+    gw = await startGatewayUnderTest(yaml, { logger: pino({ level: 'info' }, sink) });
     op = await consoleSignIn(gw.url, { admin_token: ADMIN });
     ada = await consoleAccountUser(gw.url, op, 'acme', 'ada', 'a long enough password');
   });
@@ -107,6 +116,25 @@ describe('channel control over HTTP', () => {
     const alpha = await row('alpha');
     assert.deepEqual([alpha.override, alpha.effective], [null, { enabled: true, weight: 1 }]);
     assert.deepEqual([...(await servedBy(30))].sort(), ['alpha', 'beta']);
+  });
+
+  it('a conversation bound to a channel the operator disables moves to another, as from a failed one', async () => {
+    const bound = [...(await servedBy(6, 'conv-bound'))];
+    assert.equal(bound.length, 1, 'the conversation keeps its channel');
+    const [from] = bound as [string];
+    assert.equal((await call(op, 'PATCH', `/channel-control/${from}`, { disabled: true, weight: null })).status, 200);
+    assert.deepEqual([...(await servedBy(4, 'conv-bound'))], [from === 'alpha' ? 'beta' : 'alpha']);
+    assert.equal((await call(op, 'DELETE', `/channel-control/${from}`)).status, 200);
+  });
+
+  it('every change is logged with who made it and counted', async () => {
+    const changes = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('channel override:'));
+    assert.ok(changes.length >= 6, `${changes.length} change lines`);
+    const first = changes[0] as Record<string, unknown>;
+    assert.deepEqual([first['channel'], first['action'], first['weight'], first['yaml_weight']], ['beta', 'weight', 5, 2]);
+    assert.ok(typeof first['by'] === 'string' && first['by'] !== '');
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    for (const action of ['disable', 'weight', 'clear']) assert.match(metrics, new RegExp(`gateway_channel_override_changes_total\\{action="${action}"\\} [1-9]`), action);
   });
 
   it('refuses an unknown channel (404), a weight out of range (400) and an account user (403)', async () => {
