@@ -1,5 +1,5 @@
 // A channel's health over the last 5 and 60 minutes, from core's usage records (one bounded query per channel: the
-// (channel, ts) index of migration 0019, at most HEALTH_ROW_CAP rows), so every instance's traffic counts, not only
+// (channel, ts) index of migration 0025, at most HEALTH_ROW_CAP rows), so every instance's traffic counts, not only
 // this one's. Latency is the record's whole request; TTFB its time to the first byte (streams only).
 
 import type { HealthRow } from './override-store.js';

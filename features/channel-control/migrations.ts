@@ -1,11 +1,12 @@
-// The channel-control feature's migration, named into core's one history (0019: the place issue 44 gave it).
+// The channel-control feature's migration, named into core's one history. 0025, not the 0019 first planned: Kysely
+// refuses a new migration named before one a store already ran (0020-0024 have landed), as top-up's 0024 found.
 
 import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from '../../core/store/migrations.js';
 
 export function channelControlMigrations(_dialect: StoreDialect): Record<string, Migration> {
   return {
-    '0019_channel_overrides': {
+    '0025_channel_overrides': {
       async up(db: Kysely<unknown>): Promise<void> {
         await db.schema
           .createTable('channel_overrides')
