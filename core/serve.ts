@@ -28,6 +28,7 @@ import type { Limiter } from './limits/limiter.js';
 import type { HostResolver } from './http/public-url.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
+import { ChannelOverrides } from './routing/overrides.js';
 import { ChannelLoad } from './routing/channel-load.js';
 import { DisabledAccounts } from './keys/disabled-accounts.js';
 import type { SharedState, SharedStateOptions } from './shared/shared-state.js';
@@ -99,6 +100,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     const storage = await startStorage(life, config, options);
     const metrics = new GatewayMetrics();
     const health = new ChannelHealth();
+    const overrides = new ChannelOverrides();
     const localAffinity = await life.open('affinity', () => new MemoryAffinityStore(config.affinity.maxEntries), (a) => a.close());
     // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
     const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
@@ -111,7 +113,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await recordMoneyConfig(storage.store, config);
     const disabledAccounts = new DisabledAccounts(() => storage.store.ledger.disabledAccounts(), (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'));
     await life.start({ name: 'disabled accounts', start: () => disabledAccounts.start(), stop: () => disabledAccounts.stop() });
-    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, localAffinity, shared, disabledAccounts, reloads, endpoints }), config);
+    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, overrides, localAffinity, shared, disabledAccounts, reloads, endpoints }), config);
     reloads.attach(runtime);
     if (config.log.level !== null) logger.level = config.log.level;
     await life.start({ name: 'runtime', stop: () => runtime.retire() });
@@ -219,6 +221,7 @@ async function closeLeases(leases: Leases, logger: Logger): Promise<void> {
 interface Shared {
   readonly metrics: GatewayMetrics;
   readonly health: ChannelHealth;
+  readonly overrides: ChannelOverrides;
   readonly localAffinity: MemoryAffinityStore;
   readonly shared: SharedState | null;
   readonly disabledAccounts: DisabledAccounts;
@@ -235,6 +238,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     writer: storage.writer,
     affinity: shared?.affinity ?? parts.localAffinity,
     health: parts.health,
+    overrides: parts.overrides,
     metrics: parts.metrics,
     logger: options.logger,
     factories: pluginsOf(options.factories, options.features),

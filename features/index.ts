@@ -7,6 +7,7 @@ import type { StorePart } from '../core/store/store-part.js';
 import { adminFeature } from './admin/index.js';
 import { assetsFeature } from './assets/index.js';
 import { billingFeature } from './billing/index.js';
+import { channelControlFeature } from './channel-control/index.js';
 import { completionsFeature } from './completions/index.js';
 import { consoleFeature } from './console/index.js';
 import { embeddingsFeature } from './embeddings/index.js';
@@ -34,6 +35,7 @@ export const FEATURES: readonly Feature[] = [
   consoleFeature,
   requestsFeature,
   pricesFeature,
+  channelControlFeature,
 ];
 
 /** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */

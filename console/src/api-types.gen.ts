@@ -1,6 +1,10 @@
 // Generated from schemas/console/*.response.schema.json by `npm run gen`; do not edit. Change the schemas and regenerate.
 
 /**
+ * DELETE /console/api/channel-control/{name}, 200: the channel as it now stands.
+ */
+export type ConsoleChannelOverrideCleared = ConsoleChannelControlRow;
+/**
  * DELETE /console/api/keys/{id}, 200: the key, revoked (status revoked, revoked_at set).
  */
 export type ConsoleKeyRevoked = ConsoleKey & {
@@ -25,6 +29,10 @@ export type ConsoleVideoContent = string;
  * PATCH /console/api/accounts/{name} (operator), 200: the account, disabled or enabled.
  */
 export type ConsoleAccountEdited = ConsoleAccount;
+/**
+ * PATCH /console/api/channel-control/{name}, 200: the channel as it now stands.
+ */
+export type ConsoleChannelOverrideSaved = ConsoleChannelControlRow;
 /**
  * PATCH /console/api/keys/{id}, 200: the key as edited.
  */
@@ -63,6 +71,7 @@ export type ConsoleKeyCreated = ConsoleKey & {
  * Each console API route's answer, by its schema's name.
  */
 export interface ConsoleApi {
+  "delete-channel-control-name": ConsoleChannelOverrideCleared;
   "delete-keys-id": ConsoleKeyRevoked;
   "delete-session": ConsoleSignedOut;
   "delete-sessions-id": ConsoleSessionEnded;
@@ -70,6 +79,7 @@ export interface ConsoleApi {
   "get-accounts-name-users": ConsoleAccountUserList;
   "get-accounts": ConsoleAccountList;
   "get-asset-groups": ConsoleAssetGroupList;
+  "get-channel-control": ConsoleChannelControlList;
   "get-channels": ConsoleChannels;
   "get-config": ConsoleConfig;
   "get-dashboard": ConsoleDashboard;
@@ -90,6 +100,7 @@ export interface ConsoleApi {
   "get-videos": ConsoleVideoTaskList;
   "patch-accounts-name-users-user": ConsoleAccountUserEdited;
   "patch-accounts-name": ConsoleAccountEdited;
+  "patch-channel-control-name": ConsoleChannelOverrideSaved;
   "patch-keys-id": ConsoleKeyEdited;
   "patch-topup-batches-id": ConsoleTopupBatchEdited;
   "patch-topup-codes-id": ConsoleTopupCodeEdited;
@@ -106,6 +117,53 @@ export interface ConsoleApi {
   "post-session": ConsoleSignedIn;
   "post-topup-batches": ConsoleTopupBatchMade;
   "post-topup-redeem": ConsoleTopupRedeemed;
+}
+/**
+ * One configured channel: its YAML values, the operator's override beside them, what is in force, its cool-down and its health.
+ */
+export interface ConsoleChannelControlRow {
+  name: string;
+  type: string;
+  priority: number;
+  yaml: {
+    weight: number;
+  };
+  /**
+   * null: the YAML values are in force.
+   */
+  override: null | {
+    disabled: boolean;
+    weight: number | null;
+    updated_at: string;
+    /**
+     * the console user's name
+     */
+    updated_by: string;
+  };
+  effective: {
+    enabled: boolean;
+    weight: number;
+  };
+  /**
+   * What is left of the channel's cool-down on the instance that answered (0: none).
+   */
+  cooling_ms: number;
+  health: {
+    m5: Window;
+    m60: Window;
+  };
+}
+export interface Window {
+  requests: number;
+  /**
+   * no answer, 408, 429 or 5xx
+   */
+  errors: number;
+  error_rate: number | null;
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  ttfb_p50_ms: number | null;
+  ttfb_p99_ms: number | null;
 }
 /**
  * A key as the console shows it: a run-time key (core/keys/key-admin.ts describeKey plus status, last use and spend, features/console/keys.ts), or one declared in gateway.yaml (declared: true, features/console/declared-keys.ts: read-only, id config:<name>, no creation time). Never the hash. account, max_spend and limits are ABSENT (not null) when the key has none; key (the secret) is only in the answer to a create, which each route's schema requires or forbids.
@@ -336,6 +394,16 @@ export interface ConsoleAssetGroup {
      */
     created_at: string;
   }[];
+}
+/**
+ * GET /console/api/channel-control, 200: every configured channel with its YAML values, override, cool-down and health over 5 and 60 minutes (from the usage records).
+ */
+export interface ConsoleChannelControlList {
+  /**
+   * OpenAI's marker of a list answer.
+   */
+  object: "list";
+  data: ConsoleChannelControlRow[];
 }
 /**
  * GET /console/api/channels (operator), 200: each channel of the running config with its health: cooling down and for how long; on this instance, requests in flight and the last hour's upstream attempts with the failed ones; fleet-wide since the start of the previous clock hour (since), the requests it answered, their errors, error rate and mean latency.

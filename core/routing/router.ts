@@ -4,6 +4,7 @@ import type { ApiFormat, ResolvedChannel } from '../config/resolved.js';
 import { compileGlob, compileGlobs, isGlob, type ModelMatcher } from './glob.js';
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
+import { ChannelOverrides, type OverrideSnapshot } from './overrides.js';
 
 /** One way to serve a request: a channel and the model name to send it. */
 export interface Attempt {
@@ -16,6 +17,8 @@ interface Entry {
   readonly matches: ModelMatcher;
   /** It speaks a chat API, so a chat request of any of them can be served on it (translated if need be). */
   readonly chat: boolean;
+  /** The YAML weight, or the operator's override of it. */
+  readonly weight: number;
 }
 
 export interface RouterOptions {
@@ -23,10 +26,16 @@ export interface RouterOptions {
   readonly now?: () => number;
   /** The process's channel health, kept across config loads (and shared with the fleet); a new one without. */
   readonly health?: ChannelHealth | undefined;
+  /** The operator's run-time overrides, kept across config loads; none without. */
+  readonly overrides?: ChannelOverrides | undefined;
 }
 
 export class Router {
-  private readonly entries: readonly Entry[];
+  /** Every configured channel, as compiled once. */
+  private readonly all: readonly Entry[];
+  /** `all` with the overrides of `appliedFrom` applied: disabled channels left out, weights replaced. */
+  private entries: readonly Entry[];
+  private appliedFrom: OverrideSnapshot;
   /** Configured model names (exact names and alias client names), as metric labels. */
   private readonly names: ReadonlySet<string>;
   /** Configured glob patterns in file order, each the label of the names it matches. */
@@ -34,13 +43,18 @@ export class Router {
   private readonly random: () => number;
   readonly health: ChannelHealth;
   readonly keys = new KeyRotation();
+  readonly overrides: ChannelOverrides;
 
   constructor(channels: readonly ResolvedChannel[], options: RouterOptions = {}) {
-    this.entries = channels.map((channel) => ({
+    this.all = channels.map((channel) => ({
       channel,
       matches: compileGlobs(channel.models.patterns),
       chat: channel.dialect !== null,
+      weight: channel.weight,
     }));
+    this.overrides = options.overrides ?? new ChannelOverrides();
+    this.appliedFrom = this.overrides.snapshot;
+    this.entries = applied(this.all, this.appliedFrom);
     const patterns = channels.flatMap((c) => c.models.patterns);
     this.names = new Set([...patterns.filter((p) => !isGlob(p)), ...channels.flatMap((c) => [...c.models.aliases.keys()])]);
     this.globs = [...new Set(patterns.filter(isGlob))].map((pattern) => ({ pattern, matches: compileGlob(pattern) }));
@@ -54,20 +68,29 @@ export class Router {
    * the others); with 'any', every channel of the model.
    */
   plan(model: string, format?: ApiFormat | 'any'): Attempt[] {
+    // A pointer comparison per request; the rebuild happens once per change of the operator's overrides.
+    if (this.overrides.snapshot !== this.appliedFrom) {
+      this.appliedFrom = this.overrides.snapshot;
+      this.entries = applied(this.all, this.appliedFrom);
+    }
     const found: Attempt[] = [];
-    for (const { channel, matches, chat } of this.entries) {
+    const weights: number[] = [];
+    for (const { channel, matches, chat, weight } of this.entries) {
       if (format === undefined ? !chat : format !== 'any' && !channel.formats.includes(format)) continue;
       const alias = channel.models.aliases.get(model);
       if (alias !== undefined) found.push({ channel, upstreamModel: alias });
       else if (matches(model)) found.push({ channel, upstreamModel: model });
+      else continue;
+      weights.push(weight);
     }
     if (found.length <= 1) return found;
-    const tiers = new Map<number, Attempt[]>();
-    for (const attempt of found) {
+    const tiers = new Map<number, Weighted[]>();
+    found.forEach((attempt, i) => {
       const tier = tiers.get(attempt.channel.priority);
-      if (tier === undefined) tiers.set(attempt.channel.priority, [attempt]);
-      else tier.push(attempt);
-    }
+      const weighted = { attempt, weight: weights[i] ?? attempt.channel.weight };
+      if (tier === undefined) tiers.set(attempt.channel.priority, [weighted]);
+      else tier.push(weighted);
+    });
     const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
     // Asked once per channel: a cool-down expiring between two passes would otherwise drop the channel from both.
     const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));
@@ -87,19 +110,36 @@ export class Router {
   }
 
   /** Weighted random order without replacement: each pick is proportional to the remaining weights. */
-  private shuffle(tier: Attempt[]): Attempt[] {
+  private shuffle(tier: Weighted[]): Attempt[] {
     const pool = [...tier];
     const out: Attempt[] = [];
     while (pool.length > 0) {
-      const total = pool.reduce((sum, a) => sum + a.channel.weight, 0);
+      const total = pool.reduce((sum, a) => sum + a.weight, 0);
       let r = this.random() * total;
       let i = 0;
       for (; i < pool.length - 1; i++) {
-        r -= pool[i]?.channel.weight ?? 0;
+        r -= pool[i]?.weight ?? 0;
         if (r < 0) break;
       }
-      out.push(...pool.splice(i, 1));
+      out.push(...pool.splice(i, 1).map((w) => w.attempt));
     }
     return out;
   }
+}
+
+interface Weighted {
+  readonly attempt: Attempt;
+  readonly weight: number;
+}
+
+/** The entries routing uses under `overrides`: a disabled channel is left out entirely (no last resort). */
+function applied(all: readonly Entry[], overrides: OverrideSnapshot): readonly Entry[] {
+  if (overrides.size === 0) return all;
+  const out: Entry[] = [];
+  for (const entry of all) {
+    const override = overrides.get(entry.channel.name);
+    if (override === undefined) out.push(entry);
+    else if (!override.disabled) out.push({ channel: entry.channel, matches: entry.matches, chat: entry.chat, weight: override.weight ?? entry.weight });
+  }
+  return out;
 }

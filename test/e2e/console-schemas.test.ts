@@ -375,6 +375,12 @@ channels:
     assert.equal(adjust.status, 201, adjust.text);
   });
 
+  it('a channel overridden and cleared (features/channel-control)', async () => {
+    assert.equal((await call('operator', 'PATCH', '/console/api/channel-control/up', { disabled: false, weight: 3 })).status, 200);
+    assert.ok(dataOf(await call('operator', 'GET', '/console/api/channel-control')).length >= 2);
+    assert.equal((await call('operator', 'DELETE', '/console/api/channel-control/up')).status, 200);
+  });
+
   it('a key revoked and a session ended', async () => {
     const revoked = await call('ada', 'DELETE', `/console/api/keys/${adaKeyId}`);
     assert.equal(revoked.json['status'], 'revoked');
