@@ -232,7 +232,7 @@ export class ConsoleSignIn {
       const stored = (await this.#options.store.findUser({ id: user.id }))?.passwordHash ?? null;
       accepted = await this.#checkPassword(current, stored);
       if (!accepted) throw new GatewayError('GW_ERR_CONSOLE_PASSWORD_WRONG', 'The current password is wrong.', { param: 'current_password' });
-      await this.#options.store.setPassword(user.id, await hashPassword(next, this.#options.passwordCost));
+      await this.#options.store.setPassword(user.id, await hashPassword(next, this.#options.passwordCost), this.#now());
       return await this.#options.store.endSessions({ userId: user.id, keep: digest(keepToken) }, this.#now());
     } finally {
       await this.#finish(ticket, accepted);
@@ -272,7 +272,7 @@ export class ConsoleSignIn {
       const userId = await this.#options.store.useLink(tokenHash, now);
       const user = userId === undefined ? undefined : await this.#options.store.findUser({ id: userId });
       if (user === undefined) throw invalid;
-      await this.#options.store.setPassword(user.id, hash);
+      await this.#options.store.setPassword(user.id, hash, this.#now());
       // Set: whatever happens next, this was no failed attempt.
       accepted = true;
       await this.#options.store.endSessions({ userId: user.id }, now);

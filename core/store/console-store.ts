@@ -55,7 +55,8 @@ export interface ConsoleStore {
   findUser(by: { readonly id: string } | { readonly name: string }): Promise<ConsoleUser | undefined>;
   /** An account's users, by name. */
   listUsers(account: string | null): Promise<ConsoleUser[]>;
-  setPassword(userId: string, passwordHash: string): Promise<void>;
+  /** Sets the password and uses up the user's unused links (at `at`): none of them sets it again. */
+  setPassword(userId: string, passwordHash: string, at: number): Promise<void>;
   setUserDisabled(userId: string, disabled: boolean): Promise<void>;
   createSession(session: NewConsoleSession): Promise<void>;
   /** The session and its user, while it has neither ended nor expired (at `now`) and the user is enabled. */

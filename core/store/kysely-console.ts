@@ -82,8 +82,12 @@ export class KyselyConsole implements ConsoleStore {
     return rows.map(decodeUser);
   }
 
-  async setPassword(userId: string, passwordHash: string): Promise<void> {
-    await this.#db.updateTable('console_users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  async setPassword(userId: string, passwordHash: string, at: number): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.updateTable('console_users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+      // A link sent before (a reset the user did not need after all) would set it again: used up with the change.
+      await trx.updateTable('console_links').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+    });
   }
 
   async setUserDisabled(userId: string, disabled: boolean): Promise<void> {

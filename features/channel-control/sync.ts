@@ -1,7 +1,7 @@
 // How an override reaches every instance within a second: the instance that stored it applies it at once and, with
-// `redis` configured, publishes a notice on which every instance reads the table again; without Redis each instance
-// reads the table every 500 ms (one small table: a row per overridden channel). The table is the truth either way,
-// so an instance that missed a notice (Redis out) is right again at its next (re)subscription, and a restart or a
+// `redis` configured, publishes a notice on which every instance reads the table again at once; and each instance reads
+// the table every 500 ms (one small table: a row per overridden channel). The table is the truth either way, so an
+// instance that missed a notice (Redis out) is right again within the second, and a restart or a
 // config reload starts from it (the process's ChannelOverrides outlives config loads; each new Router reads it).
 
 import { createClient } from 'redis';
@@ -14,7 +14,11 @@ import { slot, type Slot } from '../../core/slot.js';
 import type { StoredOverride } from './override-store.js';
 import { CHANNEL_CONTROL_STORE } from './store-part.js';
 
-/** Store polling's period without Redis: well inside the one second an override may take to reach the fleet. */
+/**
+ * Store polling's period, with or without Redis: well inside the one second an override may take to reach the fleet.
+ * With Redis the notice makes it at once; the polling still runs, so a change made while Redis is out (its notice
+ * lost) reaches every instance within the second too. A read of a few rows; the routers rebuild only on a change.
+ */
 export const POLL_EVERY_MS = 500;
 
 /** A connection that retries by itself, its errors counted by the callers (who log what failed for them). */
@@ -100,7 +104,7 @@ export interface SyncOptions {
   readonly pollEveryMs?: number;
 }
 
-/** The process's job: reads the table at start, then follows the fleet's changes (Redis) or polls the table. */
+/** The process's job: reads the table at start, then polls it, and follows the fleet's notices when Redis is there. */
 export function overrideSync(env: JobEnv, options: SyncOptions = {}): Service {
   const applier = new OverrideApplier();
   let timer: NodeJS.Timeout | null = null;
@@ -117,12 +121,10 @@ export function overrideSync(env: JobEnv, options: SyncOptions = {}): Service {
     async start() {
       // Before the listeners open: the first request already routes as the operator left it.
       await applier.apply(env.services());
+      timer = setInterval(pass, options.pollEveryMs ?? POLL_EVERY_MS);
+      timer.unref();
       const redis = env.services().config.redis;
-      if (redis === null) {
-        timer = setInterval(pass, options.pollEveryMs ?? POLL_EVERY_MS);
-        timer.unref();
-        return;
-      }
+      if (redis === null) return;
       const sub = connectionTo(redis.url);
       subscriber = sub;
       // Every (re)connection: what was missed meanwhile is in the table. node-redis subscribes again by itself.

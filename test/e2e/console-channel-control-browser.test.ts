@@ -22,9 +22,12 @@ const REDIS_URL = process.env['GATEWAY_TEST_REDIS_URL'];
 /** The issue's promise: an override is in force on every instance within a second of the operator's change. */
 const FLEET_MS = 1_000;
 
+const NO_REDIS = 'GATEWAY_TEST_REDIS_URL is not set (no Redis server to test against)';
+/** `lostNotices`: A and B on Redis under different prefixes, so B never hears A's notice: its polling must do. */
 const variants = [
-  { name: 'store polling', redis: null, skip: false as string | false },
-  { name: 'Redis pub/sub', redis: REDIS_URL ?? null, skip: REDIS_URL === undefined ? 'GATEWAY_TEST_REDIS_URL is not set (no Redis server to test against)' : (false as string | false) },
+  { name: 'store polling', redis: null, lostNotices: false, skip: false as string | false },
+  { name: 'Redis pub/sub', redis: REDIS_URL ?? null, lostNotices: false, skip: REDIS_URL === undefined ? NO_REDIS : (false as string | false) },
+  { name: 'Redis, its notices lost', redis: REDIS_URL ?? null, lostNotices: true, skip: REDIS_URL === undefined ? NO_REDIS : (false as string | false) },
 ];
 
 for (const variant of variants) {
@@ -69,7 +72,7 @@ for (const variant of variants) {
         variant.redis === null ? '' : `redis: { url: "${variant.redis}", prefix: "${prefix}", timeout_ms: 1000 }\n`,
       ).replace('sqlite:./gateway.db', `sqlite:${join(storeDir, 'gateway.db')}`);
       a = await startGatewayUnderTest(yaml);
-      b = await startGatewayUnderTest(yaml);
+      b = await startGatewayUnderTest(variant.lostNotices ? yaml.replace(prefix, `${prefix}other:`) : yaml);
       browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const session = await consoleSignIn(a.url, { admin_token: ADMIN });
@@ -99,7 +102,7 @@ for (const variant of variants) {
       const clicked = Date.now();
       await (await rowOf('one')).getByTestId('channel-enable').waitFor();
       assert.equal(await (await rowOf('one')).getByTestId('channel-state').textContent(), 'disabled at run time');
-      await page.screenshot({ path: join(shots, `${variant.redis === null ? 'polling' : 'redis'}-disabled.png`), fullPage: true });
+      await page.screenshot({ path: join(shots, `${variant.name.replace(/\W+/g, '-')}-disabled.png`), fullPage: true });
       // Each probe is a burst of 10 with weights 1:1: a channel still routed to would get some of them.
       await until('B to stop sending to "one"', async () => ((await traffic(10)).one === 0 ? true : undefined), { timeoutMs: FLEET_MS, intervalMs: 20 });
       assert.ok(Date.now() - clicked <= FLEET_MS + 500, `took ${Date.now() - clicked} ms`);
@@ -116,7 +119,7 @@ for (const variant of variants) {
       await row.getByTestId('channel-weight-input').fill('19');
       await row.getByTestId('channel-weight-set').click();
       await until('the page to show the override', async () => ((await (await rowOf('two')).getByTestId('channel-weight').textContent()) === 'weight 19 (yaml 1)' ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
-      await page.screenshot({ path: join(shots, `${variant.redis === null ? 'polling' : 'redis'}-weight.png`), fullPage: true });
+      await page.screenshot({ path: join(shots, `${variant.name.replace(/\W+/g, '-')}-weight.png`), fullPage: true });
       await until('B to apply the weight', () => (b.gateway.runtime.current.services.router.overrides.snapshot.get('two')?.weight === 19 ? true : undefined), { timeoutMs: FLEET_MS, intervalMs: 20 });
       // 1:19 gives "one" 5% in expectation: 200 requests see it under 25% with overwhelming probability (1:1 is 50%).
       const seen = await traffic(200);

@@ -22,8 +22,11 @@ for (const backend of storeBackends()) describe(`console store (${backend.name})
     assert.equal(await c.findUser({ name: 'nobody' }), undefined);
     assert.deepEqual((await c.listUsers('acme')).map((u) => u.name), ['ada', 'bob']);
     assert.deepEqual((await c.listUsers(null)).map((u) => u.name), ['root']);
-    await c.setPassword('u1', 'scrypt$new');
+    await c.createLink({ tokenHash: 'reset', userId: 'u1', createdAt: 5, expiresAt: 10_000 });
+    assert.equal(await c.findLink('reset', 6), 'u1');
+    await c.setPassword('u1', 'scrypt$new', 7);
     assert.equal((await c.findUser({ id: 'u1' }))?.passwordHash, 'scrypt$new');
+    assert.equal(await c.findLink('reset', 8), undefined, 'a link sent before the change sets nothing any more');
   });
 
   it('sessions: found until they end or expire, or their user is disabled', async () => {
