@@ -49,6 +49,7 @@ const ERRORS = {
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'unknown_url' },
   GW_ERR_METHOD_NOT_ALLOWED: { status: 405, kind: 'invalid_request', wireCode: 'method_not_allowed' },
   GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'model_not_found' },
+  GW_ERR_MODEL_OUT_OF_SERVICE: { status: 503, kind: 'overloaded', wireCode: 'model_unavailable' },
   GW_ERR_REQUEST_INVALID_JSON: { status: 400, kind: 'invalid_request', wireCode: 'invalid_json' },
   GW_ERR_REQUEST_INVALID_FIELD: { status: 400, kind: 'invalid_request', wireCode: 'invalid_value' },
   GW_ERR_REQUEST_MISSING_FIELD: { status: 400, kind: 'invalid_request', wireCode: 'missing_required_parameter' },
@@ -155,4 +156,9 @@ export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (isStoreUnreachable(err)) return storeUnavailableError(err);
   return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to handle the request.', { cause: err });
+}
+
+/** Every channel of the model is disabled at run time: it exists, and is out of service until one is enabled again. */
+export function modelOutOfService(model: string): GatewayError {
+  return new GatewayError('GW_ERR_MODEL_OUT_OF_SERVICE', `The model '${model.slice(0, 256)}' is out of service right now: every channel that serves it is disabled. Retry later.`, { param: 'model' });
 }

@@ -1,10 +1,6 @@
 // Generated from schemas/console/*.response.schema.json by `npm run gen`; do not edit. Change the schemas and regenerate.
 
 /**
- * DELETE /console/api/channel-control/{name}, 200: the channel as it now stands.
- */
-export type ConsoleChannelOverrideCleared = ConsoleChannelControlRow;
-/**
  * DELETE /console/api/keys/{id}, 200: the key, revoked (status revoked, revoked_at set).
  */
 export type ConsoleKeyRevoked = ConsoleKey & {
@@ -119,51 +115,13 @@ export interface ConsoleApi {
   "post-topup-redeem": ConsoleTopupRedeemed;
 }
 /**
- * One configured channel: its YAML values, the operator's override beside them, what is in force, its cool-down and its health.
+ * DELETE /console/api/channel-control/{name}, 200: the override is gone (cleared false: there was none); configured false for a name no longer in the config whose stored override was removed.
  */
-export interface ConsoleChannelControlRow {
+export interface ConsoleChannelOverrideCleared {
+  object: "channel_override";
   name: string;
-  type: string;
-  priority: number;
-  yaml: {
-    weight: number;
-  };
-  /**
-   * null: the YAML values are in force.
-   */
-  override: null | {
-    disabled: boolean;
-    weight: number | null;
-    updated_at: string;
-    /**
-     * the console user's name
-     */
-    updated_by: string;
-  };
-  effective: {
-    enabled: boolean;
-    weight: number;
-  };
-  /**
-   * What is left of the channel's cool-down on the instance that answered (0: none).
-   */
-  cooling_ms: number;
-  health: {
-    m5: Window;
-    m60: Window;
-  };
-}
-export interface Window {
-  requests: number;
-  /**
-   * no answer, 408, 429 or 5xx
-   */
-  errors: number;
-  error_rate: number | null;
-  latency_p50_ms: number | null;
-  latency_p99_ms: number | null;
-  ttfb_p50_ms: number | null;
-  ttfb_p99_ms: number | null;
+  cleared: boolean;
+  configured: boolean;
 }
 /**
  * A key as the console shows it: a run-time key (core/keys/key-admin.ts describeKey plus status, last use and spend, features/console/keys.ts), or one declared in gateway.yaml (declared: true, features/console/declared-keys.ts: read-only, id config:<name>, no creation time). Never the hash. account, max_spend and limits are ABSENT (not null) when the key has none; key (the secret) is only in the answer to a create, which each route's schema requires or forbids.
@@ -396,7 +354,7 @@ export interface ConsoleAssetGroup {
   }[];
 }
 /**
- * GET /console/api/channel-control, 200: every configured channel with its YAML values, override, cool-down and health over 5 and 60 minutes (from the usage records).
+ * GET /console/api/channel-control, 200: every configured channel with its YAML values, override, cool-down and health over 5 and 60 minutes (from the usage records), and the stored overrides of names no longer configured.
  */
 export interface ConsoleChannelControlList {
   /**
@@ -404,6 +362,70 @@ export interface ConsoleChannelControlList {
    */
   object: "list";
   data: ConsoleChannelControlRow[];
+  /**
+   * Overrides stored for channels no longer in the config: ignored while the name is absent, in force again if it comes back; DELETE clears them.
+   */
+  orphans: {
+    name: string;
+    disabled: boolean;
+    weight: number | null;
+    updated_at: string;
+    updated_by: string;
+  }[];
+}
+/**
+ * One configured channel: its YAML values, the operator's override beside them, what is in force, its cool-down and its health.
+ */
+export interface ConsoleChannelControlRow {
+  name: string;
+  type: string;
+  priority: number;
+  yaml: {
+    weight: number;
+  };
+  /**
+   * null: the YAML values are in force.
+   */
+  override: null | {
+    disabled: boolean;
+    weight: number | null;
+    updated_at: string;
+    /**
+     * the console user's name
+     */
+    updated_by: string;
+  };
+  effective: {
+    enabled: boolean;
+    weight: number;
+  };
+  /**
+   * What is left of the channel's cool-down on the instance that answered (0: none).
+   */
+  cooling_ms: number;
+  /**
+   * The list's figures; null in a change's answer (the page reads the list again).
+   */
+  health: null | {
+    m5: Window;
+    m60: Window;
+  };
+}
+export interface Window {
+  requests: number;
+  /**
+   * no answer, 408, 429 or 5xx
+   */
+  errors: number;
+  error_rate: number | null;
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  ttfb_p50_ms: number | null;
+  ttfb_p99_ms: number | null;
+  /**
+   * How many of the window's records the percentiles read: the newest 10,000 at most, so fewer than requests on a busy channel. Counts and the error rate are exact.
+   */
+  percentile_sample: number;
 }
 /**
  * GET /console/api/channels (operator), 200: each channel of the running config with its health: cooling down and for how long; on this instance, requests in flight and the last hour's upstream attempts with the failed ones; fleet-wide since the start of the previous clock hour (since), the requests it answered, their errors, error rate and mean latency.

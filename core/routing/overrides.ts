@@ -16,6 +16,11 @@ export type OverrideSnapshot = ReadonlyMap<string, ChannelOverride>;
 /** The process's current overrides, kept across config loads (a new Router reads them at once). */
 export class ChannelOverrides {
   #snapshot: OverrideSnapshot = new Map();
+  /** What the current snapshot was made from (the reader's text of it): the same again sets nothing. */
+  #key = '';
+  /** Tickets handed to reads of the store, and the newest one whose result is in force. */
+  #tickets = 0;
+  #appliedTicket = 0;
 
   get snapshot(): OverrideSnapshot {
     return this.#snapshot;
@@ -24,5 +29,28 @@ export class ChannelOverrides {
   /** Replaces the whole set (never mutate a snapshot once set: routers compare it by reference). */
   set(next: OverrideSnapshot): void {
     this.#snapshot = next;
+    this.#key = '';
+  }
+
+  /**
+   * A ticket for a read of the stored overrides, taken before the read starts. Several reads run at once (the poll,
+   * a notice, the instance that made the change): one that started later has seen at least as much of the store.
+   */
+  ticket(): number {
+    return ++this.#tickets;
+  }
+
+  /**
+   * The result of the read holding `ticket`: set unless a read that started later is already in force (a slow read
+   * from before a change must not put the old overrides back), and only when `key` differs (routers rebuild on a new
+   * snapshot only). true when it was set.
+   */
+  offer(ticket: number, key: string, build: () => OverrideSnapshot): boolean {
+    if (ticket < this.#appliedTicket) return false;
+    this.#appliedTicket = ticket;
+    if (key === this.#key) return false;
+    this.#snapshot = build();
+    this.#key = key;
+    return true;
   }
 }

@@ -68,34 +68,42 @@ export class Router {
    * the others); with 'any', every channel of the model.
    */
   plan(model: string, format?: ApiFormat | 'any'): Attempt[] {
-    // A pointer comparison per request; the rebuild happens once per change of the operator's overrides.
-    if (this.overrides.snapshot !== this.appliedFrom) {
-      this.appliedFrom = this.overrides.snapshot;
-      this.entries = applied(this.all, this.appliedFrom);
+    this.refresh();
+    const found: Weighted[] = [];
+    for (const entry of this.entries) {
+      const upstreamModel = upstreamModelOf(entry, model, format);
+      if (upstreamModel !== null) found.push({ attempt: { channel: entry.channel, upstreamModel }, weight: entry.weight });
     }
-    const found: Attempt[] = [];
-    const weights: number[] = [];
-    for (const { channel, matches, chat, weight } of this.entries) {
-      if (format === undefined ? !chat : format !== 'any' && !channel.formats.includes(format)) continue;
-      const alias = channel.models.aliases.get(model);
-      if (alias !== undefined) found.push({ channel, upstreamModel: alias });
-      else if (matches(model)) found.push({ channel, upstreamModel: model });
-      else continue;
-      weights.push(weight);
-    }
-    if (found.length <= 1) return found;
+    if (found.length <= 1) return found.map((w) => w.attempt);
     const tiers = new Map<number, Weighted[]>();
-    found.forEach((attempt, i) => {
-      const tier = tiers.get(attempt.channel.priority);
-      const weighted = { attempt, weight: weights[i] ?? attempt.channel.weight };
-      if (tier === undefined) tiers.set(attempt.channel.priority, [weighted]);
+    for (const weighted of found) {
+      const tier = tiers.get(weighted.attempt.channel.priority);
+      if (tier === undefined) tiers.set(weighted.attempt.channel.priority, [weighted]);
       else tier.push(weighted);
-    });
+    }
     const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
     // Asked once per channel: a cool-down expiring between two passes would otherwise drop the channel from both.
     const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));
     const healthy = ordered.filter((_, i) => cooling[i] !== true);
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
+  }
+
+  /**
+   * true when the config has channels for `model` (as plan() asks) but the operator disabled every one of them: the
+   * model exists and is out of service, which the caller is told apart from a model that does not exist.
+   */
+  disabledByOperator(model: string, format?: ApiFormat | 'any'): boolean {
+    this.refresh();
+    if (this.entries === this.all) return false;
+    const serves = (entry: Entry): boolean => upstreamModelOf(entry, model, format) !== null;
+    return !this.entries.some(serves) && this.all.some(serves);
+  }
+
+  /** A pointer comparison per request; the rebuild happens once per change of the operator's overrides. */
+  private refresh(): void {
+    if (this.overrides.snapshot === this.appliedFrom) return;
+    this.appliedFrom = this.overrides.snapshot;
+    this.entries = applied(this.all, this.appliedFrom);
   }
 
   /**
@@ -130,6 +138,15 @@ export class Router {
 interface Weighted {
   readonly attempt: Attempt;
   readonly weight: number;
+}
+
+/** The model name `entry` serves `model` under (its alias, or the name itself), or null when it does not in `format`. */
+function upstreamModelOf(entry: Entry, model: string, format: ApiFormat | 'any' | undefined): string | null {
+  const { channel } = entry;
+  if (format === undefined ? !entry.chat : format !== 'any' && !channel.formats.includes(format)) return null;
+  const alias = channel.models.aliases.get(model);
+  if (alias !== undefined) return alias;
+  return entry.matches(model) ? model : null;
 }
 
 /** The entries routing uses under `overrides`: a disabled channel is left out entirely (no last resort). */

@@ -29,6 +29,7 @@ type Row = {
   effective: { enabled: boolean; weight: number };
   health: Record<'m5' | 'm60', Record<string, number | null>>;
 };
+type Orphan = { name: string; disabled: boolean; weight: number | null; updated_by: string };
 
 function record(ts: number, status: number, latencyMs: number, ttftMs: number | null, i: number): UsageRecord {
   return {
@@ -110,7 +111,11 @@ describe('channel control over HTTP', () => {
       headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'demo-1', messages: [{ role: 'user', content: 'anyone?' }] }),
     });
-    assert.equal(none.status, 404, await none.text());
+    // The model exists and is out of service (503 model_unavailable), not unknown (404).
+    const refusal = (await none.json()) as { error: { code: string; message: string } };
+    assert.equal(none.status, 503);
+    assert.equal(refusal.error.code, 'model_unavailable');
+    assert.match(refusal.error.message, /out of service/);
     assert.equal((await call(op, 'DELETE', '/channel-control/beta')).status, 200);
     assert.equal((await call(op, 'DELETE', '/channel-control/alpha')).status, 200);
     const alpha = await row('alpha');
@@ -159,8 +164,32 @@ describe('channel control over HTTP', () => {
     await gw.writeConfig(yaml.replace('  - { name: beta', '  - { name: gamma, type: mock, models: ["other-*"] }\n  - { name: beta'));
     assert.equal(await gw.gateway.reload(), true);
     const gamma = await row('gamma');
-    assert.deepEqual(gamma.health.m5, { requests: 10, errors: 2, error_rate: 0.2, latency_p50_ms: 50, latency_p99_ms: 100, ttfb_p50_ms: 5, ttfb_p99_ms: 10 });
-    assert.deepEqual(gamma.health.m60, { requests: 20, errors: 2, error_rate: 0.1, latency_p50_ms: 100, latency_p99_ms: 1100, ttfb_p50_ms: 5, ttfb_p99_ms: 10 });
+    assert.deepEqual(gamma.health.m5, { requests: 10, errors: 2, error_rate: 0.2, latency_p50_ms: 50, latency_p99_ms: 100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 10 });
+    assert.deepEqual(gamma.health.m60, { requests: 20, errors: 2, error_rate: 0.1, latency_p50_ms: 100, latency_p99_ms: 1100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 20 });
+  });
+
+  it('a change\'s answer carries no health (the list does); a cleared override says whether there was one', async () => {
+    const saved = await call(op, 'PATCH', '/channel-control/gamma', { disabled: false, weight: 3 });
+    assert.equal(saved.status, 200, saved.text);
+    assert.deepEqual([saved.json['name'], saved.json['health']], ['gamma', null]);
+    assert.deepEqual((await call(op, 'DELETE', '/channel-control/gamma')).json, { object: 'channel_override', name: 'gamma', cleared: true, configured: true });
+    assert.deepEqual((await call(op, 'DELETE', '/channel-control/gamma')).json, { object: 'channel_override', name: 'gamma', cleared: false, configured: true });
+  });
+
+  it('an override of a channel taken out of the config is listed apart and can be cleared, then is gone', async () => {
+    assert.equal((await call(op, 'PATCH', '/channel-control/gamma', { disabled: true, weight: 4 })).status, 200);
+    await gw.writeConfig(yaml);
+    assert.equal(await gw.gateway.reload(), true);
+    const listed = (await call(op, 'GET', '/channel-control')).json;
+    assert.equal((listed['data'] as Row[]).some((r) => r.name === 'gamma'), false);
+    assert.deepEqual(
+      (listed['orphans'] as Orphan[]).map((o) => [o.name, o.disabled, o.weight]),
+      [['gamma', true, 4]],
+    );
+    assert.equal((await call(op, 'PATCH', '/channel-control/gamma', { disabled: false, weight: null })).status, 404, 'no new override of an unconfigured name');
+    assert.deepEqual((await call(op, 'DELETE', '/channel-control/gamma')).json, { object: 'channel_override', name: 'gamma', cleared: true, configured: false });
+    assert.deepEqual((await call(op, 'GET', '/channel-control')).json['orphans'], []);
+    assert.equal((await call(op, 'DELETE', '/channel-control/gamma')).status, 404, 'neither configured nor stored');
   });
 
   it('an override is read again at start: a restarted gateway on the same store routes as the operator left it', async () => {

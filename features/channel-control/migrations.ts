@@ -18,7 +18,8 @@ export function channelControlMigrations(_dialect: StoreDialect): Record<string,
           .addColumn('updated_by', 'text', (c) => c.notNull())
           .execute();
         // The channels page's health reads one channel's last hour of records: bounded by this index, not a scan of
-        // every record since ts (which is all channels' traffic).
+        // every record since ts (which is all channels' traffic). On PostgreSQL it blocks writes to usage_records while
+        // built: docs/operations.md says how to build it beforehand CONCURRENTLY on a large store (then skipped here).
         await db.schema.createIndex('usage_records_channel_ts_idx').ifNotExists().on('usage_records').columns(['channel', 'ts']).execute();
       },
     },

@@ -9,7 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { CHANNEL_CONTROL_ERRORS } from './errors.js';
-import { WINDOWS_MS, windowHealth } from './health.js';
+import { channelHealth } from './health.js';
 import type { StoredOverride } from './override-store.js';
 import { CHANNEL_CONTROL_STORE } from './store-part.js';
 import { CHANNEL_CONTROL } from './sync.js';
@@ -18,8 +18,9 @@ function shownOverride(o: StoredOverride | undefined) {
   return o === undefined ? null : { disabled: o.disabled, weight: o.weight, updated_at: new Date(o.updatedAt).toISOString(), updated_by: o.updatedBy };
 }
 
-async function shownChannel(services: GatewayServices, channel: ResolvedChannel, override: StoredOverride | undefined, now: number) {
-  const rows = await services.store.part(CHANNEL_CONTROL_STORE).healthRows(channel.name, now - WINDOWS_MS.m60);
+/** The channel as it stands; its health only when asked (the list), not on a change's answer (the page reloads the list). */
+async function shownChannel(services: GatewayServices, channel: ResolvedChannel, override: StoredOverride | undefined, now: number | null) {
+  const health = now === null ? null : await channelHealth(services.store.part(CHANNEL_CONTROL_STORE), channel.name, now);
   return {
     name: channel.name,
     type: channel.type,
@@ -28,7 +29,7 @@ async function shownChannel(services: GatewayServices, channel: ResolvedChannel,
     override: shownOverride(override),
     effective: { enabled: override?.disabled !== true, weight: override?.weight ?? channel.weight },
     cooling_ms: services.router.health.coolingLeftMs(channel.name),
-    health: { m5: windowHealth(rows, now - WINDOWS_MS.m5), m60: windowHealth(rows, now - WINDOWS_MS.m60) },
+    health,
   };
 }
 
@@ -38,12 +39,16 @@ function configured(services: GatewayServices, name: string): ResolvedChannel {
   return channel;
 }
 
-/** GET /console/api/channel-control */
+/** GET /console/api/channel-control: the configured channels, and the stored overrides of names no longer configured. */
 export async function listChannelControl(_ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  const overrides = new Map((await services.store.part(CHANNEL_CONTROL_STORE).all()).map((o) => [o.channel, o]));
+  const stored = await services.store.part(CHANNEL_CONTROL_STORE).all();
+  const overrides = new Map(stored.map((o) => [o.channel, o]));
   const now = Date.now();
   const data = await Promise.all(services.config.channels.map((c) => shownChannel(services, c, overrides.get(c.name), now)));
-  return consoleJson(200, { object: 'list', data });
+  // Kept and ignored while the name is not configured, in force again if it comes back: shown, so they can be cleared.
+  const names = new Set(services.config.channels.map((c) => c.name));
+  const orphans = stored.filter((o) => !names.has(o.channel)).map((o) => Object.assign({ name: o.channel }, shownOverride(o)));
+  return consoleJson(200, { object: 'list', data, orphans });
 }
 
 /** PATCH /console/api/channel-control/{name}: {disabled, weight} (weight null: the YAML one). */
@@ -59,29 +64,36 @@ export async function putChannelOverride(ctx: RequestContext, services: GatewayS
   const override: StoredOverride = { channel: channel.name, disabled, weight, updatedAt: Date.now(), updatedBy: who };
   await part.put(override);
   const action = disabled ? 'disable' : before?.disabled === true ? 'enable' : 'weight';
-  return changed(services, channel, override, action, who);
+  await changed(services, channel.name, channel.weight, override, action, who);
+  return consoleJson(200, await shownChannel(services, channel, override, null));
 }
 
-/** DELETE /console/api/channel-control/{name}: back to the YAML values. */
+/**
+ * DELETE /console/api/channel-control/{name}: back to the YAML values. Also for a name no longer configured whose
+ * override is still stored (it would apply again if the name came back); a name neither configured nor stored is a 404.
+ */
 export async function clearChannelOverride(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  const channel = configured(services, ctx.params?.['name'] ?? '');
+  const name = ctx.params?.['name'] ?? '';
+  const channel = services.config.channels.find((c) => c.name === name);
   const who = sessionOf(ctx).user.name;
-  await services.store.part(CHANNEL_CONTROL_STORE).clear(channel.name);
-  return changed(services, channel, undefined, 'clear', who);
+  const cleared = await services.store.part(CHANNEL_CONTROL_STORE).clear(name);
+  if (channel === undefined && !cleared) throw new GatewayError(CHANNEL_CONTROL_ERRORS.GW_ERR_CHANNEL_NOT_FOUND, `No channel "${name}" in the config in force, and no override of it stored.`);
+  await changed(services, name, channel?.weight ?? null, undefined, 'clear', who);
+  return consoleJson(200, { object: 'channel_override', name, cleared, configured: channel !== undefined });
 }
 
-async function changed(services: GatewayServices, channel: ResolvedChannel, override: StoredOverride | undefined, action: string, who: string): Promise<RelayResult> {
+/** Counted, logged with who made it, applied here and told to the fleet. */
+async function changed(services: GatewayServices, name: string, yamlWeight: number | null, override: StoredOverride | undefined, action: string, who: string): Promise<void> {
   const control = services.feature(CHANNEL_CONTROL);
   control.changes.inc({ action });
   services.logger.info(
-    { channel: channel.name, action, by: who, disabled: override?.disabled ?? false, weight: override?.weight ?? null, yaml_weight: channel.weight },
-    `channel override: ${who} ${action === 'clear' ? 'cleared the override of' : action === 'weight' ? 'set the weight of' : `${action}d`} ${channel.name}`,
+    { channel: name, action, by: who, disabled: override?.disabled ?? false, weight: override?.weight ?? null, yaml_weight: yamlWeight },
+    `channel override: ${who} ${action === 'clear' ? 'cleared the override of' : action === 'weight' ? 'set the weight of' : `${action}d`} ${name}`,
   );
   try {
     await control.changed(services);
   } catch (err) {
-    // Stored: every instance's reading of the table (polling, or its next Redis reconnection) still finds it.
-    services.logger.warn({ err, channel: channel.name }, 'telling the fleet of a channel override failed; it is stored, and instances read it again when Redis answers');
+    // Stored and applied here: every other instance's polling reads it within POLL_EVERY_MS all the same.
+    services.logger.warn({ err, channel: name }, 'telling the fleet of a channel override failed; it is stored, and the other instances read it within a second by polling');
   }
-  return consoleJson(200, await shownChannel(services, channel, override, Date.now()));
 }

@@ -10,8 +10,10 @@ import type { JobEnv } from '../../core/feature/feature.js';
 import type { Service } from '../../core/lifecycle.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import type { ChannelOverride, OverrideSnapshot } from '../../core/routing/overrides.js';
+import { within } from '../../core/shared/within.js';
 import { slot, type Slot } from '../../core/slot.js';
 import type { StoredOverride } from './override-store.js';
+import { Passes } from './passes.js';
 import { CHANNEL_CONTROL_STORE } from './store-part.js';
 
 /**
@@ -20,6 +22,9 @@ import { CHANNEL_CONTROL_STORE } from './store-part.js';
  * lost) reaches every instance within the second too. A read of a few rows; the routers rebuild only on a change.
  */
 export const POLL_EVERY_MS = 500;
+
+/** How long a change's answer waits for its notice to leave: the change is stored, and the polling carries it anyway. */
+export const PUBLISH_WITHIN_MS = 1000;
 
 /** A connection that retries by itself, its errors counted by the callers (who log what failed for them). */
 function connectionTo(url: string) {
@@ -35,22 +40,16 @@ function snapshotOf(rows: readonly StoredOverride[]): OverrideSnapshot {
   return new Map<string, ChannelOverride>(rows.map((r) => [r.channel, { disabled: r.disabled, weight: r.weight }]));
 }
 
-/** Reads the table and hands the router a new snapshot when it changed (a rebuild only then). */
-export class OverrideApplier {
-  #lastKey = '';
-  #lastSet: OverrideSnapshot | null = null;
-
-  async apply(services: GatewayServices): Promise<void> {
-    const rows = await services.store.part(CHANNEL_CONTROL_STORE).all();
-    const key = JSON.stringify(rows.map((r) => [r.channel, r.disabled, r.weight]));
-    const holder = services.router.overrides;
-    // The holder's snapshot is another when this load's router has its own (a gateway started without serve).
-    if (key === this.#lastKey && holder.snapshot === this.#lastSet) return;
-    const next = snapshotOf(rows);
-    holder.set(next);
-    this.#lastKey = key;
-    this.#lastSet = next;
-  }
+/**
+ * Reads the table and offers it to the process's overrides (a rebuild of the routers only on a change). The ticket is
+ * taken before the read: of reads running at once (the poll, a notice, a change made here), a slow one from before a
+ * change is not applied over a newer one's result.
+ */
+export async function applyOverrides(services: GatewayServices): Promise<void> {
+  const holder = services.router.overrides;
+  const ticket = holder.ticket();
+  const rows = await services.store.part(CHANNEL_CONTROL_STORE).all();
+  holder.offer(ticket, JSON.stringify(rows.map((r) => [r.channel, r.disabled, r.weight])), () => snapshotOf(rows));
 }
 
 /** This config load's means of telling the fleet, and the changes' metric (a handler's services). */
@@ -71,31 +70,35 @@ export function channelControl(services: GatewayServices): ChannelControl {
     (registry.getSingleMetric(name) as Counter<'action'> | undefined) ??
     new Counter({ name, help: "The operator's run-time channel changes, by action: disable, enable, weight, clear.", labelNames: ['action'], registers: [registry] });
   const redis = services.config.redis;
-  // Connected on the first change only: most loads never publish.
-  let connecting: Promise<Connection> | null = null;
-  const applier = new OverrideApplier();
+  // Made on the first change only (most loads never publish); it reconnects by itself after.
+  let client: Connection | null = null;
+  let connected: Promise<void> = Promise.resolve();
   return {
     changes,
     async changed(current) {
-      await applier.apply(current);
+      await applyOverrides(current);
       if (redis === null) return;
-      connecting ??= (async () => {
+      if (client === null) {
         const made = connectionTo(redis.url);
-        await made.connect();
-        return made;
-      })();
-      let client: Connection;
-      try {
-        client = await connecting;
-      } catch (err) {
-        connecting = null;
-        throw err;
+        client = made;
+        connected = made.connect().then(
+          () => undefined,
+          () => undefined,
+        );
       }
-      await client.publish(topicOf(redis.prefix), 'changed');
+      const made = client;
+      // Bounded throughout: while Redis is out the client waits for it forever, and the operator's answer must not.
+      if (!made.isReady) await within(connected, PUBLISH_WITHIN_MS).catch(() => undefined);
+      if (!made.isReady) {
+        // Given up (not retrying): the next change makes a new one.
+        if (!made.isOpen) client = null;
+        throw new Error('Redis is not connected');
+      }
+      await within(made.publish(topicOf(redis.prefix), 'changed'), PUBLISH_WITHIN_MS);
     },
     async close() {
-      const made = await connecting?.catch(() => null);
-      made?.destroy();
+      if (client?.isOpen === true) client.destroy();
+      return Promise.resolve();
     },
   };
 }
@@ -106,21 +109,18 @@ export interface SyncOptions {
 
 /** The process's job: reads the table at start, then polls it, and follows the fleet's notices when Redis is there. */
 export function overrideSync(env: JobEnv, options: SyncOptions = {}): Service {
-  const applier = new OverrideApplier();
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
   let subscriber: Connection | null = null;
-  const pass = (): void => {
-    running ??= applier
-      .apply(env.services())
-      .catch((err: unknown) => env.services().logger.warn({ err }, 'reading the channel overrides failed; the last ones stay in force'))
-      .finally(() => (running = null));
-  };
+  const passes = new Passes(
+    () => applyOverrides(env.services()),
+    (err) => env.services().logger.warn({ err }, 'reading the channel overrides failed; the last ones stay in force'),
+  );
+  const pass = (): void => passes.ask();
   return {
     name: 'channel overrides',
     async start() {
       // Before the listeners open: the first request already routes as the operator left it.
-      await applier.apply(env.services());
+      await applyOverrides(env.services());
       timer = setInterval(pass, options.pollEveryMs ?? POLL_EVERY_MS);
       timer.unref();
       const redis = env.services().config.redis;
@@ -131,12 +131,17 @@ export function overrideSync(env: JobEnv, options: SyncOptions = {}): Service {
       sub.on('ready', pass);
       sub.connect()
         .then(() => sub.subscribe(topicOf(redis.prefix), pass))
-        .catch((err: unknown) => env.services().logger.warn({ err }, 'subscribing to channel override changes failed; Redis reconnects'));
+        .catch((err: unknown) => {
+          // Not when stop() destroyed it before it connected: nothing failed then.
+          if (subscriber === sub) env.services().logger.warn({ err }, 'subscribing to channel override changes failed; Redis reconnects');
+        });
     },
     async stop() {
       if (timer !== null) clearInterval(timer);
-      subscriber?.destroy();
-      await running;
+      const sub = subscriber;
+      subscriber = null;
+      sub?.destroy();
+      await passes.stop();
     },
   };
 }

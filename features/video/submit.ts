@@ -7,7 +7,7 @@
 // is not idempotent, and a second task would run unbilled.
 
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, modelOutOfService } from '../../core/errors.js';
 import { isStoreUnreachable } from '../../core/store/store-unreachable.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { scrubSecrets } from '../../core/scrub-secrets.js';
@@ -94,7 +94,7 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
   let attempts = deps.router.plan(request.model, 'video');
   const first = attempts[0];
-  if (first === undefined) throw modelNotServed(request.model);
+  if (first === undefined) throw deps.router.disabledByOperator(request.model, 'video') ? modelOutOfService(request.model) : modelNotServed(request.model);
   // The links, before anything is written: every URL Ark would fetch resolves to public addresses only, and every
   // asset link is the caller's, ready, and in one library, whose channel the task is pinned to.
   await checkTaskHosts(request.hosts, deps.resolveHost);

@@ -1,6 +1,6 @@
 // relay (terminal): picks channels for the model and calls them, failing over only before any byte reached the client.
 
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, modelOutOfService } from '../../core/errors.js';
 import type { BodyBytes } from '../../core/formats/body-bytes.js';
 import { removeRequestFields, setRequestField } from '../../core/formats/body-edit.js';
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
@@ -144,6 +144,7 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
 function modelNotFound(ctx: RequestContext, services: Services): GatewayError {
   const model = ctx.request.model;
+  if (services.router.disabledByOperator(model, ctx.format.translatable ? undefined : ctx.format.name)) return modelOutOfService(model);
   const elsewhere = services.router.plan(model, 'any');
   if (elsewhere.length > 0) {
     const formats = [...new Set(elsewhere.flatMap((a) => a.channel.formats))].join(', ');

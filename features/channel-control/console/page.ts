@@ -3,7 +3,7 @@
 // disable, enable, set the weight, or clear the override (back to YAML). A change reaches every instance within a second.
 
 import { useState } from 'preact/hooks';
-import type { ConsoleChannelControlList as List, ConsoleChannelControlRow as Row } from '../../../console/src/api-types.gen.js';
+import type { ConsoleChannelControlList as List, ConsoleChannelControlRow as Row, ConsoleChannelOverrideCleared as Cleared } from '../../../console/src/api-types.gen.js';
 import { useApp } from '../../../console/src/app-context.js';
 import { formatCount, formatMs, formatRate } from '../../../console/src/components/format-number.js';
 import { html } from '../../../console/src/components/html.js';
@@ -13,7 +13,8 @@ import { useAction, type Action } from '../../../console/src/components/use-acti
 import { useLoad } from '../../../console/src/components/use-load.js';
 import type { PageDef } from '../../../console/src/page-def.js';
 
-type Window = Row['health']['m5'];
+type Window = NonNullable<Row['health']>['m5'];
+type Orphan = List['orphans'][number];
 
 function state(r: Row) {
   const run = r.effective.enabled
@@ -28,9 +29,38 @@ function weight(r: Row) {
   return html`<span data-testid="channel-weight">${text}</span>`;
 }
 
-function health(w: Window) {
-  if (w.requests === 0) return html`<span class="muted">no requests</span>`;
-  return html`${formatCount(w.requests)} req, ${formatRate(w.error_rate)} errors; latency p50 ${formatMs(w.latency_p50_ms)} p99 ${formatMs(w.latency_p99_ms)}; TTFB p50 ${formatMs(w.ttfb_p50_ms)} p99 ${formatMs(w.ttfb_p99_ms)}`;
+function health(w: Window | undefined) {
+  if (w === undefined || w.requests === 0) return html`<span class="muted">no requests</span>`;
+  // Counts are exact; the percentiles read the newest records only on a busy channel, and say so.
+  const sampled = w.percentile_sample < w.requests ? html` <span class="muted">(percentiles of the newest ${formatCount(w.percentile_sample)})</span>` : null;
+  return html`${formatCount(w.requests)} req, ${formatRate(w.error_rate)} errors; latency p50 ${formatMs(w.latency_p50_ms)} p99 ${formatMs(w.latency_p99_ms)}; TTFB p50 ${formatMs(w.ttfb_p50_ms)} p99 ${formatMs(w.ttfb_p99_ms)}${sampled}`;
+}
+
+/** Overrides stored for names no longer configured: ignored now, in force again if the name comes back. */
+function Orphans(props: { readonly rows: readonly Orphan[]; readonly action: Action; readonly cleared: () => void }) {
+  const app = useApp();
+  if (props.rows.length === 0) return null;
+  const columns: Column<Orphan>[] = [
+    { id: 'name', title: 'Channel', cell: (o) => o.name },
+    { id: 'override', title: 'Stored override', cell: (o) => `${o.disabled ? 'disabled' : 'enabled'}${o.weight === null ? '' : `, weight ${o.weight}`}` },
+    { id: 'by', title: 'Changed by', cell: (o) => `${o.updated_by}, ${o.updated_at}` },
+    {
+      id: 'actions',
+      title: 'Change',
+      cell: (o) =>
+        html`<button type="button" data-testid="orphan-clear" disabled=${props.action.busy} onClick=${() =>
+          void props.action.run(async () => {
+            await app.api.del<Cleared>(`/channel-control/${encodeURIComponent(o.name)}`);
+            app.notify.notice(`${o.name}: its stored override is gone.`);
+            props.cleared();
+          })}>Clear</button>`,
+    },
+  ];
+  return html`
+    <h2>Overrides of channels no longer configured</h2>
+    <p class="hint">Ignored while gateway.yaml has no channel of this name; in force again if one comes back. Clear them to start from the YAML.</p>
+    <${Table} testid="table-channel-orphans" columns=${columns} rows=${props.rows} rowId=${(o: Orphan) => o.name} empty="" />
+  `;
 }
 
 function Controls(props: { readonly row: Row; readonly action: Action; readonly saved: () => void }) {
@@ -56,7 +86,7 @@ function Controls(props: { readonly row: Row; readonly action: Action; readonly 
         ? null
         : html`<button type="button" data-testid="channel-clear" disabled=${action.busy} onClick=${() =>
             void action.run(async () => {
-              await app.api.del<Row>(path);
+              await app.api.del<Cleared>(path);
               app.notify.notice(`${row.name}: back to its YAML values.`);
               props.saved();
             })}>Back to YAML</button>`}
@@ -73,14 +103,15 @@ export function ChannelControlPage() {
     { id: 'state', title: 'State', cell: state },
     { id: 'weight', title: 'Weight', cell: weight },
     { id: 'actions', title: 'Change', cell: (r) => html`<${Controls} key=${`${r.name}-${r.effective.weight}`} row=${r} action=${action} saved=${() => loaded.reload()} />` },
-    { id: 'health-5', title: 'Last 5 min', cell: (r) => health(r.health.m5) },
-    { id: 'health-60', title: 'Last 60 min', cell: (r) => health(r.health.m60) },
+    { id: 'health-5', title: 'Last 5 min', cell: (r) => health(r.health?.m5) },
+    { id: 'health-60', title: 'Last 60 min', cell: (r) => health(r.health?.m60) },
     { id: 'by', title: 'Changed by', cell: (r) => (r.override === null ? html`<span class="muted">YAML</span>` : `${r.override.updated_by}, ${r.override.updated_at}`) },
   ];
   return html`
     <${PageFrame} name="channel-control" title="Channel control" ready=${loaded.ready} loads=${loaded.loads}>
       <p class="hint">Run-time changes over gateway.yaml, on every instance within a second and kept across restarts. A disabled channel gets no request; a conversation bound to it moves.</p>
       <${Table} testid="table-channel-control" columns=${columns} rows=${loaded.data?.data ?? []} rowId=${(r: Row) => r.name} empty=${loaded.ready ? 'No channels.' : 'Loading…'} />
+      <${Orphans} rows=${loaded.data?.orphans ?? []} action=${action} cleared=${() => loaded.reload()} />
     <//>
   `;
 }

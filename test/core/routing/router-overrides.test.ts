@@ -36,4 +36,32 @@ describe('router overrides', () => {
     for (let i = 0; i < 1000; i++) if (names(router)[0] === 'c') first++;
     assert.ok(first > 930, `c first ${first} of 1000 at weight 98 of 100`);
   });
+
+  it('a read that started before another is not applied over its result; the same overrides again set nothing', () => {
+    const overrides = new ChannelOverrides();
+    const stale = overrides.ticket();
+    const fresh = overrides.ticket();
+    const disabledB = new Map([['b', { disabled: true, weight: null }]]);
+    assert.equal(overrides.offer(fresh, 'b off', () => disabledB), true);
+    assert.equal(overrides.offer(stale, 'none', () => new Map()), false, 'the older read (from before the change) is dropped');
+    assert.equal(overrides.snapshot, disabledB);
+    const later = overrides.ticket();
+    assert.equal(overrides.offer(later, 'b off', () => new Map(disabledB)), false, 'unchanged: the routers keep their entries');
+    assert.equal(overrides.snapshot, disabledB, 'the same object: a router compares by reference');
+    assert.equal(overrides.offer(overrides.ticket(), 'none', () => new Map()), true);
+    assert.equal(overrides.snapshot.size, 0);
+  });
+
+  it('tells a model whose every channel the operator disabled from one that does not exist', () => {
+    const overrides = new ChannelOverrides();
+    const router = new Router([resolvedChannel('a', { patterns: ['gpt-*'] }), resolvedChannel('b', { patterns: ['gpt-*'] }), resolvedChannel('c', { patterns: ['claude-*'] })], { overrides });
+    assert.equal(router.disabledByOperator('gpt-4o', 'any'), false, 'nothing disabled');
+    overrides.set(new Map([['a', { disabled: true, weight: null }]]));
+    assert.equal(router.disabledByOperator('gpt-4o', 'any'), false, 'b still serves it');
+    overrides.set(new Map(['a', 'b'].map((name) => [name, { disabled: true, weight: null }])));
+    assert.deepEqual(names(router), []);
+    assert.equal(router.disabledByOperator('gpt-4o', 'any'), true);
+    assert.equal(router.disabledByOperator('no-such-model', 'any'), false);
+    assert.deepEqual(router.plan('claude-3', 'any').map((a) => a.channel.name), ['c']);
+  });
 });
