@@ -36,8 +36,12 @@ function madeNothing(err: unknown): boolean {
 }
 
 export async function createGroup(ctx: RequestContext, services: GatewayServices, key: AuthedKey, body: Body): Promise<Record<string, unknown>> {
-  const channel = services.feature(ASSETS).forNewGroup();
-  if (channel === undefined) throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_LIBRARY_UNAVAILABLE, 'No asset library is configured on this gateway.');
+  const libraries = services.feature(ASSETS);
+  const channel = libraries.forNewGroup();
+  if (channel === undefined) {
+    const why = libraries.configured ? 'Every asset library is out of service right now; retry later.' : 'No asset library is configured on this gateway.';
+    throw new GatewayError(ASSET_ERRORS.GW_ERR_ASSET_LIBRARY_UNAVAILABLE, why);
+  }
   const name = textOf(body, 'Name') ?? '';
   const sent: Record<string, unknown> = { Name: name, GroupType: 'AIGC' };
   const description = textOf(body, 'Description');

@@ -5,6 +5,7 @@
 
 import type { ResolvedChannel } from '../../core/config/resolved.js';
 import type { ChannelHealth } from '../../core/routing/health.js';
+import type { ChannelOverrides } from '../../core/routing/overrides.js';
 import type { AssetLibrary } from './library.js';
 import type { AssetSettings, ResolvedControl } from './config.js';
 
@@ -31,8 +32,10 @@ export type LibraryFactory = (channel: ResolvedChannel, control: ResolvedControl
 export class AssetLibraries {
   readonly #channels: readonly LibraryChannel[];
   readonly #health: ChannelHealth;
+  readonly #overrides: ChannelOverrides | null;
 
-  constructor(channels: readonly ResolvedChannel[], settings: AssetSettings, create: LibraryFactory, health: ChannelHealth) {
+  /** `overrides`: the operator's run-time ones (channel control); a channel disabled there takes no new group. */
+  constructor(channels: readonly ResolvedChannel[], settings: AssetSettings, create: LibraryFactory, health: ChannelHealth, overrides: ChannelOverrides | null = null) {
     // Higher priority first; file order within a tier (stable sort).
     this.#channels = channels
       .flatMap((c) => {
@@ -48,15 +51,27 @@ export class AssetLibraries {
       }))
       .sort((a, b) => b.priority - a.priority);
     this.#health = health;
+    this.#overrides = overrides;
   }
 
   byName(name: string): LibraryChannel | undefined {
     return this.#channels.find((c) => c.name === name);
   }
 
-  /** Where a new group goes: the first healthy channel by priority, else the first (every one cooling: try anyway). */
+  /**
+   * Where a new group goes: the first healthy channel by priority, else the first (every one cooling: try anyway).
+   * Never one the operator disabled: its tasks could not run there (routing leaves it out), and a group's tasks are
+   * pinned to the group's channel. Calls about an existing group stay on its channel (byName) whatever its state.
+   */
   forNewGroup(): LibraryChannel | undefined {
-    return this.#channels.find((c) => !this.#health.isCooling(healthName(c))) ?? this.#channels[0];
+    const snapshot = this.#overrides?.snapshot;
+    const open = snapshot === undefined || snapshot.size === 0 ? this.#channels : this.#channels.filter((c) => snapshot.get(c.name)?.disabled !== true);
+    return open.find((c) => !this.#health.isCooling(healthName(c))) ?? open[0];
+  }
+
+  /** Some channel holds a library (forNewGroup's undefined then means every one is disabled by the operator). */
+  get configured(): boolean {
+    return this.#channels.length > 0;
   }
 
   /** A library that did not answer (or answered 5xx) cools down, so new groups go elsewhere meanwhile. */

@@ -18,7 +18,7 @@ export const ASSETS: Slot<AssetLibraries> = slot('asset libraries');
 
 export const assetServices: FeatureServices<AssetLibraries> = {
   slot: ASSETS,
-  create: (core) => new AssetLibraries(core.config.channels, sectionOf(core.config, ASSET_SETTINGS), libraryFor(core.store, core.mockClock), core.router.health),
+  create: (core) => new AssetLibraries(core.config.channels, sectionOf(core.config, ASSET_SETTINGS), libraryFor(core.store, core.mockClock), core.router.health, core.router.overrides),
   close: (libraries) => libraries.close(),
 };
 
