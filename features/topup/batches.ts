@@ -61,6 +61,11 @@ export async function createBatchAnswer(ctx: RequestContext, services: GatewaySe
   });
   const store = services.store.part(TOPUP_STORE);
   const made = await store.createBatch({ id: newBatchId(), amount, note, idempotencyKey: key, createdAt: now, expiresAt, codes });
+  // A retry repeats the fields; other fields under a used key are another batch the operator meant, which was not made.
+  const first = made.batch;
+  if (!made.created && (first.amount !== amount || first.count !== count || first.note !== note || first.expiresAt !== expiresAt)) {
+    throw new GatewayError(TOPUP_ERRORS.GW_ERR_TOPUP_KEY_REUSED, `idempotency_key "${key}" already made batch ${first.id} with other fields: nothing was made. Use a new key for a new batch.`, { param: 'idempotency_key' });
+  }
   const summary = await store.batch(made.batch.id);
   if (summary === undefined) throw new GatewayError(TOPUP_ERRORS.GW_ERR_TOPUP_NOT_FOUND, `No batch ${made.batch.id}.`);
   const batch = shownBatch(summary, services.config.pricing.currency, now);

@@ -11,4 +11,6 @@ export const TOPUP_ERRORS = declareErrors({
   // The operator's session has no account to credit.
   GW_ERR_TOPUP_NO_ACCOUNT: { status: 403, kind: 'permission', wireCode: 'no_account' },
   GW_ERR_TOPUP_NOT_FOUND: { status: 404, kind: 'not_found', wireCode: 'not_found' },
+  // A batch's idempotency key sent again with other fields: not a retry of that batch, and not made either.
+  GW_ERR_TOPUP_KEY_REUSED: { status: 409, kind: 'invalid_request', wireCode: 'idempotency_key_reused' },
 });

@@ -77,6 +77,11 @@ describe('top-up codes over HTTP', () => {
     assert.deepEqual([batch['amount'], batch['count'], batch['redeemed'], batch['status'], batch['note'], batch['expires_at']], ['2.5', 3, 0, 'active', 'launch', '2099-01-01T00:00:00.000Z']);
     const again = await makeBatch(body);
     assert.deepEqual([again.status, again.json['applied'], again.json['codes'], (again.json['batch'] as Record<string, unknown>)['id']], [200, false, [], batchId]);
+    for (const other of [{ amount: '3' }, { count: 4 }, { note: 'other' }, { expires_at: '2099-01-02' }]) {
+      const reused = await makeBatch(Object.assign({}, body, other));
+      assert.equal(reused.status, 409, `${JSON.stringify(other)}: ${reused.text}`);
+      assert.match(reused.text, /idempotency_key_reused/);
+    }
     assert.equal((await call(op, 'GET', '/topup/batches')).json['total'], 1);
   });
 
