@@ -6,6 +6,7 @@
 // row is the truth and the record follows it.
 
 import type { GatewayError } from '../../core/errors.js';
+import type { GatewayEvent } from '../../core/feature/gateway-events.js';
 import { MAX_USAGE_COUNT } from '../../core/ir/usage.js';
 import type { UsageRecord } from '../../core/store/store.js';
 import type { VideoTaskRow, VideoTaskSettlement } from './video-task-store.js';
@@ -68,11 +69,26 @@ export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEn
     priceVersion: price === null ? null : pricing.version,
   });
   const won = await deps.store.part(VIDEO_TASKS).settleTask(row.id, settlement);
-  if (won && end.status === 'failed') tellFailed(deps, row, end, now);
+  // A task the upstream took is told with its record (recordSettled: retried by the sweep until it is kept); one it
+  // never took has no record to carry it, and is told here, once, as best it can be.
+  if (won && end.status === 'failed' && row.upstreamId === null) {
+    deps.events?.emit(failedEvent(Object.assign({}, row, { errorCode: end.errorCode, errorMessage: end.errorMessage })), now).catch((err: unknown) => {
+      deps.logger.warn({ err, task: row.id }, 'a failed video task could not be told to the webhooks');
+    });
+  }
   if (!won || row.upstreamId === null) return won;
   // A task the upstream never took ran nothing: the submission's own record says what happened.
   // As the store wrote it: a null seconds keeps the seconds asked.
-  const settled = Object.assign({}, row, { status: end.status, totalTokens: settlement.totalTokens, seconds: settlement.seconds ?? row.seconds, cost, priceVersion: settlement.priceVersion, settledAt: now });
+  const settled = Object.assign({}, row, {
+    status: end.status,
+    totalTokens: settlement.totalTokens,
+    seconds: settlement.seconds ?? row.seconds,
+    cost,
+    priceVersion: settlement.priceVersion,
+    settledAt: now,
+    errorCode: end.errorCode,
+    errorMessage: end.errorMessage,
+  });
   try {
     await recordSettled(deps, settled, now);
   } catch (err) {
@@ -82,20 +98,22 @@ export async function settleTask(deps: VideoDeps, row: VideoTaskRow, end: TaskEn
 }
 
 /**
- * video_failed, told once: only the instance whose settlement won tells it, and its key (the task's id) keeps a
- * second telling out. Not awaited: the task is settled whatever the telling does; a store that cannot keep it now
- * (it just settled the task) is logged.
+ * video_failed, told once per fleet: its key (the task's id) keeps a second telling out, so the settlement that won
+ * and the sweep may both tell it.
  */
-function tellFailed(deps: VideoDeps, row: VideoTaskRow, end: TaskEnd, now: number): void {
-  const data = { task_id: row.id, model: row.model, channel: row.channel, key_name: row.keyName, account: row.account, error_code: end.errorCode, error_message: end.errorMessage };
-  deps.events?.emit({ type: 'video_failed', key: `video_failed:${row.id}`, data }, now).catch((err: unknown) => {
-    deps.logger.warn({ err, task: row.id }, 'a failed video task could not be told to the webhooks');
-  });
+function failedEvent(row: VideoTaskRow): GatewayEvent {
+  const data = { task_id: row.id, model: row.model, channel: row.channel, key_name: row.keyName, account: row.account, error_code: row.errorCode, error_message: row.errorMessage };
+  return { type: 'video_failed', key: `video_failed:${row.id}`, data };
 }
 
-/** Writes a settled task's usage record (its charge) from its row, and notes it written. */
+/**
+ * Writes a settled task's usage record (its charge) from its row, tells a failed one to the webhooks, and notes it
+ * written. Until noted, the sweep (poller.ts) does it all again: a record already written is not written twice, nor
+ * an event kept twice, and an instance that stopped between the settlement and the telling loses neither.
+ */
 export async function recordSettled(deps: VideoDeps, row: VideoTaskRow, now = Date.now()): Promise<void> {
   await deps.store.insertUsage([usageRecord(row)]);
+  if (row.status === 'failed' && deps.events !== undefined) await deps.events.emit(failedEvent(row), row.settledAt ?? now);
   await deps.store.part(VIDEO_TASKS).markRecorded(row.id, now);
 }
 
