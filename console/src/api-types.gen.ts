@@ -423,9 +423,13 @@ export interface Window {
   ttfb_p50_ms: number | null;
   ttfb_p99_ms: number | null;
   /**
-   * How many of the window's records the percentiles read: the newest 10,000 at most, so fewer than requests on a busy channel. Counts and the error rate are exact.
+   * How many of the window's records the percentiles read (the newest 10,000 of the hour at most). Counts and the error rate are exact.
    */
   percentile_sample: number;
+  /**
+   * true when the window held more records than were read: the percentiles are of the newest percentile_sample.
+   */
+  percentiles_sampled: boolean;
 }
 /**
  * GET /console/api/channels (operator), 200: each channel of the running config with its health: cooling down and for how long; on this instance, requests in flight and the last hour's upstream attempts with the failed ones; fleet-wide since the start of the previous clock hour (since), the requests it answered, their errors, error rate and mean latency.

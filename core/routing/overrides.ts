@@ -34,7 +34,10 @@ export class ChannelOverrides {
 
   /**
    * A ticket for a read of the stored overrides, taken before the read starts. Several reads run at once (the poll,
-   * a notice, the instance that made the change): one that started later has seen at least as much of the store.
+   * a notice, the instance that made the change), and the newest ticket's result wins. A change made on this
+   * instance is always in it (its read's ticket is taken after its own commit). Across a pool of connections a newer
+   * ticket's statement may run before an older one's and miss another instance's write the older saw: the next poll
+   * (or the pass a notice asks for) reads it again within POLL_EVERY_MS, so it is late, never lost.
    */
   ticket(): number {
     return ++this.#tickets;

@@ -69,18 +69,22 @@ export class Router {
    */
   plan(model: string, format?: ApiFormat | 'any'): Attempt[] {
     this.refresh();
-    const found: Weighted[] = [];
+    const found: Attempt[] = [];
+    const weights: number[] = [];
     for (const entry of this.entries) {
       const upstreamModel = upstreamModelOf(entry, model, format);
-      if (upstreamModel !== null) found.push({ attempt: { channel: entry.channel, upstreamModel }, weight: entry.weight });
+      if (upstreamModel === null) continue;
+      found.push({ channel: entry.channel, upstreamModel });
+      weights.push(entry.weight);
     }
-    if (found.length <= 1) return found.map((w) => w.attempt);
+    if (found.length <= 1) return found;
     const tiers = new Map<number, Weighted[]>();
-    for (const weighted of found) {
-      const tier = tiers.get(weighted.attempt.channel.priority);
-      if (tier === undefined) tiers.set(weighted.attempt.channel.priority, [weighted]);
+    found.forEach((attempt, i) => {
+      const tier = tiers.get(attempt.channel.priority);
+      const weighted = { attempt, weight: weights[i] ?? attempt.channel.weight };
+      if (tier === undefined) tiers.set(attempt.channel.priority, [weighted]);
       else tier.push(weighted);
-    }
+    });
     const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
     // Asked once per channel: a cool-down expiring between two passes would otherwise drop the channel from both.
     const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));

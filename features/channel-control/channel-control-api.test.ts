@@ -164,8 +164,8 @@ describe('channel control over HTTP', () => {
     await gw.writeConfig(yaml.replace('  - { name: beta', '  - { name: gamma, type: mock, models: ["other-*"] }\n  - { name: beta'));
     assert.equal(await gw.gateway.reload(), true);
     const gamma = await row('gamma');
-    assert.deepEqual(gamma.health.m5, { requests: 10, errors: 2, error_rate: 0.2, latency_p50_ms: 50, latency_p99_ms: 100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 10 });
-    assert.deepEqual(gamma.health.m60, { requests: 20, errors: 2, error_rate: 0.1, latency_p50_ms: 100, latency_p99_ms: 1100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 20 });
+    assert.deepEqual(gamma.health.m5, { requests: 10, errors: 2, error_rate: 0.2, latency_p50_ms: 50, latency_p99_ms: 100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 10, percentiles_sampled: false });
+    assert.deepEqual(gamma.health.m60, { requests: 20, errors: 2, error_rate: 0.1, latency_p50_ms: 100, latency_p99_ms: 1100, ttfb_p50_ms: 5, ttfb_p99_ms: 10, percentile_sample: 20, percentiles_sampled: false });
   });
 
   it('a change\'s answer carries no health (the list does); a cleared override says whether there was one', async () => {

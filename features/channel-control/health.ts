@@ -3,7 +3,7 @@
 // SQL); percentiles come from the newest PERCENTILE_SAMPLE (override-store.ts) records, and say so when a window held more. Latency is the
 // record's whole request; TTFB its time to the first byte (streams only).
 
-import { type HealthCounts, type OverrideStore, type TimedRow } from './override-store.js';
+import { PERCENTILE_SAMPLE, type HealthCounts, type OverrideStore, type TimedRow } from './override-store.js';
 
 export const WINDOWS_MS = { m5: 5 * 60_000, m60: 60 * 60_000 } as const;
 
@@ -16,8 +16,10 @@ export interface WindowHealth {
   readonly latency_p99_ms: number | null;
   readonly ttfb_p50_ms: number | null;
   readonly ttfb_p99_ms: number | null;
-  /** How many of the window's records the percentiles read: fewer than `requests` on a busy channel (the newest). */
+  /** How many of the window's records the percentiles read. */
   readonly percentile_sample: number;
+  /** true when the window held more records than the sample (a busy channel: the percentiles are of the newest). */
+  readonly percentiles_sampled: boolean;
 }
 
 export interface ChannelHealthFigures {
@@ -39,9 +41,15 @@ export function percentile(sorted: readonly number[], q: number): number | null 
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? null;
 }
 
-/** One window's figures: its exact counts, and percentiles over the sampled rows inside it (newest first). */
+/**
+ * One window's figures: its exact counts, and percentiles over the sampled rows inside it (newest first). Sampled
+ * only when the read was cut short inside the window (a full sample whose oldest row is still in it): not when a
+ * record that came between the two queries makes the count one more than the rows.
+ */
 export function windowHealth(counts: { readonly requests: number; readonly errors: number }, sample: readonly TimedRow[], since: number): WindowHealth {
   const inside = sample.filter((r) => r.ts >= since);
+  const oldest = sample[sample.length - 1];
+  const cut = sample.length >= PERCENTILE_SAMPLE && oldest !== undefined && oldest.ts > since;
   const latency = inside.map((r) => r.latencyMs).sort((a, b) => a - b);
   const ttfb = inside.flatMap((r) => (r.ttftMs === null ? [] : [r.ttftMs])).sort((a, b) => a - b);
   return {
@@ -53,6 +61,7 @@ export function windowHealth(counts: { readonly requests: number; readonly error
     ttfb_p50_ms: percentile(ttfb, 0.5),
     ttfb_p99_ms: percentile(ttfb, 0.99),
     percentile_sample: inside.length,
+    percentiles_sampled: cut,
   };
 }
 

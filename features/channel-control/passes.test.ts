@@ -1,5 +1,5 @@
-// The polling job's passes: one at a time; asked while one runs, exactly one more runs after it (however many asked),
-// so a notice that came during a pass that read too early is not lost; nothing starts after stop(), which waits for
+// The polling job's passes: one at a time; a notice while one runs makes exactly one more after it (however many came),
+// so a notice that came during a pass that read too early is not lost; a tick while one runs is dropped; nothing starts after stop(), which waits for
 // the pass running.
 
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 describe('Passes', () => {
-  it('runs once more after a pass when asked during it, however many asked', async () => {
+  it('runs once more after a pass when a notice came during it, however many came; drops a tick', async () => {
     const gates: { resolve: () => void }[] = [];
     let started = 0;
     const passes = new Passes(
@@ -25,10 +25,11 @@ describe('Passes', () => {
       },
       () => assert.fail('no pass fails here'),
     );
-    passes.ask();
+    passes.ask(false);
     assert.equal(started, 1);
-    passes.ask();
-    passes.ask();
+    passes.ask(true);
+    passes.ask(true);
+    passes.ask(false);
     assert.equal(started, 1, 'not two at once');
     gates[0]?.resolve();
     await new Promise((r) => setImmediate(r));
@@ -36,6 +37,12 @@ describe('Passes', () => {
     gates[1]?.resolve();
     await new Promise((r) => setImmediate(r));
     assert.equal(started, 2, 'and only one');
+    passes.ask(false);
+    assert.equal(started, 3);
+    passes.ask(false);
+    gates[2]?.resolve();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(started, 3, 'a tick during a pass is dropped: a slow store is not polled back to back');
     await passes.stop();
   });
 
@@ -49,13 +56,13 @@ describe('Passes', () => {
       },
       (err) => failures.push(err),
     );
-    passes.ask();
+    passes.ask(false);
     await new Promise((r) => setImmediate(r));
-    passes.ask();
+    passes.ask(false);
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(failures.map((e) => (e as Error).message), ['pass 1', 'pass 2']);
     await passes.stop();
-    passes.ask();
+    passes.ask(true);
     await new Promise((r) => setImmediate(r));
     assert.equal(runs, 2);
   });
@@ -70,8 +77,8 @@ describe('Passes', () => {
       },
       () => undefined,
     );
-    passes.ask();
-    passes.ask();
+    passes.ask(false);
+    passes.ask(true);
     let stopped = false;
     const stopping = passes.stop().then(() => (stopped = true));
     await new Promise((r) => setImmediate(r));

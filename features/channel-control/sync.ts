@@ -52,6 +52,14 @@ export async function applyOverrides(services: GatewayServices): Promise<void> {
   holder.offer(ticket, JSON.stringify(rows.map((r) => [r.channel, r.disabled, r.weight])), () => snapshotOf(rows));
 }
 
+/** The change is in force here; only the notice to the other instances failed (their polling reads it anyway). */
+export class FleetNotTold extends Error {
+  constructor(cause: unknown) {
+    super('the other instances were not told of the change (Redis)', { cause });
+    this.name = 'FleetNotTold';
+  }
+}
+
 /** This config load's means of telling the fleet, and the changes' metric (a handler's services). */
 export interface ChannelControl {
   /** Applies the table here now, then tells the other instances (Redis) or lets their polling find it. */
@@ -73,28 +81,42 @@ export function channelControl(services: GatewayServices): ChannelControl {
   // Made on the first change only (most loads never publish); it reconnects by itself after.
   let client: Connection | null = null;
   let connected: Promise<void> = Promise.resolve();
+  /** Bounded throughout: while Redis is out the client waits for it forever, and the operator's answer must not. */
+  const publish = async (redis: NonNullable<GatewayServices['config']['redis']>): Promise<void> => {
+    if (client === null) {
+      const made = connectionTo(redis.url);
+      client = made;
+      connected = made.connect().then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+    const made = client;
+    if (!made.isReady) await within(connected, PUBLISH_WITHIN_MS).catch(() => undefined);
+    if (!made.isReady) {
+      // Given up (not retrying): the next change makes a new one.
+      if (!made.isOpen) client = null;
+      throw new Error('Redis is not connected');
+    }
+    try {
+      await within(made.publish(topicOf(redis.prefix), 'changed'), PUBLISH_WITHIN_MS);
+    } catch (err) {
+      // A connection gone silent (no reset) still says ready: dropped, so the next change does not wait on it too.
+      if (client === made) client = null;
+      if (made.isOpen) made.destroy();
+      throw err;
+    }
+  };
   return {
     changes,
     async changed(current) {
       await applyOverrides(current);
       if (redis === null) return;
-      if (client === null) {
-        const made = connectionTo(redis.url);
-        client = made;
-        connected = made.connect().then(
-          () => undefined,
-          () => undefined,
-        );
+      try {
+        await publish(redis);
+      } catch (err) {
+        throw new FleetNotTold(err);
       }
-      const made = client;
-      // Bounded throughout: while Redis is out the client waits for it forever, and the operator's answer must not.
-      if (!made.isReady) await within(connected, PUBLISH_WITHIN_MS).catch(() => undefined);
-      if (!made.isReady) {
-        // Given up (not retrying): the next change makes a new one.
-        if (!made.isOpen) client = null;
-        throw new Error('Redis is not connected');
-      }
-      await within(made.publish(topicOf(redis.prefix), 'changed'), PUBLISH_WITHIN_MS);
     },
     async close() {
       if (client?.isOpen === true) client.destroy();
@@ -115,22 +137,23 @@ export function overrideSync(env: JobEnv, options: SyncOptions = {}): Service {
     () => applyOverrides(env.services()),
     (err) => env.services().logger.warn({ err }, 'reading the channel overrides failed; the last ones stay in force'),
   );
-  const pass = (): void => passes.ask();
+  const tick = (): void => passes.ask(false);
+  const notice = (): void => passes.ask(true);
   return {
     name: 'channel overrides',
     async start() {
       // Before the listeners open: the first request already routes as the operator left it.
       await applyOverrides(env.services());
-      timer = setInterval(pass, options.pollEveryMs ?? POLL_EVERY_MS);
+      timer = setInterval(tick, options.pollEveryMs ?? POLL_EVERY_MS);
       timer.unref();
       const redis = env.services().config.redis;
       if (redis === null) return;
       const sub = connectionTo(redis.url);
       subscriber = sub;
       // Every (re)connection: what was missed meanwhile is in the table. node-redis subscribes again by itself.
-      sub.on('ready', pass);
+      sub.on('ready', notice);
       sub.connect()
-        .then(() => sub.subscribe(topicOf(redis.prefix), pass))
+        .then(() => sub.subscribe(topicOf(redis.prefix), notice))
         .catch((err: unknown) => {
           // Not when stop() destroyed it before it connected: nothing failed then.
           if (subscriber === sub) env.services().logger.warn({ err }, 'subscribing to channel override changes failed; Redis reconnects');

@@ -101,6 +101,10 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   const pinned = await pinnedChannel(request.assetIds, { keyId: key.id, account: key.account ?? null }, deps.links, signal);
   if (pinned !== null) {
     attempts = attempts.filter((a) => a.channel.name === pinned);
+    // The library's channel serves the model but the operator disabled it: out of service, not the caller's mistake.
+    if (attempts.length === 0 && deps.router.overrides.snapshot.get(pinned)?.disabled === true) {
+      throw new GatewayError('GW_ERR_MODEL_OUT_OF_SERVICE', "The linked assets' library is on a channel that is out of service right now; retry later.", { param: 'model' });
+    }
     if (attempts.length === 0) {
       throw new GatewayError(VIDEO_ERRORS.GW_ERR_VIDEO_ASSET_CHANNELS, `The linked assets' library cannot run model '${request.model.slice(0, 256)}': use a model its channel serves.`, { param: 'model' });
     }

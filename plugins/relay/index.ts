@@ -144,8 +144,9 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
 function modelNotFound(ctx: RequestContext, services: Services): GatewayError {
   const model = ctx.request.model;
-  if (services.router.disabledByOperator(model, ctx.format.translatable ? undefined : ctx.format.name)) return modelOutOfService(model);
   const elsewhere = services.router.plan(model, 'any');
+  // Disabled everywhere: the model exists and is out of service (if other routes still serve it, the hint below).
+  if (elsewhere.length === 0 && services.router.disabledByOperator(model, 'any')) return modelOutOfService(model);
   if (elsewhere.length > 0) {
     const formats = [...new Set(elsewhere.flatMap((a) => a.channel.formats))].join(', ');
     return new GatewayError(

@@ -1,6 +1,7 @@
 // asset:// links in video tasks, checked before any upstream call: the caller's own Active asset passes and pins the
 // task to the channel that holds it; another key's asset, an unknown id, an asset of an unbound group, one still
-// Processing (after one refresh from its library), and a mix of two libraries' assets are refused, naming the link.
+// Processing (after one refresh from its library), and a mix of two libraries' assets are refused, naming the link;
+// an asset whose channel the operator disabled is out of service (503), not the caller's mistake.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -119,5 +120,20 @@ describe('asset:// links in video tasks', () => {
     const mixed = await task(ALICE, first, 'asset-20261127000000-two00');
     await refusedAs(mixed, 'asset_channel_mismatch', 'asset-20261127000000-two00');
     assert.equal(upstreamCalls(), calls);
+  });
+
+  test('an asset on a channel the operator disabled: 503 model_unavailable (out of service), not the caller\'s 400; no upstream call', async () => {
+    const overrides = v.gw.gateway.runtime.current.services.router.overrides;
+    overrides.set(new Map([['ark-two', { disabled: true, weight: null }]]));
+    try {
+      const calls = upstreamCalls();
+      const refused = await task(ALICE, 'asset-20261127000000-two00');
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal((refused.body['error'] as Record<string, unknown>)['code'], 'model_unavailable');
+      assert.equal(upstreamCalls(), calls);
+    } finally {
+      overrides.set(new Map());
+    }
+    assert.equal((await task(ALICE, 'asset-20261127000000-two00')).status, 200, 'enabled again: served');
   });
 });

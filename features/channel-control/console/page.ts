@@ -32,7 +32,7 @@ function weight(r: Row) {
 function health(w: Window | undefined) {
   if (w === undefined || w.requests === 0) return html`<span class="muted">no requests</span>`;
   // Counts are exact; the percentiles read the newest records only on a busy channel, and say so.
-  const sampled = w.percentile_sample < w.requests ? html` <span class="muted">(percentiles of the newest ${formatCount(w.percentile_sample)})</span>` : null;
+  const sampled = w.percentiles_sampled ? html` <span class="muted">(percentiles of the newest ${formatCount(w.percentile_sample)})</span>` : null;
   return html`${formatCount(w.requests)} req, ${formatRate(w.error_rate)} errors; latency p50 ${formatMs(w.latency_p50_ms)} p99 ${formatMs(w.latency_p99_ms)}; TTFB p50 ${formatMs(w.ttfb_p50_ms)} p99 ${formatMs(w.ttfb_p99_ms)}${sampled}`;
 }
 
