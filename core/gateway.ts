@@ -22,6 +22,7 @@ import type { GatewayServices, PluginFactory, UsageSink } from './pipeline/plugi
 import { createProviders, type Provider } from './providers/index.js';
 import type { Feature, FeatureServices } from './feature/feature.js';
 import type { Slot } from './slot.js';
+import { REQUEST_TRACER, type RequestTracer } from './pipeline/tracing.js';
 import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
@@ -86,6 +87,8 @@ export class Gateway {
   readonly trustedProxies: AddressList | null;
   /** GET /v1/models: the configured models, globs expanded over what the upstreams list (startDiscovery). */
   readonly catalog: ModelCatalog;
+  /** Makes each request's trace when a feature traces them (pipeline/tracing.ts); null: no request is traced. */
+  readonly tracer: RequestTracer | null;
   /** The features' services of this load, closed with its upstream pools. */
   readonly #owned: [FeatureServices<unknown>, unknown][] = [];
   private inFlight = 0;
@@ -140,6 +143,7 @@ export class Gateway {
       owned.set(services.slot, made);
       this.#owned.push([services, made]);
     }
+    this.tracer = (owned.get(REQUEST_TRACER) as RequestTracer | null | undefined) ?? null;
     this.chains = buildChains(config, deps.factories, this.formats, this.services, deps.endpoints);
   }
 

@@ -53,6 +53,8 @@ export async function servePipelineRoute(
   res.on('close', onClose);
   const ctx = new RequestState(id, key, query, format, req.headers, abort, receivedAt, startedAt, body, matched, req.method === 'HEAD');
   ctx.clientAddress = clientAddressOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], gateway.trustedProxies);
+  // The one check tracing costs a request when it is off.
+  if (gateway.tracer !== null) ctx.trace = gateway.tracer.begin(ctx);
   const untrack = runtime.track({ abort, res });
   gateway.enter();
   try {
@@ -63,6 +65,8 @@ export async function servePipelineRoute(
     res.off('close', onClose);
     // Nothing reads the body once the request is answered: a pooled one goes back for the next request.
     ctx.releaseBody();
+    // After the finish hooks: the span carries the usage, the charge and the status they settled.
+    ctx.trace?.end(ctx, ctx.modelIfKnown);
     logFinished(runtime.deps.logger, gateway.config.log.access, ctx);
     // A chain with no finish hook (the model list, the admin API) has no plugin that counts its requests: its
     // errors count with the answers given outside the chains, so that none goes unseen in the metrics.

@@ -8,6 +8,7 @@ import type { ClientFormat, ParsedRequest } from '../formats/format.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { ClientAbort } from '../client-abort.js';
 import type { Slot } from '../slot.js';
+import type { RequestTrace } from './tracing.js';
 
 export type HeaderValue = string | string[] | undefined;
 
@@ -80,6 +81,8 @@ export interface RequestContext {
   readonly bodyWaitMs: number;
   readonly stream: boolean;
   aborted: boolean;
+  /** Its trace (tracing.ts) when the gateway traces requests; null otherwise, and then nothing of tracing runs. */
+  trace: RequestTrace | null;
   /** What a step of the chain put in `slot` (slot.ts) for the later ones; undefined when none did. */
   get<T>(slot: Slot<T>): T | undefined;
   /** Hands `value` to the chain's later steps and the route's handler. */

@@ -18,6 +18,7 @@ import type { BodySource } from './body-source.js';
 import type { ClientAbort } from '../client-abort.js';
 import type { HeaderValue, RequestContext } from './context.js';
 import { SlotValues, type Slot } from '../slot.js';
+import type { RequestTrace } from './tracing.js';
 
 export class RequestState implements RequestContext {
   bodyOverride: BodyBytes | null = null;
@@ -33,6 +34,7 @@ export class RequestState implements RequestContext {
   error: GatewayError | null = null;
   firstByteAt: number | null = null;
   aborted = false;
+  trace: RequestTrace | null = null;
   clientAddress = '';
   readonly method: HttpMethod | 'HEAD';
   readonly safe: boolean;

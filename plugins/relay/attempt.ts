@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import { ATTEMPTS } from '../../core/pipeline/request-slots.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import type { AttemptTrace } from '../../core/pipeline/tracing.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
 import type { Attempt } from '../../core/routing/router.js';
 import type { UsageAttempt } from '../../core/store/store.js';
@@ -27,6 +28,8 @@ function retryAfterOf(res: UpstreamResponse): number | null {
 export class AccountedAttempt {
   readonly #sentAt = performance.now();
   #waited = false;
+  /** This attempt's span when the request is traced (its traceparent goes upstream); null otherwise. */
+  readonly span: AttemptTrace | null;
 
   /** `serving` maps a request to the channel counted in flight for it (until its finish, or a failure). */
   constructor(
@@ -37,6 +40,7 @@ export class AccountedAttempt {
   ) {
     services.channelLoad.started(attempt.channel.name);
     serving.set(ctx, attempt.channel.name);
+    this.span = ctx.trace === null ? null : ctx.trace.attempt(attempt.channel, attempt.upstreamModel);
   }
 
   /**
@@ -51,6 +55,7 @@ export class AccountedAttempt {
       if (!(err instanceof UpstreamFailure)) throw err;
       return this.#failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
     }
+    this.span?.answered(res.status);
     if (!isChannelFailure(res.status)) {
       this.services.router.health.markSuccess(this.attempt.channel.name, this.#sentAt);
       // Traced only after an earlier failure (the slot is there then): one attempt that answers costs nothing here.
@@ -75,6 +80,7 @@ export class AccountedAttempt {
     if (this.#waited) return;
     this.#waited = true;
     this.ctx.upstreamWaitMs = (this.ctx.upstreamWaitMs ?? 0) + (performance.now() - this.#sentAt);
+    this.span?.end();
   }
 
   #end(): void {
@@ -85,6 +91,7 @@ export class AccountedAttempt {
 
   #failed(failure: Failure, message: string, outcome: Record<string, unknown>, status: number | null = null): Failure {
     const { channel } = this.attempt;
+    this.span?.failed(reasonOf(failure));
     this.waited();
     this.#end();
     traceAttempt(this.ctx, { channel: channel.name, status, error: reasonOf(failure), latencyMs: Math.round(performance.now() - this.#sentAt) });

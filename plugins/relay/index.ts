@@ -6,6 +6,7 @@ import { removeRequestFields, setRequestField } from '../../core/formats/body-ed
 import { upstreamBody, type RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, Plugin, PluginFactory, RelayResult } from '../../core/pipeline/plugin.js';
 import { ATTEMPTS, OUTPUT_RESERVE } from '../../core/pipeline/request-slots.js';
+import { withTraceparent } from '../../core/pipeline/tracing.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
 import { readWhole } from '../../core/providers/read-body.js';
 import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
@@ -100,7 +101,8 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
         path: call === null ? (ctx.path ?? ctx.route) : call.path,
         // The query belongs to the client's API (Anthropic's ?beta=true); another dialect has its own.
         query: call === null ? ctx.query : call.query,
-        clientHeaders: translation === null ? ctx.headers : translatedHeaders(ctx.headers),
+        // A traced request's call carries its attempt's traceparent (the client's own goes no further).
+        clientHeaders: withTraceparent(translation === null ? ctx.headers : translatedHeaders(ctx.headers), accounted.span),
         // The endpoint's content type (an edit's multipart form, boundary included); translation speaks JSON.
         contentType: translation === null ? ctx.request.contentType : undefined,
         body,

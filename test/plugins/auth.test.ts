@@ -39,6 +39,7 @@ function context(key: string, model: string): RequestContext {
     firstByteAt: null,
     stream: false,
     aborted: false,
+    trace: null,
     framesSent: 0,
     bodyBytesSent: 0,
     upstreamWaitMs: null,

@@ -49,6 +49,7 @@ function context(body: Record<string, unknown>): RequestContext {
     firstByteAt: null,
     stream: body['stream'] === true,
     aborted: false,
+    trace: null,
     framesSent: 0,
     bodyBytesSent: 0,
     upstreamWaitMs: null,
