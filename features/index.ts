@@ -16,6 +16,7 @@ import { imagesFeature } from './images/index.js';
 import { modelsFeature } from './models/index.js';
 import { pricesFeature } from './prices/index.js';
 import { requestsFeature } from './requests/index.js';
+import { telemetryFeature } from './telemetry/index.js';
 import { topupFeature } from './topup/index.js';
 import { videoFeature } from './video/index.js';
 import { webhooksFeature } from './webhooks/index.js';
@@ -36,6 +37,7 @@ export const FEATURES: readonly Feature[] = [
   requestsFeature,
   pricesFeature,
   channelControlFeature,
+  telemetryFeature,
 ];
 
 /** The routes of the built-in features and core's model routes (immutable: one serves every gateway of a process). */

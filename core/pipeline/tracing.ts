@@ -10,8 +10,10 @@ import type { HeaderValue, RequestContext } from './context.js';
 export interface RequestTracer {
   /** A request arrived: its trace, continuing the client's `traceparent` when it sent a valid one. */
   begin(ctx: RequestContext): RequestTrace;
-  /** Sends what was ended so far (tests; a retiring load). */
+  /** Sends what was ended so far. */
   flush(): Promise<void>;
+  /** The load retired: what was ended is sent (within the export's timeout), then nothing more. */
+  close(): Promise<void>;
 }
 
 /** One request's span and its children. */

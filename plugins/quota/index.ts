@@ -78,10 +78,17 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         throw refusal(err);
       }
       if (reservation instanceof Promise) {
+        // Not served from this instance's holds: the request waits for one to be written in the store (traced).
+        const write = ctx.trace === null ? null : ctx.trace.storeWrite('acquire_hold');
         return reservation.then(
-          (r) => void admissions.set(ctx, admission(price, r, flat)),
+          (r) => {
+            write?.end(null);
+            admissions.set(ctx, admission(price, r, flat));
+          },
           (err: unknown) => {
-            throw refusal(err);
+            const refused = refusal(err);
+            write?.end(refused.code);
+            throw refused;
           },
         );
       }
