@@ -18,7 +18,9 @@
 // through), translate (the same on the chat channel: translated) and translate-small (translated, translation-small's
 // one-turn body: the stream's own translation per chunk). BENCH_AB_ROUNDS (6) and
 // BENCH_AB_SECONDS (4) set the rounds and their length; BENCH_GATEWAY_NODE_ARGS (space-separated) is given
-// to both gateways' node (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+// to both gateways' node (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`). BENCH_AB_TELEMETRY (a, b or both) turns
+// traces on in that gateway's config (every request, sample_ratio BENCH_TELEMETRY_RATIO or 1, exported to the fake's
+// POST /v1/traces): what telemetry costs (`BENCH_AB_TELEMETRY=b npm run bench:ab -- . . small`).
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -84,6 +86,13 @@ if (billedLoad !== undefined && revA !== revB) {
   process.exit(2);
 }
 
+/** The gateways whose config turns traces on. */
+const telemetryOn = process.env['BENCH_AB_TELEMETRY'] ?? '';
+if (!['', 'a', 'b', 'both'].includes(telemetryOn)) {
+  console.error(`BENCH_AB_TELEMETRY is a, b or both, not "${telemetryOn}"`);
+  process.exit(2);
+}
+
 const tmp = mkdtempSync(join(tmpdir(), 'gw-bench-ab-'));
 const procs = new ProcessSet(tmp, tmp);
 const worktrees: string[] = [];
@@ -104,7 +113,9 @@ function build(rev: string, label: string): string {
 async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
   const home = join(tmp, `run-${label}`);
   mkdirSync(home);
-  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, { billed: kind.billed === true, limited: kind.limited === true });
+  const traced = telemetryOn === 'both' || telemetryOn === label;
+  const options = Object.assign({ billed: kind.billed === true, limited: kind.limited === true }, traced ? { telemetry: upstreamUrl } : {});
+  const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, options);
   return { url: target.baseUrl, pid: target.child.pid };
 }
 
@@ -157,6 +168,7 @@ try {
         (failed.some((n) => n > 0) ? `, failures a ${failed[0]} b ${failed[1]}` : ''),
     );
   }
+  if (telemetryOn !== '') console.log(`telemetry on in ${telemetryOn === 'both' ? 'a and b' : telemetryOn} (sample_ratio ${process.env['BENCH_TELEMETRY_RATIO'] ?? 1})`);
   console.log(billedLoad === undefined ? `${kindName}: a = ${revA}, b = ${revB}, ${rounds} rounds of ${seconds} s` : `${kindName}: ${revA}, a = ${kindName.split('-vs-')[1]}, b = ${kind.against?.name} (the two gateways swap loads every round), ${rounds} rounds of ${seconds} s`);
   console.log(`CPU per request, median: a ${median(cpu[0]).toFixed(1)} µs, b ${median(cpu[1]).toFixed(1)} µs`);
   console.log(`latency p50, median of rounds: a ${median(p50[0]).toFixed(2)} ms, b ${median(p50[1]).toFixed(2)} ms`);

@@ -6,6 +6,7 @@
 //                              a usage chunk and `data: [DONE]`
 //   POST /v1/messages          non-stream: a fixed Anthropic message; stream: the real event sequence
 //                              (message_start ... N content_block_delta ... message_delta, message_stop)
+//   POST /v1/traces            {} (an OTLP/HTTP collector's stand-in for a gateway with telemetry on: spans dropped)
 //   GET  /healthz              {"status":"ok"}
 //
 // The body is read to the end but never parsed: whether a request streams is found by a byte search for the
@@ -167,6 +168,10 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   if (req.method === 'POST' && path.startsWith('/v1/messages')) {
     if (wantsStream(body)) stream(res, MSG_HEAD, MSG_DELTA, chunks(), delay(), MSG_TAIL);
     else res.writeHead(200, JSON_HEADERS).end(MESSAGE);
+    return;
+  }
+  if (req.method === 'POST' && path === '/v1/traces') {
+    res.writeHead(200, JSON_HEADERS).end('{}');
     return;
   }
   if (req.method === 'GET' && path === '/healthz') {
