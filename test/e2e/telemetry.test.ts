@@ -177,6 +177,25 @@ describe('traces to a collector', () => {
     assert.deepEqual(collector.strays, []);
   });
 
+  it("a stream's request span ends with the stream: its usage, from the last frames, is on it", async () => {
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const parent = clientSpan();
+    const stream = await client.chat.completions.create(
+      Object.assign({ stream: true as const, stream_options: { include_usage: true } }, chatBody),
+      { headers: { traceparent: parent.traceparent } },
+    );
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    assert.ok(text.length > 0);
+    const spans = await traceOf(parent.traceId);
+    const request = spans.find((s) => s.kind === SERVER) as ReceivedSpan;
+    assert.equal(spans.filter((s) => s.kind === SERVER).length, 1);
+    assert.equal(spans.filter((s) => s.kind === CLIENT).length, 1);
+    assert.equal(request.attributes['gen_ai.usage.input_tokens'], 31);
+    assert.equal(request.attributes['gen_ai.usage.output_tokens'], 7);
+    assert.equal(request.attributes['http.response.status_code'], 200);
+  });
+
   it('a failover shows both attempts, the failed one with its status, each sent its own traceparent', async () => {
     primary.reply = () => ({ kind: 'status', status: 503 });
     const parent = clientSpan();
@@ -281,6 +300,17 @@ describe('a collector that is down', () => {
     assert.ok(failures >= 1);
     // Still serving.
     assert.equal((await post(gw.url, chatBody, TEST_KEY)).status, 200);
+  });
+
+  it('a reload without telemetry: no tracer any more, the old one closed without holding the reload up', async () => {
+    await gw.writeConfig(config(upstream.url, upstream.url, ''));
+    assert.equal(await gw.gateway.reload(), true);
+    assert.equal(gw.gateway.runtime.current.tracer, null);
+    const parent = clientSpan();
+    const res = await post(gw.url, chatBody, TEST_KEY, parent.traceparent);
+    assert.equal(res.status, 200);
+    await res.text();
+    assert.equal(upstream.requests.at(-1)?.headers['traceparent'], parent.traceparent);
   });
 });
 
