@@ -94,9 +94,11 @@ export class TracedRequest implements RequestTrace {
     if (usage !== undefined) {
       span.setAttribute('gen_ai.usage.input_tokens', usage.promptTokens);
       span.setAttribute('gen_ai.usage.output_tokens', usage.completionTokens);
-      span.setAttribute('gen_ai.usage.cache_read.input_tokens', usage.cachedTokens);
-      span.setAttribute('gen_ai.usage.cache_creation.input_tokens', usage.cacheWriteTokens);
-      span.setAttribute('gen_ai.usage.reasoning.output_tokens', usage.reasoningTokens);
+      // The parts of those counts only when there are some: each attribute is ~70 bytes of every export, and the
+      // export is most of what tracing costs a request (README, "Cost"); absent means none.
+      if (usage.cachedTokens > 0) span.setAttribute('gen_ai.usage.cache_read.input_tokens', usage.cachedTokens);
+      if (usage.cacheWriteTokens > 0) span.setAttribute('gen_ai.usage.cache_creation.input_tokens', usage.cacheWriteTokens);
+      if (usage.reasoningTokens > 0) span.setAttribute('gen_ai.usage.reasoning.output_tokens', usage.reasoningTokens);
     }
     const charge = ctx.get(CHARGE);
     const account = charge?.account ?? key?.account;
@@ -104,7 +106,7 @@ export class TracedRequest implements RequestTrace {
     if (charge !== undefined) {
       // Nano-units, an integer: a request's charge is far below 2^53 (9 million units).
       span.setAttribute('gateway.charge.nano', Number(charge.cost));
-      span.setAttribute('gateway.charge.estimated', charge.estimated);
+      if (charge.estimated) span.setAttribute('gateway.charge.estimated', true);
     }
     if (ctx.aborted) span.setAttribute('gateway.aborted', true);
     if (ctx.error !== null) {

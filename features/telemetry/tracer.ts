@@ -5,12 +5,19 @@ import { ROOT_CONTEXT, SpanKind, defaultTextMapGetter, type Tracer } from '@open
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { RequestTrace, RequestTracer } from '../../core/pipeline/tracing.js';
 import type { TelemetrySettings } from './config.js';
 import { CountingExporter } from './counting-exporter.js';
 import { TracedRequest } from './request-trace.js';
+
+/** The sampler of a request without a client's traceparent: every one or none needs no arithmetic on its trace id. */
+function rootSampler(ratio: number): Sampler {
+  if (ratio >= 1) return new AlwaysOnSampler();
+  if (ratio <= 0) return new AlwaysOffSampler();
+  return new TraceIdRatioBasedSampler(ratio);
+}
 
 export class OtelRequestTracer implements RequestTracer {
   readonly #provider: TracerProvider;
@@ -23,7 +30,7 @@ export class OtelRequestTracer implements RequestTracer {
     this.#provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
       // A client's traceparent decides for its request (its sampled flag); the ratio decides for the others.
-      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+      sampler: new ParentBasedSampler({ root: rootSampler(settings.sampleRatio) }),
       spanProcessors: [new BatchSpanProcessor({ exporter: new CountingExporter(otlp, failed), exportTimeoutMillis: settings.exportTimeoutMs + 1000 })],
     });
     this.#tracer = this.#provider.getTracer('llm-gateway');
@@ -34,7 +41,8 @@ export class OtelRequestTracer implements RequestTracer {
     const parent = this.#propagator.extract(ROOT_CONTEXT, ctx.headers, defaultTextMapGetter);
     const span = this.#tracer.startSpan(
       ctx.route,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method ?? 'POST', 'http.route': ctx.route, 'gateway.request.id': ctx.id } },
+      // The route names the method where it is not POST (`GET /v1/models/{id}`): no http.request.method of its own.
+      { kind: SpanKind.SERVER, attributes: { 'http.route': ctx.route, 'gateway.request.id': ctx.id } },
       parent,
     );
     return new TracedRequest(this.#tracer, span);

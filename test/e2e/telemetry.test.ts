@@ -155,7 +155,7 @@ describe('traces to a collector', () => {
         input: 31,
         output: 7,
         cacheRead: 12,
-        cacheWrite: 0,
+        cacheWrite: undefined,
         channel: 'primary',
         keyName: 'metered',
         account: 'acme',
