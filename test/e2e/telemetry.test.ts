@@ -225,6 +225,20 @@ describe('traces to a collector', () => {
     assert.equal(request.attributes['gateway.account'], undefined);
   });
 
+  it("a translated request (Messages to a Chat channel) sends its attempt's traceparent too", async () => {
+    const parent = clientSpan();
+    const sentBefore = primary.requests.length;
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', traceparent: parent.traceparent },
+      body: JSON.stringify({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(res.status, 200);
+    await res.text();
+    const attempt = (await traceOf(parent.traceId)).find((s) => s.kind === CLIENT) as ReceivedSpan;
+    assert.equal(primary.requests[sentBefore]?.headers['traceparent'], `00-${parent.traceId}-${attempt.spanId}-01`);
+  });
+
   it('each request without a traceparent is a trace of its own, its request span a root', async () => {
     const before = new Set(collector.spans.map((s) => s.traceId));
     const ids: string[] = [];
