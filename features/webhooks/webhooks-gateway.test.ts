@@ -2,22 +2,11 @@
 // once, signed, by the feature's jobs in the gateway's lifecycle, with the key's name and never the key.
 
 import assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../../test/helpers/gateway-under-test.js';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from '../../test/helpers/loopback-http-server.js';
+import { WebhookReceiver } from '../../test/helpers/webhook-receiver.js';
 import { until } from '../../test/helpers/poll.js';
-
-class Receiver extends LoopbackHttpServer {
-  readonly received: RecordedRequest[] = [];
-
-  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.received.push(await recordRequest(req));
-    res.writeHead(204);
-    res.end();
-  }
-}
 
 const KEY = 'sk-webhooks-e2e-0123456789abcdef';
 /** What makes the mock channel fail a video task (docs/assets-and-video.md). */
@@ -25,11 +14,11 @@ const MOCK_VIDEO_FAIL_HOOK = '[mock:fail]';
 const SECRET = `whsec_${Buffer.from('thirty-two-bytes-of-hook-secret!').toString('base64')}`;
 
 describe('webhooks in a running gateway', () => {
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let gw: GatewayUnderTest;
 
   before(async () => {
-    receiver = await new Receiver().start();
+    receiver = await new WebhookReceiver().start();
     gw = await startGatewayUnderTest(
       [
         'server: { host: 127.0.0.1, port: 0 }',

@@ -4,12 +4,12 @@
 // never sent to an address that is not public unless the hook allows it.
 
 import assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { parseMoney } from '../../core/money/decimal.js';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from '../../test/helpers/loopback-http-server.js';
+import type { RecordedRequest } from '../../test/helpers/loopback-http-server.js';
+import { WebhookReceiver } from '../../test/helpers/webhook-receiver.js';
 import { openStoreAt, storeBackends, type OpenedStore } from '../../test/helpers/test-stores.js';
 import { hookId, secretBytes, webhooksConfig, type WebhookSettings, type WebhookTarget } from './config.js';
 import { Deliverer } from './deliver.js';
@@ -19,17 +19,6 @@ import { backoffMs, WebhookSender, type SenderDeps } from './sender.js';
 import { WEBHOOK_STORE } from './store-part.js';
 
 /** A receiver that answers the statuses it is given in turn (then 200), and records every delivery. */
-class Receiver extends LoopbackHttpServer {
-  readonly received: RecordedRequest[] = [];
-  statuses: number[] = [];
-
-  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.received.push(await recordRequest(req));
-    res.writeHead(this.statuses.shift() ?? 200, { 'content-type': 'text/plain' });
-    res.end('ok');
-  }
-}
-
 const SECRET = `whsec_${Buffer.from('a-secret-of-thirty-two-bytes!!!!').toString('base64')}`;
 
 function target(url: string, events: WebhookTarget['events'], more: Partial<WebhookTarget> = {}): WebhookTarget {
@@ -65,11 +54,11 @@ function verified(request: RecordedRequest, atMs: number): unknown {
 
 for (const backend of storeBackends()) {
   describe(`webhooks on ${backend.name}`, { skip: backend.skip }, () => {
-    let receiver: Receiver;
+    let receiver: WebhookReceiver;
     let deliverer: Deliverer;
 
     before(async () => {
-      receiver = await new Receiver().start();
+      receiver = await new WebhookReceiver().start();
       deliverer = new Deliverer();
     });
     after(async () => {
@@ -288,7 +277,7 @@ describe('webhook addresses', () => {
   });
 
   it('never connects to a name that resolves to a private address (checked at connect time, DNS rebinding)', async () => {
-    const receiver = await new Receiver().start();
+    const receiver = await new WebhookReceiver().start();
     const port = new URL(receiver.url).port;
     // A public-looking name that DNS answers with loopback, where the receiver listens.
     const deliverer = new Deliverer((_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]));

@@ -3,37 +3,26 @@
 // recorded and told by the video sweep, once, with the task's error, and a second sweep tells nothing more.
 
 import assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { VideoPoller } from '../../features/video/poller.js';
 import { videoDepsOf } from '../../features/video/services.js';
 import { VIDEO_TASKS } from '../../features/video/store-part.js';
 import { WEBHOOK_STORE } from '../../features/webhooks/store-part.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
-import { LoopbackHttpServer, recordRequest, type RecordedRequest } from '../helpers/loopback-http-server.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/poll.js';
-
-class Receiver extends LoopbackHttpServer {
-  readonly received: RecordedRequest[] = [];
-
-  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.received.push(await recordRequest(req));
-    res.writeHead(204);
-    res.end();
-  }
-}
 
 const KEY = 'sk-video-failed-sweep-0123456789abcdef';
 const SECRET = `whsec_${Buffer.from('thirty-two-bytes-of-hook-secret!').toString('base64')}`;
 
 describe('a failed video task whose settler stopped before telling it', () => {
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let gw: GatewayUnderTest;
   /** The mock's task clock, held still: no poll ends the task before the test settles it. */
   const frozenAt = Date.now();
 
   before(async () => {
-    receiver = await new Receiver().start();
+    receiver = await new WebhookReceiver().start();
     gw = await startGatewayUnderTest(
       [
         'server: { host: 127.0.0.1, port: 0 }',
