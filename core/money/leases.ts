@@ -152,7 +152,10 @@ export class Leases {
         }
         hold.held -= cost;
         hold.unwritten += cost;
-        draws.push({ holdId: hold.id, amount: cost });
+        // A periodic cap's hold: the charge adds to the spend of the period the request was admitted in.
+        const budget = this.#budgets.get(hold.budget)?.budget;
+        const spendId = budget?.kind === 'key' ? budget.spendId : undefined;
+        draws.push(spendId === undefined ? { holdId: hold.id, amount: cost } : { holdId: hold.id, amount: cost, spendId });
       }
       hold.lastUsed = now;
       // A stopped hold admits nothing: what the request set aside and did not spend goes back now, not when the last

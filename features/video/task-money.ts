@@ -51,7 +51,8 @@ export async function reserveForTask(ledger: LedgerStore, budgets: readonly Budg
         ? new GatewayError('GW_ERR_INSUFFICIENT_BALANCE', `The balance of account "${budget.account}" does not cover this video task. Add credit to continue.`)
         : new GatewayError('GW_ERR_MAX_SPEND_REACHED', 'This API key has reached its spending limit (max_spend). Ask for a higher limit or use another key.');
     }
-    holds.push({ holdId: result.holdId, amount: result.amount });
+    // A periodic max_spend's hold: the task is charged to the period it was admitted in.
+    holds.push(budget.kind === 'key' && budget.spendId !== undefined ? { holdId: result.holdId, amount: result.amount, spendId: budget.spendId } : { holdId: result.holdId, amount: result.amount });
   }
   return holds;
 }
