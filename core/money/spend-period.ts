@@ -3,13 +3,9 @@
 // local midnight, which no timezone skips or repeats at a DST change (those happen at night, past midnight in
 // every zone this is used with); the period's length follows the calendar (a Berlin day of 23 or 25 hours).
 
-export type PeriodUnit = 'day' | 'week' | 'month';
+import type { SpendPeriod } from '../config/resolved.js';
 
-export interface SpendPeriod {
-  readonly unit: PeriodUnit;
-  /** An IANA name; 'UTC' without one. */
-  readonly timezone: string;
-}
+export type { SpendPeriod };
 
 export interface PeriodBounds {
   /** Epoch ms of the period's first instant. */
