@@ -80,6 +80,12 @@ for (const backend of storeBackends()) {
         assert.match(error.message, /resets at 2026-11-29T23:00:00\.000Z/);
       }
 
+      // /v1/me: nothing left of the day's cap, and when it resets.
+      const me = async (url: string): Promise<Record<string, unknown>> => (await (await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as Record<string, unknown>;
+      const before = await me((gateways[instances - 1] as GatewayUnderTest).url);
+      assert.equal(before['max_spend_left'], '0');
+      assert.deepEqual(before['max_spend_period'], { period: 'day', timezone: 'Europe/Berlin', spend: '0.00035', resets_at: '2026-11-29T23:00:00.000Z' });
+
       // Still the same day a second before midnight: refused on every instance.
       now = BERLIN_MIDNIGHT - 1000;
       for (const g of gateways) assert.equal((await ask(g.url, 1000)).status, 402);
@@ -91,8 +97,11 @@ for (const backend of storeBackends()) {
         assert.equal(res.status, 200, await res.text());
       }
 
-      // Each day's spend is its own row, and the lifetime spend is both days'.
       for (const g of gateways) await g.gateway.runtime.deps.writer.flush();
+      const next = await me((gateways[0] as GatewayUnderTest).url);
+      assert.deepEqual(next['max_spend_period'], { period: 'day', timezone: 'Europe/Berlin', spend: instances === 1 ? '0.000007' : '0.000014', resets_at: '2026-11-30T23:00:00.000Z' });
+
+      // Each day's spend is its own row, and the lifetime spend is both days'.
       const ledger = (gateways[0] as GatewayUnderTest).gateway.runtime.deps.store.ledger;
       const spends = await ledger.keySpends(['config:daily', 'config:daily@2026-11-28T23:00:00.000Z', 'config:daily@2026-11-29T23:00:00.000Z']);
       assert.equal(spends.get('config:daily@2026-11-28T23:00:00.000Z'), COST * BigInt(AFFORDABLE));
