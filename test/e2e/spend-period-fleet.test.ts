@@ -1,17 +1,19 @@
 // A daily max_spend, exact across instances and reset by the calendar (issue 45): a key allowed exactly 50 requests'
 // cost a day (Europe/Berlin), 200 concurrent requests split unevenly between two gateways sharing one PostgreSQL
 // give exactly 50 answers of 200 and 150 of 402, each 402 saying when the day ends (x-gateway-budget-reset,
-// retry-after, the message); the calendar clock (injected, shared by both) moved to Berlin's midnight serves the
+// retry-after, the message; /v1/me and the console show the day's spend and its end); the calendar clock (injected, shared by both) moved to Berlin's midnight serves the
 // key again on both instances, and the spend of each day is its own row. On SQLite, one gateway does the same.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { postChat, parseOpenAIError } from '../helpers/chat-requests.js';
+import { consoleSignIn } from '../helpers/console-session.js';
 import { DEFAULT_USAGE, FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { storeBackends } from '../helpers/test-stores.js';
 
 const KEY = 'sk-daily-0123456789abcdefghij';
+const ADMIN = 'test-admin-token-0123456789';
 /** 7 completion tokens at 1.00 per 1M: 7,000 nano-units a request, reserved exactly (max_tokens 7, input free). */
 const COST = BigInt(DEFAULT_USAGE.completion) * 1000n;
 const REQUESTS = 200;
@@ -22,7 +24,7 @@ const BERLIN_MIDNIGHT = Date.parse('2026-11-29T23:00:00Z');
 
 function config(storeUrl: string, upstream: string): string {
   const cap = `0.${(COST * BigInt(AFFORDABLE)).toString().padStart(9, '0')}`;
-  return `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000 }
+  return `server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 5000, admin_token: ${ADMIN} }
 store: { url: "${storeUrl}" }
 pricing:
   models:
@@ -85,6 +87,13 @@ for (const backend of storeBackends()) {
       const before = await me((gateways[instances - 1] as GatewayUnderTest).url);
       assert.equal(before['max_spend_left'], '0');
       assert.deepEqual(before['max_spend_period'], { period: 'day', timezone: 'Europe/Berlin', spend: '0.00035', resets_at: '2026-11-29T23:00:00.000Z' });
+
+      // The console's key list: the same, for the operator.
+      const session = await consoleSignIn((gateways[0] as GatewayUnderTest).url, { admin_token: ADMIN });
+      const listed = await fetch(`${(gateways[0] as GatewayUnderTest).url}/console/api/keys`, { headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+      const row = ((await listed.json()) as { data: Record<string, unknown>[] }).data.find((k) => k['id'] === 'config:daily');
+      assert.equal(row?.['max_spend_left'], '0');
+      assert.deepEqual(row?.['max_spend_period'], { period: 'day', timezone: 'Europe/Berlin', spend: '0.00035', resets_at: '2026-11-29T23:00:00.000Z' });
 
       // Still the same day a second before midnight: refused on every instance.
       now = BERLIN_MIDNIGHT - 1000;
