@@ -108,10 +108,18 @@ export interface GatewayErrorOptions {
   readonly param?: string;
   /** Upstream status that led to this error, kept for logs and metrics (never the upstream body). */
   readonly upstreamStatus?: number;
-  /** Seconds the caller should wait, for 429 and 503. */
+  /** Seconds the caller should wait, for 429 and 503 (and a periodic budget's 402: until it resets). */
   readonly retryAfter?: number;
+  /** When the periodic budget that refused resets (epoch ms): the x-gateway-budget-reset header. */
+  readonly resetsAt?: number;
   /** The upstream's own error code (context_length_exceeded, ...) when an upstream error is re-rendered in another format. */
   readonly wireCode?: string;
+}
+
+/** The headers every API shape adds for an error's wait: retry-after, and when a periodic budget resets. */
+export function waitHeaders(err: GatewayError, headers: Record<string, string>): void {
+  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  if (err.resetsAt !== null) headers['x-gateway-budget-reset'] = new Date(err.resetsAt).toISOString();
 }
 
 export class GatewayError extends Error {
@@ -123,6 +131,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly upstreamStatus: number | null;
   readonly retryAfter: number | null;
+  readonly resetsAt: number | null;
 
   constructor(code: ErrorCode | DeclaredError, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -135,6 +144,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.upstreamStatus = options.upstreamStatus ?? null;
     this.retryAfter = options.retryAfter ?? null;
+    this.resetsAt = options.resetsAt ?? null;
   }
 }
 

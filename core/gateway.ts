@@ -71,6 +71,8 @@ export interface GatewayDeps {
   readonly resolveHost?: HostResolver;
   /** The clock the mock channel's stores read (a test's, moved by hand); the system's without. */
   readonly mockClock?: () => number;
+  /** The calendar clock periodic budgets read (a test's, moved past midnight by hand); the system's without. */
+  readonly clock?: () => number;
   /** scrypt's cost for console passwords (tests that sign in by the hundred set a small one); PASSWORD_COST without. */
   readonly passwordCost?: PasswordCost;
   /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
@@ -131,6 +133,7 @@ export class Gateway {
       consoleSignIn: new ConsoleSignIn({ store: deps.store.console, limiter, adminToken: () => config.server.adminToken, ...(deps.passwordCost === undefined ? {} : { passwordCost: deps.passwordCost }) }),
       control: { reload: deps.reload ?? null, source: deps.configSource ?? null },
       mockClock: deps.mockClock ?? Date.now,
+      clock: deps.clock ?? Date.now,
       resolveHost: deps.resolveHost ?? systemResolver,
       feature: <T>(slot: Slot<T>): T => {
         if (!owned.has(slot)) throw new Error(`no feature of this gateway keeps services under "${slot.name}"`);

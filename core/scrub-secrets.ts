@@ -103,6 +103,7 @@ export function scrubError(error: GatewayError, channelKeys: readonly string[]):
   if (error.param !== null) options.param = error.param;
   if (error.upstreamStatus !== null) options.upstreamStatus = error.upstreamStatus;
   if (error.retryAfter !== null) options.retryAfter = error.retryAfter;
+  if (error.resetsAt !== null) options.resetsAt = error.resetsAt;
   // Its own code and spec again (a feature's code is not in core's table).
   return new GatewayError({ code: error.code, spec: { status: error.status, kind: error.kind, wireCode: error.wireCode } }, message, options);
 }

@@ -64,6 +64,8 @@ export interface StartOptions {
   /** How links' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
   /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
+  /** The calendar clock periodic budgets read (which day's spend a request counts in); the system's without. */
+  readonly clock?: () => number;
   readonly mockClock?: () => number;
   /** scrypt's cost for console passwords (a test's small one); PASSWORD_COST when absent. */
   readonly passwordCost?: PasswordCost;
@@ -257,6 +259,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     configSource: () => parts.reloads.source(),
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
     ...(shared === null ? {} : { shared }),
   };

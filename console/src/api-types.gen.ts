@@ -169,9 +169,24 @@ export interface ConsoleKey {
    */
   spend: string;
   /**
-   * null when the key has no cap.
+   * null when the key has no cap; of the current period for a max_spend per period.
    */
   max_spend_left: string | null;
+  /**
+   * A declared key's max_spend per day, week or month: the current period's spend and when it resets; absent for a lifetime cap.
+   */
+  max_spend_period?: {
+    period: "day" | "week" | "month";
+    timezone: string;
+    /**
+     * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+     */
+    spend: string;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    resets_at: string;
+  };
   /**
    * The secret, in the answer to a create only (shown once).
    */

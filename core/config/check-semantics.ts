@@ -6,6 +6,7 @@ import { SERVER_DEFAULTS } from './defaults.js';
 import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { parseMoney } from '../money/decimal.js';
+import { knownTimezone } from '../money/spend-period.js';
 import { parseCidr } from '../keys/address-list.js';
 import type { Amount, GatewayConfig } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
@@ -39,6 +40,7 @@ export function checkSemantics(config: GatewayConfig, endpoints: EndpointRegistr
     ),
     ...checkAccounts(config),
     ...checkAmounts(config),
+    ...checkSpendZones(config),
     ...checkFormats(config, endpoints),
     // The features' own checks of their keys.
     ...endpoints.sections.flatMap((section) => section.check?.(config as unknown as ValidDocument) ?? []),
@@ -104,11 +106,21 @@ function checkAccounts(config: GatewayConfig): ConfigIssue[] {
   ];
 }
 
+/** A periodic max_spend's timezone must be one this runtime knows (a typo would otherwise fail every request). */
+function checkSpendZones(config: GatewayConfig): ConfigIssue[] {
+  return (config.keys ?? []).flatMap((k, i): ConfigIssue[] => {
+    const zone = typeof k.max_spend === 'object' ? k.max_spend.timezone : undefined;
+    return zone === undefined || knownTimezone(zone) ? [] : [{ path: ['keys', i, 'max_spend', 'timezone'], message: `unknown timezone "${zone}"; use an IANA name such as Europe/Berlin` }];
+  });
+}
+
 /** Every amount must fit a nano-unit (the schema checks a string's form, not a number's decimals). */
 function checkAmounts(config: GatewayConfig): ConfigIssue[] {
   const amounts: [ConfigPath, Amount | undefined][] = [
     ...Object.entries(config.groups ?? {}).map(([name, g]): [ConfigPath, Amount | undefined] => [['groups', name, 'price_multiplier'], g?.price_multiplier]),
-    ...(config.keys ?? []).map((k, i): [ConfigPath, Amount | undefined] => [['keys', i, 'max_spend'], k.max_spend]),
+    ...(config.keys ?? []).map((k, i): [ConfigPath, Amount | undefined] =>
+      typeof k.max_spend === 'object' ? [['keys', i, 'max_spend', 'amount'], k.max_spend.amount] : [['keys', i, 'max_spend'], k.max_spend],
+    ),
     ...Object.entries(config.pricing?.models ?? {}).flatMap(([pattern, price]) =>
       Object.entries(price ?? {}).map(([kind, amount]): [ConfigPath, Amount | undefined] => [['pricing', 'models', pattern, kind], amount]),
     ),

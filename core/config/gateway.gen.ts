@@ -16,11 +16,11 @@ export type ModelList =
  * A client API: the chat APIs (translated into one another: openai-chat, openai-responses, anthropic-messages) and each feature's own (docs/api.md lists every route with its API). The allowed values are the wires the model routes and the features declare (core/endpoints/model-routes.ts, features/<name>/index.ts), put in as an enum when the config is validated.
  */
 export type ApiFormat = string;
-export type Name = string;
 /**
  * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
  */
 export type Amount = number | string;
+export type Name = string;
 
 /**
  * gateway.yaml: server, store, channels (upstreams), groups, keys, accounts, pricing and routes.
@@ -310,10 +310,27 @@ export interface DeclaredKey {
    */
   account?: string;
   /**
-   * Most this key may spend in all (a decimal in the currency); 402 max_spend_reached once its charges and open reservations would pass it.
+   * Most this key may spend: in all (a decimal in the currency), or per calendar period ({amount, period, timezone}); 402 max_spend_reached once its charges and open reservations would pass it.
    */
-  max_spend?: number | string;
+  max_spend?: Amount | PeriodicSpend;
   limits?: Limits | undefined;
+}
+/**
+ * A cap that resets each calendar period: what the requests admitted in the period were charged counts against it (a request is charged to the period it was admitted in). A refusal says when the period ends (x-gateway-budget-reset, retry-after).
+ */
+export interface PeriodicSpend {
+  /**
+   * A non-negative decimal amount of the currency (at most 9 decimal places), as a number or a string.
+   */
+  amount: number | string;
+  /**
+   * The calendar period: a day, a week (Monday first) or a month.
+   */
+  period: "day" | "week" | "month";
+  /**
+   * The IANA zone whose midnight starts a period (Europe/Berlin); UTC without one.
+   */
+  timezone?: string;
 }
 export interface Account {
   /**

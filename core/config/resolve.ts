@@ -71,7 +71,11 @@ export function resolveConfig(
       Object.assign(
         { name: k.name, key: k.key, group: k.group },
         k.account === undefined ? {} : { account: k.account },
-        k.max_spend === undefined ? {} : { maxSpend: parseMoney(k.max_spend) },
+        k.max_spend === undefined
+          ? {}
+          : typeof k.max_spend === 'object'
+            ? { maxSpend: parseMoney(k.max_spend.amount), spendPeriod: { unit: k.max_spend.period, timezone: k.max_spend.timezone ?? 'UTC' } }
+            : { maxSpend: parseMoney(k.max_spend) },
         k.limits === undefined ? {} : { limits: limitsOf(k.limits) },
       ),
     ),

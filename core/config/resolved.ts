@@ -116,14 +116,23 @@ export interface ResolvedGroup {
   readonly modelLimits: readonly ResolvedModelLimits[];
 }
 
+/** A calendar period a cap resets each of (core/money/spend-period.ts computes its bounds). */
+export interface SpendPeriod {
+  readonly unit: 'day' | 'week' | 'month';
+  /** An IANA name; 'UTC' without one. */
+  readonly timezone: string;
+}
+
 export interface ResolvedDeclaredKey {
   readonly name: string;
   readonly key: string;
   readonly group: string;
   /** The account that pays (the key is metered); none: unmetered, never refused for money. */
   readonly account?: string;
-  /** Most the key may spend in all, in nano-units; none: no cap. */
+  /** Most the key may spend in all (or per spendPeriod), in nano-units; none: no cap. */
   readonly maxSpend?: bigint;
+  /** The calendar period maxSpend is per; none: maxSpend is a lifetime cap. */
+  readonly spendPeriod?: SpendPeriod;
   /** Its own limits, over its group's. */
   readonly limits?: ResolvedLimits;
 }

@@ -1,5 +1,6 @@
 // Who a presented key is: declared keys from the config, run-time keys from the store (cached briefly).
 
+import type { SpendPeriod } from '../money/spend-period.js';
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ResolvedDeclaredKey, ResolvedLimits } from '../config/resolved.js';
@@ -17,8 +18,10 @@ export interface AuthedKey {
   readonly group: string;
   /** The account that pays for it (metered); absent: unmetered. */
   readonly account?: string;
-  /** Most it may spend in all, nano-units; absent: no cap. */
+  /** Most it may spend in all (or per spendPeriod), nano-units; absent: no cap. */
   readonly maxSpend?: bigint;
+  /** The calendar period maxSpend is per (core/money/spend-period.ts); absent: a lifetime cap. */
+  readonly spendPeriod?: SpendPeriod;
   /** Its own rate limits, over its group's (core/limits). */
   readonly limits?: ResolvedLimits;
   /** Epoch ms from which it is refused (401). */
@@ -30,10 +33,15 @@ export interface AuthedKey {
 }
 
 /** The key's money fields, present only when set (so an unmetered key's object is as it always was). */
-function moneyOf(k: { readonly account?: string | undefined; readonly maxSpend?: bigint | undefined }): { account?: string; maxSpend?: bigint } {
-  const money: { account?: string; maxSpend?: bigint } = {};
+function moneyOf(k: { readonly account?: string | undefined; readonly maxSpend?: bigint | undefined; readonly spendPeriod?: SpendPeriod | undefined }): {
+  account?: string;
+  maxSpend?: bigint;
+  spendPeriod?: SpendPeriod;
+} {
+  const money: { account?: string; maxSpend?: bigint; spendPeriod?: SpendPeriod } = {};
   if (k.account !== undefined) money.account = k.account;
   if (k.maxSpend !== undefined) money.maxSpend = k.maxSpend;
+  if (k.spendPeriod !== undefined) money.spendPeriod = k.spendPeriod;
   return money;
 }
 

@@ -4,13 +4,36 @@
 import { GatewayError } from '../errors.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { Budget } from '../store/ledger-store.js';
+import { periodBounds } from './spend-period.js';
 
-/** The key's budgets; none for an unmetered key (no account, no cap). */
-export function budgetsOf(key: AuthedKey): Budget[] {
+/**
+ * The key's budgets at `now` (the calendar clock); none for an unmetered key (no account, no cap). A periodic
+ * max_spend is a budget of its own per period, its spend kept in a row named after the key and the period's start
+ * (`<key id>@<ISO start>`): a new period starts from a row at 0 while the old one stays as it ended.
+ */
+export function budgetsOf(key: AuthedKey, now: number = Date.now()): Budget[] {
   const budgets: Budget[] = [];
-  if (key.maxSpend !== undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
+  if (key.maxSpend !== undefined) {
+    if (key.spendPeriod === undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
+    else {
+      const { start, end } = periodBounds(key.spendPeriod, now);
+      budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend, spendId: `${key.id}@${new Date(start).toISOString()}`, resetsAt: end });
+    }
+  }
   if (key.account !== undefined) budgets.push({ kind: 'account', account: key.account });
   return budgets;
+}
+
+/** 402 for a key's max_spend: a periodic one says when it resets (the message, retry-after and x-gateway-budget-reset). */
+export function maxSpendReached(budget: Budget, now: number, what = 'request'): GatewayError {
+  if (budget.kind !== 'key' || budget.resetsAt === undefined) {
+    return new GatewayError('GW_ERR_MAX_SPEND_REACHED', 'This API key has reached its spending limit (max_spend). Ask for a higher limit or use another key.');
+  }
+  const reset = new Date(budget.resetsAt).toISOString();
+  return new GatewayError('GW_ERR_MAX_SPEND_REACHED', `This API key has reached its spending limit (max_spend) for the current period; it resets at ${reset}. This ${what} was not served.`, {
+    retryAfter: Math.max(1, Math.ceil((budget.resetsAt - now) / 1000)),
+    resetsAt: budget.resetsAt,
+  });
 }
 
 export function modelNotPriced(model: string): GatewayError {

@@ -23,6 +23,8 @@ const TICK_MS = 1000;
 interface LocalHold {
   readonly id: string;
   readonly budget: string;
+  /** A periodic cap's spend row (Budget's spendId), which the draws on this hold name; undefined otherwise. */
+  readonly spendId: string | undefined;
   /** What this instance may still spend from it: granted, less what was charged or given back. */
   held: bigint;
   /** Reserved by requests in flight. */
@@ -152,7 +154,8 @@ export class Leases {
         }
         hold.held -= cost;
         hold.unwritten += cost;
-        draws.push({ holdId: hold.id, amount: cost });
+        // A periodic cap's hold: the charge adds to the spend of the period the request was admitted in.
+        draws.push(hold.spendId === undefined ? { holdId: hold.id, amount: cost } : { holdId: hold.id, amount: cost, spendId: hold.spendId });
       }
       hold.lastUsed = now;
       // A stopped hold admits nothing: what the request set aside and did not spend goes back now, not when the last
@@ -246,10 +249,13 @@ export class Leases {
       this.#confirm(tracked, renewed, now);
       // A budget another instance's overruns took below zero: what this one still holds of it admits nothing more.
       await this.#stop(tracked.filter((hold) => (available.get(hold.budget) ?? 0n) < 0n));
-      for (const state of this.#budgets.values()) {
+      for (const [name, state] of [...this.#budgets]) {
         for (const hold of [...state.holds]) {
           if (hold.reserved === 0n && hold.unwritten === 0n && (hold.stopped || now - hold.lastUsed >= IDLE_MS)) await this.#giveBack(hold);
         }
+        // A budget with nothing held is forgotten (the next request asks the store again): a periodic cap is a new
+        // budget each period, and the past periods' must not pile up in memory.
+        if (state.holds.length === 0 && state.acquiring === null && state.growing === null) this.#budgets.delete(name);
       }
       await this.#ledger.dropExpiredHolds(now);
     } catch (err) {
@@ -371,7 +377,8 @@ export class Leases {
       .acquireHold({ budget, min: amount, want: amount * LEASE_REQUESTS, owner: this.owner, now, expiresAt: now + this.#ttlMs })
       .then((result) => {
         if (!result.granted) throw new BudgetRefused(budget, result.available);
-        const hold: LocalHold = { id: result.holdId, budget: key, held: result.amount, reserved: 0n, unwritten: 0n, lastUsed: now, validUntil: now + this.#validFor(), stopped: false };
+        const spendId = budget.kind === 'key' ? budget.spendId : undefined;
+        const hold: LocalHold = { id: result.holdId, budget: key, spendId, held: result.amount, reserved: 0n, unwritten: 0n, lastUsed: now, validUntil: now + this.#validFor(), stopped: false };
         (state as BudgetState).holds.push(hold);
         this.#byId.set(hold.id, hold);
         return true;

@@ -128,6 +128,8 @@ export interface GatewayServices {
   findFeature<T>(slot: Slot<T>): T | undefined;
   /** The clock the mock channel's stores read (a test's, moved by hand; the system's). */
   readonly mockClock: () => number;
+  /** The calendar clock: which period a periodic budget's request counts in (core/money/spend-period.ts). */
+  readonly clock: () => number;
   /** How a link's host is resolved (http/public-url.ts), to refuse internal addresses before anything is sent. */
   readonly resolveHost: HostResolver;
   /** The running process's config file: reload it, read it (null when the gateway was not started from a file). */

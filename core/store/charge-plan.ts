@@ -102,7 +102,11 @@ export function planCharges(records: readonly UsageRecord[], written: Set<string
       add(balances, record.account, -cost);
     }
     add(spends, record.keyId, cost);
-    for (const draw of record.draws ?? []) add(draws, draw.holdId, draw.amount);
+    for (const draw of record.draws ?? []) {
+      add(draws, draw.holdId, draw.amount);
+      // A periodic cap's spend: its period's row, beside the key's lifetime one.
+      if (draw.spendId !== undefined) add(spends, draw.spendId, draw.amount);
+    }
   }
   return { entries: [...entries.values()], balances, spends, draws };
 }

@@ -467,8 +467,8 @@ export class KyselyLedger implements LedgerStore {
       for (const row of rows) limits.set(budgetName({ kind: 'account', account: row.name }), decodeMoney(row.balance));
     }
     const keys = budgets.flatMap((b) => (b.kind === 'key' ? [b] : []));
-    const spent = await this.keySpends(keys.map((k) => k.keyId));
-    for (const key of keys) limits.set(budgetName(key), key.maxSpend - (spent.get(key.keyId) ?? 0n));
+    const spent = await this.keySpends(keys.map((k) => k.spendId ?? k.keyId));
+    for (const key of keys) limits.set(budgetName(key), key.maxSpend - (spent.get(key.spendId ?? key.keyId) ?? 0n));
     return limits;
   }
 
@@ -476,10 +476,12 @@ export class KyselyLedger implements LedgerStore {
   private async budgetLimit(trx: Kysely<Database>, budget: Budget): Promise<bigint | undefined> {
     if (budget.kind === 'account') return (await lockAccount(trx, this.dialect, budget.account))?.balance;
     // The key's spend row is made on first use, so there is always a row to lock.
-    await trx.insertInto('key_spend').values({ key_id: budget.keyId, spent: 0n }).onConflict((oc) => oc.column('key_id').doNothing()).execute();
-    let q = trx.selectFrom('key_spend').select('spent').where('key_id', '=', budget.keyId);
+    // A periodic cap's row is its period's (spendId): a new period starts from a row of its own, at 0.
+    const row = budget.spendId ?? budget.keyId;
+    await trx.insertInto('key_spend').values({ key_id: row, spent: 0n }).onConflict((oc) => oc.column('key_id').doNothing()).execute();
+    let q = trx.selectFrom('key_spend').select('spent').where('key_id', '=', row);
     if (this.dialect === 'postgres') q = q.forUpdate();
-    const row = await q.executeTakeFirstOrThrow();
-    return budget.maxSpend - decodeMoney(row.spent);
+    const spend = await q.executeTakeFirstOrThrow();
+    return budget.maxSpend - decodeMoney(spend.spent);
   }
 }

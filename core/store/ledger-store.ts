@@ -79,11 +79,23 @@ export interface NewLedgerEntry {
 /** Whose money a hold sets aside: an account's balance, or what is left of a key's max_spend. */
 export type Budget =
   | { readonly kind: 'account'; readonly account: string }
-  | { readonly kind: 'key'; readonly keyId: string; readonly maxSpend: bigint };
+  | {
+      readonly kind: 'key';
+      readonly keyId: string;
+      readonly maxSpend: bigint;
+      /**
+       * A periodic cap's spend row (`<key id>@<period start, ISO>` in key_spend), absent for a lifetime cap. The
+       * request is charged to the period it was admitted in: its draw carries this name, and the charge adds to that
+       * row in the usage record's transaction, so the check (max_spend less the row, under its lock) stays exact.
+       */
+      readonly spendId?: string;
+      /** When the period ends (epoch ms): a refusal says so. */
+      readonly resetsAt?: number;
+    };
 
 /** A budget's name in the store's `holds.budget` and in an instance's leases: `account:<name>` or `key:<id>`. */
 export function budgetName(budget: Budget): string {
-  return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.keyId}`;
+  return budget.kind === 'account' ? `account:${budget.account}` : `key:${budget.spendId ?? budget.keyId}`;
 }
 
 /** A hold, with the budget it is of. */

@@ -87,6 +87,8 @@ export interface UsageAttempt {
 export interface HoldDraw {
   readonly holdId: string;
   readonly amount: bigint;
+  /** The period spend row (Budget's spendId) the charge adds to, for a hold of a periodic cap. */
+  readonly spendId?: string;
 }
 
 export interface StoredKey {

@@ -106,7 +106,9 @@ export function decodeJournalRecord(text: string): UsageRecord {
   const raw = JSON.parse(text) as Record<string, unknown>;
   if (typeof raw['cost'] === 'string') raw['cost'] = BigInt(raw['cost']);
   if (Array.isArray(raw['draws'])) {
-    raw['draws'] = (raw['draws'] as { holdId: string; amount: string }[]).map((d): HoldDraw => ({ holdId: d.holdId, amount: BigInt(d.amount) }));
+    raw['draws'] = (raw['draws'] as { holdId: string; amount: string; spendId?: string }[]).map(
+      (d): HoldDraw => (d.spendId === undefined ? { holdId: d.holdId, amount: BigInt(d.amount) } : { holdId: d.holdId, amount: BigInt(d.amount), spendId: d.spendId }),
+    );
   }
   return raw as unknown as UsageRecord;
 }

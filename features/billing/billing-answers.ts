@@ -1,5 +1,6 @@
 // What a key may know of its own money. GET /v1/me: its name, group, account, the account's
-// balance, its own spend and what is left of its max_spend (amounts as decimal strings). And the legacy OpenAI
+// balance, its own spend and what is left of its max_spend (amounts as decimal strings; for a max_spend per day, week or
+// month, what is left of the current period, whose spend and reset time max_spend_period shows). And the legacy OpenAI
 // routes chat front-ends (NextChat, LobeChat) read to show a balance: GET /v1/dashboard/billing/subscription
 // (hard_limit_usd: the balance plus all that was spent, so that limit less usage is the balance, as new-api
 // answers) and GET /v1/dashboard/billing/usage?start_date=&end_date= (total_usage in cents over those days).
@@ -7,6 +8,7 @@
 
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { budgetsOf } from '../../core/money/budgets.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import { jsonAnswer } from '../../core/pipeline/json-answer.js';
@@ -45,6 +47,9 @@ async function me(key: AuthedKey, services: GatewayServices): Promise<Record<str
   const { ledger } = services.store;
   const spend = await ledger.keySpend(key.id);
   const account = key.account === undefined ? undefined : await ledger.getAccount(key.account);
+  // A periodic max_spend: what is left is of the current period's spend, and when it resets.
+  const period = await currentPeriod(key, services);
+  const counted = period === null ? spend : period.spend;
   return {
     object: 'me',
     key: { name: key.name, group: key.group },
@@ -53,8 +58,19 @@ async function me(key: AuthedKey, services: GatewayServices): Promise<Record<str
     balance: account === undefined ? null : formatMoney(account.balance),
     spend: formatMoney(spend),
     max_spend: key.maxSpend === undefined ? null : formatMoney(key.maxSpend),
-    max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spend ? key.maxSpend - spend : 0n),
+    max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > counted ? key.maxSpend - counted : 0n),
+    max_spend_period:
+      period === null || key.spendPeriod === undefined
+        ? null
+        : { period: key.spendPeriod.unit, timezone: key.spendPeriod.timezone, spend: formatMoney(period.spend), resets_at: new Date(period.resetsAt).toISOString() },
   };
+}
+
+/** The current period of a key's periodic max_spend (by the calendar clock): its spend so far and its end; null for a lifetime cap. */
+async function currentPeriod(key: AuthedKey, services: GatewayServices): Promise<{ spend: bigint; resetsAt: number } | null> {
+  const budget = budgetsOf(key, services.clock()).find((b) => b.kind === 'key');
+  if (budget?.kind !== 'key' || budget.spendId === undefined || budget.resetsAt === undefined) return null;
+  return { spend: await services.store.ledger.keySpend(budget.spendId), resetsAt: budget.resetsAt };
 }
 
 async function subscription(key: AuthedKey, services: GatewayServices): Promise<Record<string, unknown>> {

@@ -14,7 +14,7 @@ import { consoleJson } from '../../core/console/console-answer.js';
 import { sessionOf } from '../../core/console/session-slot.js';
 import type { StoredKey } from '../../core/store/store.js';
 import { keyGroupsOf } from './account-groups.js';
-import { declaredKeyId, declaredKeysOf, describeDeclared, refuseDeclared } from './declared-keys.js';
+import { currentSpendPeriod, declaredKeyId, declaredKeysOf, describeDeclared, refuseDeclared } from './declared-keys.js';
 
 type Signed = { readonly account: string | null };
 
@@ -47,9 +47,15 @@ function statusOf(key: StoredKey, now: number): string {
  */
 async function shown(services: GatewayServices, keys: readonly StoredKey[], declared: ReturnType<typeof declaredKeysOf> = []): Promise<Record<string, unknown>[]> {
   const ids = keys.map((k) => k.id).concat(declared.map(declaredKeyId));
-  const [used, spends] = await Promise.all([services.store.lastUsed(ids), services.store.ledger.keySpends(ids)]);
+  // A periodic max_spend's current period: its spend row is read in the same query as the lifetime ones.
+  const periods = declared.map((key) => currentSpendPeriod(key, services.clock()));
+  const spendIds = ids.concat(periods.flatMap((p) => (p === null ? [] : [p.spendId])));
+  const [used, spends] = await Promise.all([services.store.lastUsed(ids), services.store.ledger.keySpends(spendIds)]);
   const now = Date.now();
-  const fromFile = declared.map((key) => describeDeclared(key, spends.get(declaredKeyId(key)) ?? 0n, used.get(declaredKeyId(key))));
+  const fromFile = declared.map((key, i) => {
+    const period = periods[i] ?? null;
+    return describeDeclared(key, spends.get(declaredKeyId(key)) ?? 0n, used.get(declaredKeyId(key)), period === null ? undefined : { spent: spends.get(period.spendId) ?? 0n, resetsAt: period.resetsAt });
+  });
   return keys.map((key): Record<string, unknown> => {
     const spent = spends.get(key.id) ?? 0n;
     const last = used.get(key.id);

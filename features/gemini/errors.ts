@@ -1,7 +1,7 @@
 // Google's error shape: {"error":{"code","message","status"}} with the google.rpc status name of the HTTP status.
 // Gemini CLI reads `status` and `details` (RetryInfo's retryDelay on a 429), and retries 429 and 5xx only.
 
-import type { ErrorKind, GatewayError } from '../../core/errors.js';
+import { waitHeaders, type ErrorKind, type GatewayError } from '../../core/errors.js';
 import type { RenderedError } from '../../core/formats/format.js';
 import { encodeFrame } from '../../core/sse/frame-writer.js';
 import type { SseFrame } from '../../core/sse/frame.js';
@@ -33,7 +33,7 @@ export function errorObject(err: GatewayError): Record<string, unknown> {
 
 export function encodeError(err: GatewayError): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
-  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  waitHeaders(err, headers);
   return { status: err.status, headers, body: JSON.stringify(errorObject(err)) };
 }
 

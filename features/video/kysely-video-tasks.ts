@@ -30,16 +30,17 @@ function wholeSeconds(seconds: number | null): number | null {
 
 /** Amounts as decimal strings: a JSON number loses nano-units past 2^53. */
 function encodeHolds(holds: readonly HoldDraw[]): string {
-  return JSON.stringify(holds.map((h) => ({ holdId: h.holdId, amount: h.amount.toString() })));
+  return JSON.stringify(holds.map((h) => Object.assign({ holdId: h.holdId, amount: h.amount.toString() }, h.spendId === undefined ? {} : { spendId: h.spendId })));
 }
 
 function decodeHolds(text: string): HoldDraw[] {
   const value: unknown = JSON.parse(text);
   if (!Array.isArray(value)) throw new Error('video task holds are not a JSON array');
   return value.map((item: unknown) => {
-    const draw = item as { readonly holdId?: unknown; readonly amount?: unknown };
+    const draw = item as { readonly holdId?: unknown; readonly amount?: unknown; readonly spendId?: unknown };
     if (typeof draw.holdId !== 'string' || typeof draw.amount !== 'string') throw new Error('video task hold is not {holdId, amount}');
-    return { holdId: draw.holdId, amount: BigInt(draw.amount) };
+    // A periodic max_spend's hold names its period's spend row.
+    return typeof draw.spendId === 'string' ? { holdId: draw.holdId, amount: BigInt(draw.amount), spendId: draw.spendId } : { holdId: draw.holdId, amount: BigInt(draw.amount) };
   });
 }
 

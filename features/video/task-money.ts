@@ -5,6 +5,7 @@
 // the task's id, so charged once), and its holds are dropped.
 
 import type { Ratio } from '../../core/money/decimal.js';
+import { maxSpendReached } from '../../core/money/budgets.js';
 import { callCost, costOf, type ModelPrice } from '../../core/money/price.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Budget, LedgerStore } from '../../core/store/ledger-store.js';
@@ -49,9 +50,10 @@ export async function reserveForTask(ledger: LedgerStore, budgets: readonly Budg
       await ledger.releaseHolds(owner);
       throw budget.kind === 'account'
         ? new GatewayError('GW_ERR_INSUFFICIENT_BALANCE', `The balance of account "${budget.account}" does not cover this video task. Add credit to continue.`)
-        : new GatewayError('GW_ERR_MAX_SPEND_REACHED', 'This API key has reached its spending limit (max_spend). Ask for a higher limit or use another key.');
+        : maxSpendReached(budget, now, 'task');
     }
-    holds.push({ holdId: result.holdId, amount: result.amount });
+    // A periodic max_spend's hold: the task is charged to the period it was admitted in.
+    holds.push(budget.kind === 'key' && budget.spendId !== undefined ? { holdId: result.holdId, amount: result.amount, spendId: budget.spendId } : { holdId: result.holdId, amount: result.amount });
   }
   return holds;
 }

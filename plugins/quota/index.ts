@@ -9,7 +9,7 @@
 
 import { GatewayError } from '../../core/errors.js';
 import { outputCapOf } from '../../core/formats/output-cap.js';
-import { budgetsOf, modelNotPriced } from '../../core/money/budgets.js';
+import { budgetsOf, maxSpendReached, modelNotPriced } from '../../core/money/budgets.js';
 import { maxCost } from '../../core/money/estimate.js';
 import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
 import { callCost, type ModelPrice } from '../../core/money/price.js';
@@ -21,17 +21,17 @@ import type { QuotaOptions } from './options.gen.js';
 import { admission, settledPrice, type Admission } from './price-request.js';
 import { costTelling } from './tell-cost.js';
 
-function refusal(err: unknown): GatewayError {
+function refusal(err: unknown, now: number): GatewayError {
   if (err instanceof BudgetRefused) {
     return err.budget.kind === 'account'
       ? new GatewayError('GW_ERR_INSUFFICIENT_BALANCE', `The balance of account "${err.budget.account}" does not cover this request. Add credit to continue.`)
-      : new GatewayError('GW_ERR_MAX_SPEND_REACHED', "This API key has reached its spending limit (max_spend). Ask for a higher limit or use another key.");
+      : maxSpendReached(err.budget, now);
   }
   // The store could not be asked: refuse (and say when to retry) rather than serve what cannot be billed.
   return new GatewayError('GW_ERR_BILLING_UNAVAILABLE', 'The gateway cannot check the balance right now; retry shortly.', { cause: err, retryAfter: 1 });
 }
 
-const USES = ['config', 'leases'] as const;
+const USES = ['config', 'leases', 'clock'] as const;
 type Uses = (typeof USES)[number];
 /** What this plugin uses of the gateway's services (its factory's `uses`). */
 export type Services = Pick<GatewayServices, Uses>;
@@ -56,6 +56,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
   ],
   create(_options, services): Plugin {
     const { pricing } = services.config;
+    const { clock } = services;
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
     // key is refused (every model is unpriced), unless unpriced models are free.
     if (!pricing.pricesModels && !pricing.pricesCalls) {
@@ -63,7 +64,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         name: 'quota',
         request(ctx) {
           const key = ctx.key;
-          if (key !== null && budgetsOf(key).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw modelNotPriced(ctx.request.model);
+          if (key !== null && budgetsOf(key, clock()).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw modelNotPriced(ctx.request.model);
         },
       };
     }
@@ -75,7 +76,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
       try {
         reservation = leases.reserve(budgets, amount);
       } catch (err) {
-        throw refusal(err);
+        throw refusal(err, clock());
       }
       if (reservation instanceof Promise) {
         // Not served from this instance's holds: the request waits for one to be written in the store (traced).
@@ -86,7 +87,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
             admissions.set(ctx, admission(price, r, flat));
           },
           (err: unknown) => {
-            const refused = refusal(err);
+            const refused = refusal(err, clock());
             write?.end(refused.code);
             throw refused;
           },
@@ -106,7 +107,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           const flat = pricing.callPrice(operation);
           if (flat === null) return undefined;
           const amount = callCost(flat, pricing.multiplierOf(key.group));
-          const budgets = budgetsOf(key);
+          const budgets = budgetsOf(key, clock());
           if (budgets.length === 0 || amount === 0n) {
             admissions.set(ctx, admission(null, null, amount));
             return undefined;
@@ -119,13 +120,13 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         const price = pricing.priceOf(model);
         if (price === null) {
           // Unmetered (no account, no cap): served, unpriced.
-          if (budgetsOf(key).length === 0) return undefined;
+          if (budgetsOf(key, clock()).length === 0) return undefined;
           if (pricing.unpriced === 'refuse') throw modelNotPriced(model);
           // Served free, and recorded so (a cost of 0 to the account).
           admissions.set(ctx, admission(price, null));
           return undefined;
         }
-        const budgets = budgetsOf(key);
+        const budgets = budgetsOf(key, clock());
         if (budgets.length === 0) {
           admissions.set(ctx, admission(price, null));
           return undefined;

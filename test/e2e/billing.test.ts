@@ -341,6 +341,7 @@ describe('billing on one instance', () => {
       spend: formatMoney(spent('metered')),
       max_spend: null,
       max_spend_left: null,
+      max_spend_period: null,
     });
     const capped = await get(CAPPED, '/v1/me');
     assert.equal(capped['max_spend'], '0.0001');

@@ -1,6 +1,6 @@
 // Anthropic's error shape: {"type":"error","error":{"type","message"}}; after a stream began, an `event: error` frame.
 
-import type { ErrorKind, GatewayError } from '../../errors.js';
+import { waitHeaders, type ErrorKind, type GatewayError } from '../../errors.js';
 import { encodeFrame } from '../../sse/frame-writer.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { RenderedError } from '../format.js';
@@ -27,7 +27,7 @@ function errorBody(err: GatewayError): string {
 
 export function encodeError(err: GatewayError): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  waitHeaders(err, headers);
   // The SDKs obey x-should-retry; say so explicitly for what a retry cannot fix.
   if (err.status < 500 && err.status !== 408 && err.status !== 409 && err.status !== 429) headers['x-should-retry'] = 'false';
   return { status: err.status, headers, body: errorBody(err) };

@@ -1,6 +1,6 @@
 // OpenAI's error shape: {"error":{"message","type","param","code"}}, before and after a stream began.
 
-import type { ErrorKind, GatewayError } from '../../errors.js';
+import { waitHeaders, type ErrorKind, type GatewayError } from '../../errors.js';
 import { encodeFrame } from '../../sse/frame-writer.js';
 import type { SseFrame } from '../../sse/frame.js';
 import type { RenderedError } from '../format.js';
@@ -30,7 +30,7 @@ function errorBody(err: GatewayError): string {
 
 export function encodeError(err: GatewayError): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  waitHeaders(err, headers);
   // The SDKs obey x-should-retry: money does not come back by retrying.
   if (err.kind === 'billing') headers['x-should-retry'] = 'false';
   return { status: err.status, headers, body: errorBody(err) };

@@ -83,4 +83,21 @@ describe('money config', () => {
     const text = yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'pricing:', '  calls:', '    op: "0.1234567891"');
     assert.deepEqual(issuesOf(text), ['pricing.calls.op: must be a non-negative decimal with at most 9 decimal places (x.yaml:5)']);
   });
+
+  it('reads a max_spend per period (UTC without a timezone), and names an unknown zone, period or a bad amount', () => {
+    const keys = (spend: string): string =>
+      yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'groups:', '  default: { models: [demo-*] }', 'keys:', `  - { name: a, key: sk-aaaaaaaaaaaaaaaaaaaa, group: default, max_spend: ${spend} }`);
+    const [daily] = parse(keys('{ amount: "5.00", period: day }')).keys;
+    assert.equal(daily?.maxSpend, parseMoney('5'));
+    assert.deepEqual(daily?.spendPeriod, { unit: 'day', timezone: 'UTC' });
+    const [weekly] = parse(keys('{ amount: 2, period: week, timezone: Europe/Berlin }')).keys;
+    assert.deepEqual(weekly?.spendPeriod, { unit: 'week', timezone: 'Europe/Berlin' });
+    const [lifetime] = parse(keys('"1.5"')).keys;
+    assert.equal(lifetime?.spendPeriod, undefined);
+    assert.deepEqual(issuesOf(keys('{ amount: "5.00", period: day, timezone: Mars/Olympus }')), [
+      'keys[0].max_spend.timezone: unknown timezone "Mars/Olympus"; use an IANA name such as Europe/Berlin (x.yaml:6)',
+    ]);
+    assert.deepEqual(issuesOf(keys('{ amount: 0.0000000001, period: day }')), ['keys[0].max_spend.amount: "1e-10" has more than 9 decimal places (x.yaml:6)']);
+    assert.ok(issuesOf(keys('{ amount: "5.00", period: hour }')).length > 0, 'an unknown period is refused');
+  });
 });

@@ -25,7 +25,7 @@ const FULL: UsageRecord = makeUsage({
   usageEstimated: true,
   draws: [
     { holdId: 'h1', amount: 1n },
-    { holdId: 'h2', amount: 9_007_199_254_740_993n },
+    { holdId: 'h2', amount: 9_007_199_254_740_993n, spendId: 'config:a@2026-11-29T23:00:00.000Z' },
   ],
 });
 
