@@ -150,5 +150,11 @@ function usageRecord(row: VideoTaskRow): UsageRecord {
   if (row.account !== null) Object.assign(record, { account: row.account });
   // A model without a price (an unmetered key's, or `unpriced: free`) has no cost to record.
   if (row.priceVersion === null || row.cost === null) return record;
-  return Object.assign(record, { cost: row.cost, priceVersion: row.priceVersion });
+  Object.assign(record, { cost: row.cost, priceVersion: row.priceVersion });
+  // A periodic max_spend's row takes the charge too, in the period the task was admitted in (the spend row its hold
+  // named), as a relayed request's draws carry it. The hold itself was dropped with the settlement: the draw finds no
+  // hold to lower, only the row to add to.
+  const cost = row.cost;
+  const periods = row.holds.flatMap((h) => (h.spendId === undefined ? [] : [{ holdId: h.holdId, amount: cost, spendId: h.spendId }]));
+  return periods.length === 0 ? record : Object.assign(record, { draws: periods });
 }

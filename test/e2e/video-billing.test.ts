@@ -12,6 +12,8 @@ import { videoDepsOf } from '../../features/video/services.js';
 import { VIDEO_TASKS } from '../../features/video/store-part.js';
 
 const WAIT = { timeoutMs: 10_000, intervalMs: 25 };
+/** A key of acme's with a daily max_spend of 0.40: one task's cost fits, two do not. */
+const DAILY = 'sk-video-daily-cap-0123456789abcdef';
 /** 108,900 tokens at 2.00 per 1M. */
 const TASK_COST = 217_800_000n;
 
@@ -31,7 +33,7 @@ describe('video task billing', () => {
 
   before(async () => {
     planes = await startVideoPlanes();
-    v = await startVideoGateway(planes, { taskTimeoutMs: 1500 });
+    v = await startVideoGateway(planes, { taskTimeoutMs: 1500, keys: `  - { name: daily, key: ${DAILY}, group: pro, account: acme, max_spend: { amount: "0.40", period: day } }\n` });
   });
   after(async () => {
     await v.stop();
@@ -146,6 +148,22 @@ describe('video task billing', () => {
     assert.equal((await v.gw.usage()).filter((r) => r.requestId === id).length, 1);
     assert.notEqual((await store().part(VIDEO_TASKS).task(id))?.recordedAt, null);
     assert.equal(await store().part(VIDEO_TASKS).dropStrayHolds(), 0, 'the stray hold was dropped by the sweep');
+  });
+
+  test("a task's charge counts in its key's daily max_spend: a second task that would pass the day's cap is a 402 saying when it resets", async () => {
+    const id = await create(DAILY);
+    planes.ark.finish(lastUpstream(), { totalTokens: 108_900 });
+    await settled(id);
+    const me = await v.request(DAILY, 'GET', '/v1/me');
+    assert.equal(me.status, 200, me.text);
+    const period = me.body['max_spend_period'] as Record<string, unknown> | null;
+    assert.equal(period?.['spend'], '0.2178', 'the settled task is in the period spend');
+    const calls = planes.ark.calls.filter((c) => c.method === 'POST').length;
+    const refused = await v.request(DAILY, 'POST', '/v1/videos', { model: SEEDANCE, prompt: 'one too many', seconds: '5' });
+    assert.equal(refused.status, 402, refused.text);
+    assert.equal((refused.body['error'] as Record<string, unknown>)['code'], 'max_spend_reached');
+    assert.match(String((refused.body['error'] as Record<string, unknown>)['message']), /resets at/);
+    assert.equal(planes.ark.calls.filter((c) => c.method === 'POST').length, calls, 'no upstream call');
   });
 
   test('the audit passes', async () => {

@@ -51,6 +51,8 @@ export interface VideoConfigOptions {
   readonly taskTimeoutMs?: number;
   /** Lines of pricing.models (`    "doubao-seedance-x": { output: "1.00" }\n`) before `doubao-seedance-*`: the first match wins. */
   readonly prices?: string;
+  /** More keys (`  - { name: ..., key: ..., group: pro, account: acme }\n`) after the fixed ones. */
+  readonly keys?: string;
 }
 
 export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {}): string {
@@ -97,7 +99,7 @@ keys:
   - { name: broke, key: ${BROKE}, group: pro, account: empty }
   - { name: half, key: ${HALF}, group: half, account: other }
   - { name: free, key: ${TEST_KEY}, group: pro }
-channels:
+${options.keys ?? ''}channels:
 ${channel('ark', planes.ark, planes.control, 1)}${channel('ark-two', planes.arkTwo, planes.controlTwo, 0)}${options.extra ?? ''}`;
 }
 
