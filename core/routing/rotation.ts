@@ -30,8 +30,11 @@ export interface RotationChange {
 /** Where the outcomes go when the fleet shares the state (Redis); `false` when it cannot take them now. */
 export interface RotationSink {
   outcome(channel: string, health: ResolvedHealth, outcome: Outcome, probe: boolean): boolean;
-  /** Whether this instance may send the one probe (SET NX): another instance's is in flight otherwise. */
-  claimProbe(channel: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Whether this instance may send the one probe of the channel's time out `serial` (SET NX): another instance took
+   * it otherwise. Per time out: an instance that has not heard of the probe's outcome yet cannot take a second one.
+   */
+  claimProbe(channel: string, serial: string, leaseMs: number): Promise<boolean>;
 }
 
 interface Out {
@@ -40,6 +43,8 @@ interface Out {
   readonly backoffMs: number;
   /** Until when a probe is in flight (here or elsewhere): nobody else sends one meanwhile. */
   readonly probingUntil: number;
+  /** Which time out of the channel this is (the fleet's count of its changes with Redis). */
+  readonly serial: string;
 }
 
 /** A probe that never told its outcome (its instance died) is given up after this; another may then be sent. */
@@ -91,10 +96,10 @@ export class ChannelRotation {
     const now = this.now();
     if (entry === undefined || entry.until > now || entry.probingUntil > now) return false;
     // Taken here first, synchronously: this instance's other requests skip it while the fleet is asked.
-    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: now + PROBE_LEASE_MS });
+    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: now + PROBE_LEASE_MS, serial: entry.serial });
     if (this.sink === null) return true;
     // Redis that cannot answer: this instance probes on its own, as without Redis.
-    return this.sink.claimProbe(channel, PROBE_LEASE_MS).catch(() => true);
+    return this.sink.claimProbe(channel, entry.serial, PROBE_LEASE_MS).catch(() => true);
   }
 
   state(channel: string, health: ResolvedHealth): ChannelHealthState {
@@ -119,13 +124,8 @@ export class ChannelRotation {
     if (probe) {
       if (entry === undefined) return null;
       // A probe the channel answered, even with the caller's 4xx: it is reachable and serving.
-      if (outcome !== 'failed') {
-        this.taken(channel, 0);
-        return this.change(channel, 'in', 'probe_served', 0, 0);
-      }
-      const backoffMs = Math.min(entry.backoffMs * 2, health.probeMaxMs);
-      this.taken(channel, backoffMs);
-      return this.change(channel, 'out', 'probe_failed', backoffMs, 0);
+      if (outcome !== 'failed') return this.change(channel, 'in', 'probe_served', 0, 0);
+      return this.change(channel, 'out', 'probe_failed', Math.min(entry.backoffMs * 2, health.probeMaxMs), 0);
     }
     // Answers to requests sent before it was taken out say nothing new.
     if (entry !== undefined || outcome === 'neutral') return null;
@@ -135,15 +135,14 @@ export class ChannelRotation {
     this.windows.set(channel, window);
     const failures = window.filter((f) => f).length;
     if (failures < health.errors) return null;
-    this.taken(channel, health.probeAfterMs);
     return this.change(channel, 'out', 'errors', health.probeAfterMs, failures);
   }
 
-  /** The fleet's news (Redis): out for `backoffMs` from now (a probe may then be sent), or back in (0). */
-  taken(channel: string, backoffMs: number): void {
+  /** A change (this instance's, or the fleet's news through Redis): out for `backoffMs` from now, or back in (0). */
+  taken(channel: string, backoffMs: number, serial = '0'): void {
     this.windows.delete(channel);
     if (backoffMs <= 0) this.out.delete(channel);
-    else this.out.set(channel, { until: this.now() + backoffMs, backoffMs, probingUntil: 0 });
+    else this.out.set(channel, { until: this.now() + backoffMs, backoffMs, probingUntil: 0, serial });
   }
 
   outChannels(): string[] {
@@ -159,6 +158,8 @@ export class ChannelRotation {
   private change(channel: string, state: 'out' | 'in', reason: RotationChange['reason'], backoffMs: number, failures: number): RotationChange {
     this.serial += 1;
     // Without Redis each instance counts its own: the wall clock keeps its serials apart across restarts.
-    return { channel, state, reason, backoffMs, failures, serial: `${Date.now()}-${this.serial}` };
+    const serial = `${Date.now()}-${this.serial}`;
+    this.taken(channel, backoffMs, serial);
+    return { channel, state, reason, backoffMs, failures, serial };
   }
 }

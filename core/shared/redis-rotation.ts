@@ -9,8 +9,8 @@ import type { ResolvedHealth } from '../config/resolved.js';
 import type { ChannelRotation, Outcome, RotationChange, RotationSink } from '../routing/rotation.js';
 import type { RedisState } from './redis-state.js';
 
-// KEYS: the window list, the state hash, the probe key. ARGV: channel, outcome (1 failed, 0 served, n neutral),
-// probe (1/0), window, errors, probe_after_ms, probe_max_ms, topic. The hash holds "<backoff>:<due, Redis ms>" per
+// KEYS: the window list, the state hash. ARGV: channel, outcome (1 failed, 0 served, n neutral),
+// probe (1/0), window, errors, probe_after_ms, probe_max_ms, topic. The hash holds "<backoff>:<due, Redis ms>:<serial>" per
 // channel out, and "#<channel>" its count of changes. Returns '' or the change as JSON (also published).
 const OUTCOME = `
 redis.replicate_commands()
@@ -20,7 +20,7 @@ local channel = ARGV[1]
 local cur = redis.call('HGET', KEYS[2], channel)
 local function flip(state, reason, backoff, failures)
   local serial = redis.call('HINCRBY', KEYS[2], '#' .. channel, 1)
-  if state == 'in' then redis.call('HDEL', KEYS[2], channel) else redis.call('HSET', KEYS[2], channel, backoff .. ':' .. (now + backoff)) end
+  if state == 'in' then redis.call('HDEL', KEYS[2], channel) else redis.call('HSET', KEYS[2], channel, backoff .. ':' .. (now + backoff) .. ':' .. serial) end
   redis.call('DEL', KEYS[1])
   local news = cjson.encode({channel = channel, state = state, reason = reason, backoffMs = backoff, failures = failures, serial = tostring(serial)})
   redis.call('PUBLISH', ARGV[8], news)
@@ -28,7 +28,6 @@ local function flip(state, reason, backoff, failures)
 end
 if ARGV[3] == '1' then
   if not cur then return '' end
-  redis.call('DEL', KEYS[3])
   if ARGV[2] ~= '1' then return flip('in', 'probe_served', 0, 0) end
   local prev = tonumber(string.match(cur, '^(%d+)'))
   return flip('out', 'probe_failed', math.min(prev * 2, tonumber(ARGV[7])), 0)
@@ -43,7 +42,7 @@ if failures < tonumber(ARGV[5]) then return '' end
 return flip('out', 'errors', tonumber(ARGV[6]), failures)
 `;
 
-// KEYS: the state hash. Returns {channel, backoff, ms until due, ...} of the channels out.
+// KEYS: the state hash. Returns {channel, ms until due, serial, ...} of the channels out.
 const LOAD = `
 redis.replicate_commands()
 local t = redis.call('TIME')
@@ -51,10 +50,11 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local all = redis.call('HGETALL', KEYS[1])
 local out = {}
 for i = 1, #all, 2 do
-  local backoff, due = string.match(all[i + 1], '^(%d+):(%d+)$')
+  local backoff, due, serial = string.match(all[i + 1], '^(%d+):(%d+):(%d+)$')
   if backoff then
     out[#out + 1] = all[i]
     out[#out + 1] = tostring(math.max(1, tonumber(due) - now))
+    out[#out + 1] = serial
   end
 end
 return out
@@ -120,7 +120,7 @@ export class RedisRotation implements RotationSink {
     const key = (part: string): string => `${this.#options.prefix}health:${part}:${channel}`;
     const args = [channel, outcome === 'failed' ? '1' : outcome === 'served' ? '0' : 'n', probe ? '1' : '0', String(health.window), String(health.errors), String(health.probeAfterMs), String(health.probeMaxMs), this.#topic];
     this.#state.client
-      .eval(OUTCOME, { keys: [key('window'), this.#hash, key('probe')], arguments: args })
+      .eval(OUTCOME, { keys: [key('window'), this.#hash], arguments: args })
       .then((answer) => {
         this.#answered();
         // A probe's outcome on a channel the fleet has back in already (this instance missed the news): in here too.
@@ -133,9 +133,9 @@ export class RedisRotation implements RotationSink {
     return true;
   }
 
-  async claimProbe(channel: string, leaseMs: number): Promise<boolean> {
+  async claimProbe(channel: string, serial: string, leaseMs: number): Promise<boolean> {
     if (!this.#state.client.isReady) return true;
-    const taken = await this.#state.client.set(`${this.#options.prefix}health:probe:${channel}`, '1', { NX: true, PX: leaseMs });
+    const taken = await this.#state.client.set(`${this.#options.prefix}health:probe:${channel}:${serial}`, '1', { NX: true, PX: leaseMs });
     return taken === 'OK';
   }
 
@@ -143,7 +143,7 @@ export class RedisRotation implements RotationSink {
   #receive(message: string): void {
     const change = parseChange(message);
     if (change === null || !this.#options.known(change.channel)) return;
-    this.#rotation.taken(change.channel, change.state === 'in' ? 0 : Math.min(change.backoffMs, MAX_BACKOFF_MS));
+    this.#rotation.taken(change.channel, change.state === 'in' ? 0 : Math.min(change.backoffMs, MAX_BACKOFF_MS), change.serial);
   }
 
   async #subscribeThenLoad(): Promise<void> {
@@ -165,12 +165,12 @@ export class RedisRotation implements RotationSink {
     try {
       const flat = (await this.#state.client.eval(LOAD, { keys: [this.#hash], arguments: [] })) as string[];
       const out = new Set<string>();
-      for (let i = 0; i + 1 < flat.length; i += 2) {
+      for (let i = 0; i + 2 < flat.length; i += 3) {
         const channel = String(flat[i]);
         const left = Number(flat[i + 1]);
         if (!this.#options.known(channel) || !Number.isFinite(left)) continue;
         out.add(channel);
-        this.#rotation.taken(channel, Math.min(left, MAX_BACKOFF_MS));
+        this.#rotation.taken(channel, Math.min(left, MAX_BACKOFF_MS), String(flat[i + 2]));
       }
       // Back in while this instance did not hear it.
       for (const channel of this.#rotation.outChannels()) if (!out.has(channel)) this.#rotation.taken(channel, 0);
