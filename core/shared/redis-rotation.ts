@@ -115,8 +115,6 @@ export class RedisRotation implements RotationSink {
       this.#failed(new Error('Redis is not connected'));
       return false;
     }
-    // Not yet hearing the fleet's changes (just started): counted here meanwhile.
-    if (!this.#subscribed) return false;
     const key = (part: string): string => `${this.#options.prefix}health:${part}:${channel}`;
     const args = [channel, outcome === 'failed' ? '1' : outcome === 'served' ? '0' : 'n', probe ? '1' : '0', String(health.window), String(health.errors), String(health.probeAfterMs), String(health.probeMaxMs), this.#topic];
     this.#state.client

@@ -81,6 +81,8 @@ export interface GatewayUnderTestOptions {
   readonly videoPollTickMs?: number;
   /** The clock the mock channel's asset library reads (Processing, then Active 2 s after it was made). */
   readonly mockClock?: () => number;
+  /** The clock channel rotation's back-offs read (health.probe_after_ms), moved by the test. */
+  readonly healthClock?: () => number;
   /** The config file's permission bits (chmod), when the test cares who may read it. */
   readonly configMode?: number;
 }
@@ -105,6 +107,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
+    ...(options.healthClock === undefined ? {} : { healthClock: options.healthClock }),
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
   let stopped = false;
