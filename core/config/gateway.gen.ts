@@ -231,7 +231,7 @@ export interface Channel {
  */
 export interface Health {
   /**
-   * Failures in the window that take the channel out.
+   * Failures in the window that take the channel out; more than `window`: never.
    */
   errors?: number;
   /**
@@ -454,7 +454,7 @@ export interface Affinity {
  */
 export interface Health1 {
   /**
-   * Failures in the window that take the channel out.
+   * Failures in the window that take the channel out; more than `window`: never.
    */
   errors?: number;
   /**
