@@ -114,6 +114,11 @@ export class ChannelRotation {
   record(channel: string, health: ResolvedHealth, outcome: Outcome, probe: boolean): void {
     if (outcome === 'neutral' && !probe) return;
     if (this.sink?.outcome(channel, health, outcome, probe) === true) return;
+    this.recordHere(channel, health, outcome, probe);
+  }
+
+  /** Counted in this instance's own window: no Redis, or Redis could not take it (down, or too slow to answer). */
+  recordHere(channel: string, health: ResolvedHealth, outcome: Outcome, probe: boolean): void {
     const change = this.apply(channel, health, outcome, probe);
     if (change !== null) this.onChange(change);
   }

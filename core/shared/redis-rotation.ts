@@ -127,7 +127,11 @@ export class RedisRotation implements RotationSink {
         const change = parseChange(answer);
         if (change !== null) this.#rotation.onChange(change);
       })
-      .catch((err: unknown) => this.#failed(err));
+      .catch((err: unknown) => {
+        // Not lost: counted in this instance's window, as while Redis is out.
+        this.#failed(err);
+        this.#rotation.recordHere(channel, health, outcome, probe);
+      });
     return true;
   }
 

@@ -29,7 +29,7 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
   const instances: Instance[] = [];
 
   function instance(): Instance {
-    const config: ResolvedRedis = { url: redis.url, prefix: 'rot:', onFailure: 'open', timeoutMs: 100 };
+    const config: ResolvedRedis = { url: redis.url, prefix: 'rot:', onFailure: 'open', timeoutMs: 1000 };
     const rotation = new ChannelRotation(() => 0);
     const changes: RotationChange[] = [];
     rotation.onChange = (change) => changes.push(change);
@@ -61,6 +61,8 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
     const b = instance();
     assert.equal(await a.shared.redis.ready(5000), true);
     assert.equal(await b.shared.redis.ready(5000), true);
+    // Outcomes go to Redis only on a connection that is ready (else they are counted per instance, as tested below).
+    await until('both connections ready', () => (a.shared.redis.client.isReady && b.shared.redis.client.isReady ? true : undefined), WAIT);
     a.rotation.record('c', HEALTH, 'failed', false);
     b.rotation.record('c', HEALTH, 'failed', false);
     a.rotation.record('c', HEALTH, 'failed', false);
