@@ -27,6 +27,7 @@ import { MockImageFiles } from './providers/mock/image-files.js';
 import type { AffinityStore } from './routing/affinity.js';
 import { ModelCatalog, type ModelLister } from './routing/model-catalog.js';
 import type { ChannelHealth } from './routing/health.js';
+import type { ChannelRotation } from './routing/rotation.js';
 import type { ChannelOverrides } from './routing/overrides.js';
 import { Router } from './routing/router.js';
 import type { PasswordCost } from './console/password.js';
@@ -59,6 +60,8 @@ export interface GatewayDeps {
   readonly instances?: Instances;
   /** Channel cool-downs, kept across reloads (and shared through Redis); a gateway of its own without. */
   readonly health?: ChannelHealth;
+  /** Channel rotation (out after too many failures), kept across reloads (and shared through Redis); a gateway of its own without. */
+  readonly rotation?: ChannelRotation;
   /** The operator's run-time channel overrides, kept across reloads (a feature sets them); a gateway of its own without. */
   readonly overrides?: ChannelOverrides;
   /** Requests in flight per channel, kept across reloads; a gateway of its own without. */
@@ -109,7 +112,7 @@ export class Gateway {
     const limiter = deps.limiter ?? new MemoryLimiter();
     // Without a long-lived one (a gateway of its own), read when an account is disabled through it (refresh()).
     const disabledAccounts = deps.disabledAccounts ?? new DisabledAccounts(() => deps.store.ledger.disabledAccounts());
-    const router = new Router(config.channels, { health: deps.health, overrides: deps.overrides });
+    const router = new Router(config.channels, { health: deps.health, rotation: deps.rotation, overrides: deps.overrides });
     // Each feature's services of this load, made once core's are (they may use them), by the slot each names.
     const owned = new Map<Slot<unknown>, unknown>();
     this.services = {

@@ -28,6 +28,9 @@ import type { Limiter } from './limits/limiter.js';
 import type { HostResolver } from './http/public-url.js';
 import { MemoryLimiter } from './limits/memory-limiter.js';
 import { ChannelHealth } from './routing/health.js';
+import { ChannelRotation } from './routing/rotation.js';
+import { reportRotationChange } from './feature/rotation-report.js';
+import { GATEWAY_EVENTS } from './feature/gateway-events.js';
 import { ChannelOverrides } from './routing/overrides.js';
 import { ChannelLoad } from './routing/channel-load.js';
 import { DisabledAccounts } from './keys/disabled-accounts.js';
@@ -67,6 +70,8 @@ export interface StartOptions {
   /** The calendar clock periodic budgets read (which day's spend a request counts in); the system's without. */
   readonly clock?: () => number;
   readonly mockClock?: () => number;
+  /** The clock channel rotation's back-offs read (a test's, moved by hand); performance.now when absent. */
+  readonly healthClock?: () => number;
   /** scrypt's cost for console passwords (a test's small one); PASSWORD_COST when absent. */
   readonly passwordCost?: PasswordCost;
 }
@@ -102,21 +107,26 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     const storage = await startStorage(life, config, options);
     const metrics = new GatewayMetrics();
     const health = new ChannelHealth();
+    const rotation = new ChannelRotation(options.healthClock);
     const overrides = new ChannelOverrides();
     const localAffinity = await life.open('affinity', () => new MemoryAffinityStore(config.affinity.maxEntries), (a) => a.close());
     // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
     const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
-    const shared = await startShared(life, config, { logger, metrics, health, localAffinity, knownChannel: (name) => channelNames.current.has(name) });
+    const knownChannel = (name: string): boolean => channelNames.current.has(name);
+    const shared = await startShared(life, config, { logger, metrics, health, rotation, localAffinity, knownChannel });
     const reloads = new ConfigReloads({ configPath: options.configPath, env, endpoints, validator, store: storage.store, metrics, logger, applied: (next) => {
       channelNames.current = new Set(next.channels.map((c) => c.name));
       void shared?.cooldowns.refresh();
+      void shared?.rotation.refresh();
+      rotation.retain(knownChannel);
       storage.leases.holdTtlMs = next.pricing.reservationTimeoutMs;
     } }, initial);
     await recordMoneyConfig(storage.store, config);
     const disabledAccounts = new DisabledAccounts(() => storage.store.ledger.disabledAccounts(), (err) => logger.warn({ err }, 'reading the disabled accounts failed; the last list stays in force'));
     await life.start({ name: 'disabled accounts', start: () => disabledAccounts.start(), stop: () => disabledAccounts.stop() });
-    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, overrides, localAffinity, shared, disabledAccounts, reloads, endpoints }), config);
+    const runtime = new Runtime(runtimeDeps(options, storage, { metrics, health, rotation, overrides, localAffinity, shared, disabledAccounts, reloads, endpoints }), config);
     reloads.attach(runtime);
+    rotation.onChange = (change) => reportRotationChange({ logger, metrics, known: knownChannel, events: () => runtime.current.services.findFeature(GATEWAY_EVENTS) }, change);
     if (config.log.level !== null) logger.level = config.log.level;
     await life.start({ name: 'runtime', stop: () => runtime.retire() });
     // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
@@ -223,6 +233,7 @@ async function closeLeases(leases: Leases, logger: Logger): Promise<void> {
 interface Shared {
   readonly metrics: GatewayMetrics;
   readonly health: ChannelHealth;
+  readonly rotation: ChannelRotation;
   readonly overrides: ChannelOverrides;
   readonly localAffinity: MemoryAffinityStore;
   readonly shared: SharedState | null;
@@ -240,6 +251,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     writer: storage.writer,
     affinity: shared?.affinity ?? parts.localAffinity,
     health: parts.health,
+    rotation: parts.rotation,
     overrides: parts.overrides,
     metrics: parts.metrics,
     logger: options.logger,

@@ -80,4 +80,5 @@ export const QUICK_E2E: readonly string[] = [
   'test/e2e/asset-library.test.ts',
   'test/e2e/cost-told.test.ts',
   'test/e2e/telemetry.test.ts',
+  'test/e2e/channel-health.test.ts',
 ];

@@ -389,7 +389,7 @@ export interface ConsoleChannelControlList {
   }[];
 }
 /**
- * One configured channel: its YAML values, the operator's override beside them, what is in force, its cool-down and its health.
+ * One configured channel: its YAML values, the operator's override beside them, what is in force, its cool-down, its rotation and its health.
  */
 export interface ConsoleChannelControlRow {
   name: string;
@@ -418,6 +418,24 @@ export interface ConsoleChannelControlRow {
    * What is left of the channel's cool-down on the instance that answered (0: none).
    */
   cooling_ms: number;
+  /**
+   * The channel's rotation (gateway.yaml health), as the instance that answered knows it; with Redis every instance has the fleet's state.
+   */
+  health_state: {
+    /**
+     * in: in rotation; out: left out of every plan until its probe; probing: its one probe is in flight.
+     */
+    state: "in" | "out" | "probing";
+    /**
+     * When it is due for its probe (out only).
+     */
+    until: string | null;
+    /**
+     * Failures among its last `window` requests, as counted by the instance that answered: without Redis (or while Redis is out) only; with Redis the window is counted on Redis and this is 0.
+     */
+    failures: number;
+    window: number;
+  };
   /**
    * The list's figures; null in a change's answer (the page reads the list again).
    */

@@ -1,6 +1,6 @@
 // Values used when gateway.yaml leaves a field out; they mirror the `default`s in the schema (a test checks).
 
-import type { ResolvedAffinity, ResolvedLog, ResolvedMock, ResolvedServer } from './resolved.js';
+import type { ResolvedAffinity, ResolvedHealth, ResolvedLog, ResolvedMock, ResolvedServer } from './resolved.js';
 
 export const SERVER_DEFAULTS: ResolvedServer = {
   port: 8080,
@@ -41,6 +41,8 @@ export const CHANNEL_DEFAULTS = {
   cooldownMs: 30_000,
   modelsRefreshMs: 600_000,
 } as const;
+
+export const HEALTH_DEFAULTS: ResolvedHealth = { errors: 5, window: 10, probeAfterMs: 30_000, probeMaxMs: 600_000 };
 
 export const MOCK_DEFAULTS: ResolvedMock = { chunkDelayMs: 0, reply: null };
 

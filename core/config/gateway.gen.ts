@@ -55,6 +55,7 @@ export interface GatewayConfig {
    */
   routes?: Route[];
   affinity?: Affinity;
+  health?: Health1;
   usage?: Usage;
   log?: Log;
 }
@@ -202,6 +203,7 @@ export interface Channel {
    * A failed channel is tried last for this long.
    */
   cooldown_ms?: number;
+  health?: Health;
   /**
    * How often the upstream's GET /v1/models is read (at start, then every this many ms) to expand the glob patterns of `models` in the gateway's own /v1/models (docs/api.md, How /v1/models is built). Types openai and anthropic, channels with a glob pattern only; 0 turns it off.
    */
@@ -223,6 +225,27 @@ export interface Channel {
    */
   drop_params?: string[];
   mock?: MockOptions;
+}
+/**
+ * When this channel is taken out of rotation, and when it is probed (the top-level `health` fills what is unset).
+ */
+export interface Health {
+  /**
+   * Failures in the window that take the channel out; more than `window`: never.
+   */
+  errors?: number;
+  /**
+   * How many of the channel's last requests are counted.
+   */
+  window?: number;
+  /**
+   * How long a channel taken out waits for its first probe.
+   */
+  probe_after_ms?: number;
+  /**
+   * The longest wait between two probes (each failed probe doubles it).
+   */
+  probe_max_ms?: number;
 }
 /**
  * mock only: how the mock channel answers.
@@ -442,6 +465,27 @@ export interface Affinity {
    * Bindings kept in memory; the least recently used go first (restart to change).
    */
   max_entries?: number;
+}
+/**
+ * Every channel's default `health` (docs/operations.md, Channel health).
+ */
+export interface Health1 {
+  /**
+   * Failures in the window that take the channel out; more than `window`: never.
+   */
+  errors?: number;
+  /**
+   * How many of the channel's last requests are counted.
+   */
+  window?: number;
+  /**
+   * How long a channel taken out waits for its first probe.
+   */
+  probe_after_ms?: number;
+  /**
+   * The longest wait between two probes (each failed probe doubles it).
+   */
+  probe_max_ms?: number;
 }
 /**
  * Usage records: how long they are kept.

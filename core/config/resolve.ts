@@ -5,15 +5,16 @@ import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
-import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
+import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, HEALTH_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
-import type { Channel, GatewayConfig, GroupLimits, Limits, ModelList, Route } from './gateway.gen.js';
+import type { Channel, GatewayConfig, GroupLimits, Health, Limits, ModelList, Route } from './gateway.gen.js';
 import type {
   ConfigPath,
   ResolvedChannel,
   ResolvedConfig,
   ResolvedGroup,
+  ResolvedHealth,
   ResolvedLimits,
   ResolvedModelLimits,
   ResolvedModels,
@@ -60,7 +61,7 @@ export function resolveConfig(
       raw.redis === undefined
         ? null
         : { url: raw.redis.url, prefix: raw.redis.prefix ?? 'gateway:', onFailure: raw.redis.on_failure ?? 'open', timeoutMs: raw.redis.timeout_ms ?? 100 },
-    channels: raw.channels.map((channel) => resolveChannel(channel, endpoints)),
+    channels: raw.channels.map((channel) => resolveChannel(channel, endpoints, raw.health)),
     groups: new Map(
       definedEntries(raw.groups ?? {}).map(([name, group]): [string, ResolvedGroup] => [
         name,
@@ -97,7 +98,7 @@ export function resolveConfig(
   };
 }
 
-function resolveChannel(channel: Channel, endpoints: EndpointRegistry): ResolvedChannel {
+function resolveChannel(channel: Channel, endpoints: EndpointRegistry, health: Health | undefined): ResolvedChannel {
   const formats = channel.formats ?? endpoints.nativeFormats(channel.type);
   return {
     name: channel.name,
@@ -114,12 +115,24 @@ function resolveChannel(channel: Channel, endpoints: EndpointRegistry): Resolved
     timeoutMs: channel.timeout_ms ?? CHANNEL_DEFAULTS.timeoutMs,
     idleTimeoutMs: channel.idle_timeout_ms ?? CHANNEL_DEFAULTS.idleTimeoutMs,
     cooldownMs: channel.cooldown_ms ?? CHANNEL_DEFAULTS.cooldownMs,
+    health: healthOf(channel.health, health),
     modelsRefreshMs: channel.models_refresh_ms ?? CHANNEL_DEFAULTS.modelsRefreshMs,
     headers: Object.fromEntries(definedEntries(channel.headers ?? {})),
     mock: {
       chunkDelayMs: channel.mock?.chunk_delay_ms ?? MOCK_DEFAULTS.chunkDelayMs,
       reply: channel.mock?.reply ?? MOCK_DEFAULTS.reply,
     },
+  };
+}
+
+/** The channel's own values, else the top-level ones, else the defaults; the cap never below the first wait. */
+function healthOf(own: Health | undefined, fleet: Health | undefined): ResolvedHealth {
+  const probeAfterMs = own?.probe_after_ms ?? fleet?.probe_after_ms ?? HEALTH_DEFAULTS.probeAfterMs;
+  return {
+    errors: own?.errors ?? fleet?.errors ?? HEALTH_DEFAULTS.errors,
+    window: own?.window ?? fleet?.window ?? HEALTH_DEFAULTS.window,
+    probeAfterMs,
+    probeMaxMs: Math.max(probeAfterMs, own?.probe_max_ms ?? fleet?.probe_max_ms ?? HEALTH_DEFAULTS.probeMaxMs),
   };
 }
 

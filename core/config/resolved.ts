@@ -81,12 +81,22 @@ export interface ResolvedChannel {
   readonly timeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly cooldownMs: number;
+  /** When it is taken out of rotation, and probed back in (routing/rotation.ts). */
+  readonly health: ResolvedHealth;
   /** How often the upstream's model list is read to expand the globs in /v1/models; 0: never. */
   readonly modelsRefreshMs: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly mock: ResolvedMock;
 }
 
+/** A channel's health rule: `errors` failures in its last `window` requests take it out until a probe succeeds. */
+export interface ResolvedHealth {
+  readonly errors: number;
+  readonly window: number;
+  /** The wait before the first probe; each failed probe doubles it, up to probeMaxMs. */
+  readonly probeAfterMs: number;
+  readonly probeMaxMs: number;
+}
 
 export interface ResolvedAffinity {
   /** 0: affinity is off. */

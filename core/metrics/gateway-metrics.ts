@@ -27,6 +27,7 @@ export class GatewayMetrics {
   readonly rateLimited: SummedCounter<'scope' | 'limit'>;
   /** Calls to Redis that failed or timed out, by use (limits, affinity, cooldowns, heartbeat). */
   readonly sharedStateErrors: SummedCounter<'use'>;
+  readonly channelHealthChanges: Counter<'channel' | 'change'>;
   /** Requests holding a concurrency slot, by their key's group (a bounded label, unlike the key). */
   readonly limitedInFlight: InFlightGauge;
 
@@ -101,6 +102,12 @@ export class GatewayMetrics {
       ['use'],
       this.registry,
     );
+    this.channelHealthChanges = new Counter({
+      name: 'gateway_channel_health_changes_total',
+      help: 'Changes of a channel\'s rotation made by this instance (once per fleet with Redis): errors (taken out), probe_failed (kept out), probe_served (back in).',
+      labelNames: ['channel', 'change'],
+      registers,
+    });
     this.limitedInFlight = new InFlightGauge(
       'gateway_limited_requests_in_flight',
       'Requests in flight that hold a concurrency slot of their key, its model or its account, by the key\'s group.',

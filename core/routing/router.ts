@@ -5,11 +5,14 @@ import { compileGlob, compileGlobs, isGlob, type ModelMatcher } from './glob.js'
 import { ChannelHealth } from './health.js';
 import { KeyRotation } from './key-rotation.js';
 import { ChannelOverrides, type OverrideSnapshot } from './overrides.js';
+import { ChannelRotation } from './rotation.js';
 
 /** One way to serve a request: a channel and the model name to send it. */
 export interface Attempt {
   readonly channel: ResolvedChannel;
   readonly upstreamModel: string;
+  /** The one request that probes a channel out of rotation (its sender claims it first: ChannelRotation.claimProbe). */
+  readonly probe?: boolean;
 }
 
 interface Entry {
@@ -26,6 +29,8 @@ export interface RouterOptions {
   readonly now?: () => number;
   /** The process's channel health, kept across config loads (and shared with the fleet); a new one without. */
   readonly health?: ChannelHealth | undefined;
+  /** The process's channel rotation (out after too many failures), kept across config loads; a new one without. */
+  readonly rotation?: ChannelRotation | undefined;
   /** The operator's run-time overrides, kept across config loads; none without. */
   readonly overrides?: ChannelOverrides | undefined;
 }
@@ -42,6 +47,7 @@ export class Router {
   private readonly globs: readonly { readonly pattern: string; readonly matches: ModelMatcher }[];
   private readonly random: () => number;
   readonly health: ChannelHealth;
+  readonly rotation: ChannelRotation;
   readonly keys = new KeyRotation();
   readonly overrides: ChannelOverrides;
 
@@ -60,6 +66,7 @@ export class Router {
     this.globs = [...new Set(patterns.filter(isGlob))].map((pattern) => ({ pattern, matches: compileGlob(pattern) }));
     this.random = options.random ?? Math.random;
     this.health = options.health ?? new ChannelHealth(options.now);
+    this.rotation = options.rotation ?? new ChannelRotation(options.now);
   }
 
   /**
@@ -77,7 +84,7 @@ export class Router {
       found.push({ channel: entry.channel, upstreamModel });
       weights.push(entry.weight);
     }
-    if (found.length <= 1) return found;
+    if (found.length <= 1) return this.inRotation(found);
     const tiers = new Map<number, Weighted[]>();
     found.forEach((attempt, i) => {
       const tier = tiers.get(attempt.channel.priority);
@@ -85,11 +92,37 @@ export class Router {
       if (tier === undefined) tiers.set(attempt.channel.priority, [weighted]);
       else tier.push(weighted);
     });
-    const ordered = [...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier));
+    const ordered = this.inRotation([...tiers.entries()].sort((a, b) => b[0] - a[0]).flatMap(([, tier]) => this.shuffle(tier)));
     // Asked once per channel: a cool-down expiring between two passes would otherwise drop the channel from both.
-    const cooling = ordered.map((a) => this.health.isCooling(a.channel.name));
+    // A probe stays first: last, it would seldom be sent (it is the channel's only way back).
+    const cooling = ordered.map((a) => a.probe !== true && this.health.isCooling(a.channel.name));
     const healthy = ordered.filter((_, i) => cooling[i] !== true);
     return healthy.length === ordered.length ? healthy : [...healthy, ...ordered.filter((_, i) => cooling[i] === true)];
+  }
+
+  /**
+   * The plan without the channels out of rotation; one that is due for its probe goes first, marked (one per plan: the
+   * others wait for the next request). A memory read per channel; the plan as it is when every channel is in.
+   */
+  private inRotation(ordered: Attempt[]): Attempt[] {
+    const checks = ordered.map((a) => this.rotation.check(a.channel.name));
+    if (checks.every((c) => c === 'in')) return ordered;
+    const due = ordered.findIndex((_, i) => checks[i] === 'due');
+    const kept = ordered.filter((_, i) => checks[i] === 'in');
+    const probe = ordered[due];
+    return probe === undefined ? kept : [{ channel: probe.channel, upstreamModel: probe.upstreamModel, probe: true }, ...kept];
+  }
+
+  /**
+   * ms until the first probe of the model's channels when the config has channels for it (as plan() asks), the
+   * operator disabled none of those left, and every one is out of rotation; null otherwise. Asked only when plan()
+   * found none: the caller is refused at once (503, retry-after), nothing is sent.
+   */
+  outOfRotationMs(model: string, format?: ApiFormat | 'any'): number | null {
+    this.refresh();
+    const serving = this.entries.filter((entry) => upstreamModelOf(entry, model, format) !== null);
+    if (serving.length === 0 || serving.some((entry) => this.rotation.check(entry.channel.name) !== 'out')) return null;
+    return Math.min(...serving.map((entry) => this.rotation.dueInMs(entry.channel.name)));
   }
 
   /**

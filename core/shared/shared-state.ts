@@ -12,6 +12,8 @@ import type { ChannelHealth } from '../routing/health.js';
 import type { MemoryAffinityStore } from '../routing/memory-affinity.js';
 import { RedisAffinityStore } from './redis-affinity.js';
 import { RedisCooldowns } from './redis-cooldowns.js';
+import { RedisRotation } from './redis-rotation.js';
+import type { ChannelRotation } from '../routing/rotation.js';
 import { RedisState } from './redis-state.js';
 
 /** A killed instance's limit slots are free again after this. */
@@ -23,6 +25,8 @@ export interface SharedState {
   readonly affinity: RedisAffinityStore;
   /** The fleet's cool-downs copied into `health`, and this process's told to the fleet. */
   readonly cooldowns: RedisCooldowns;
+  /** The fleet's channel rotation (windows counted on Redis) copied into `rotation`. */
+  readonly rotation: RedisRotation;
   close(): Promise<void>;
 }
 
@@ -31,6 +35,8 @@ export interface SharedStateOptions {
   readonly metrics: GatewayMetrics;
   /** This process's channel health, which the fleet's cool-downs update. */
   readonly health: ChannelHealth;
+  /** This process's channel rotation, which the fleet's changes update. */
+  readonly rotation: ChannelRotation;
   /** This process's bindings: kept too, and used while Redis is out. */
   readonly localAffinity: MemoryAffinityStore;
   /** Whether a channel is one of the current config's (the fleet's news of others is ignored). */
@@ -78,17 +84,29 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
     known: options.knownChannel,
     onError: () => metrics.sharedStateErrors.inc(['cooldowns']),
   });
+  const rotation = new RedisRotation(state, options.rotation, {
+    prefix: redis.prefix,
+    known: options.knownChannel,
+    onError: (err, first) => {
+      metrics.sharedStateErrors.inc(['health']);
+      if (first) logger.warn({ err }, 'Redis is unreachable: channel health windows are counted per instance until it answers again');
+    },
+    onRecovered: () => logger.info('Redis answers again: channel health windows are counted fleet-wide again'),
+  });
   state.start();
   cooldowns.start();
+  rotation.start();
   return {
     redis: state,
     limiter: shared,
     affinity,
     cooldowns,
+    rotation,
     async close() {
       // The requests that ended last (the shutdown's) free their slots now, not 10 s from now.
       await shared.settled();
       await cooldowns.close();
+      await rotation.close();
       await state.close();
     },
   };

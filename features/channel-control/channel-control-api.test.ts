@@ -28,6 +28,7 @@ type Row = {
   override: null | { disabled: boolean; weight: number | null; updated_by: string };
   effective: { enabled: boolean; weight: number };
   health: Record<'m5' | 'm60', Record<string, number | null>>;
+  health_state: { state: string; until: string | null; failures: number; window: number };
 };
 type Orphan = { name: string; disabled: boolean; weight: number | null; updated_by: string };
 
@@ -99,6 +100,21 @@ describe('channel control over HTTP', () => {
     const beta = await row('beta');
     assert.deepEqual([beta.yaml.weight, beta.override?.weight, beta.effective.weight, beta.effective.enabled], [2, 5, 5, true]);
     assert.ok((beta.override?.updated_by ?? '') !== '', 'who changed it is kept');
+  });
+
+  it('shows each channel\'s rotation: in, then out until its probe, then probing', async () => {
+    assert.deepEqual((await row('alpha')).health_state, { state: 'in', until: null, failures: 0, window: 10 });
+    const rotation = gw.gateway.runtime.current.services.router.rotation;
+    const strict = { errors: 1, window: 1, probeAfterMs: 60_000, probeMaxMs: 60_000 };
+    rotation.record('alpha', strict, 'failed', false);
+    const out = (await row('alpha')).health_state;
+    assert.equal(out.state, 'out');
+    const left = Date.parse(out.until ?? '') - Date.now();
+    assert.ok(left > 50_000 && left <= 60_000, `probe due in about a minute, not ${left} ms`);
+    // A channel out gets no request: beta serves all.
+    assert.deepEqual([...(await servedBy(6))], ['beta']);
+    rotation.taken('alpha', 0);
+    assert.equal((await row('alpha')).health_state.state, 'in');
   });
 
   it('a disabled channel gets no request, not even as a last resort; clearing returns to YAML', async () => {

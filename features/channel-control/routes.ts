@@ -32,8 +32,16 @@ async function shownChannel(services: GatewayServices, channel: ResolvedChannel,
     override: shownOverride(override),
     effective: { enabled: override?.disabled !== true, weight: override?.weight ?? channel.weight },
     cooling_ms: services.router.health.coolingLeftMs(channel.name),
+    health_state: rotationOf(services, channel),
     health,
   };
+}
+
+/** The channel's rotation as this instance knows it (gateway.yaml health): in, out until its probe, or probing. */
+function rotationOf(services: GatewayServices, channel: ResolvedChannel) {
+  const state = services.router.rotation.state(channel.name, channel.health);
+  const until = state.state === 'out' ? new Date(Date.now() + state.dueInMs).toISOString() : null;
+  return { state: state.state, until, failures: state.failures, window: state.window };
 }
 
 function configured(services: GatewayServices, name: string): ResolvedChannel {

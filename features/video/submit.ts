@@ -92,7 +92,8 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   const budgets = budgetsOf(key);
   const price = pricing.priceOf(request.model);
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
-  let attempts = deps.router.plan(request.model, 'video');
+  // A channel due for its probe is left to the chat routes, which take the probe (one request fleet-wide).
+  let attempts = deps.router.plan(request.model, 'video').filter((a) => a.probe !== true);
   const first = attempts[0];
   if (first === undefined) throw deps.router.disabledByOperator(request.model, 'video') ? modelOutOfService(request.model) : modelNotServed(request.model);
   // The links, before anything is written: every URL Ark would fetch resolves to public addresses only, and every

@@ -58,6 +58,8 @@ export class AccountedAttempt {
     this.span?.answered(res.status);
     if (!isChannelFailure(res.status)) {
       this.services.router.health.markSuccess(this.attempt.channel.name, this.#sentAt);
+      // A 4xx of the caller's own says nothing of the channel (a probe's: it is reachable).
+      this.services.router.rotation.record(this.attempt.channel.name, this.attempt.channel.health, res.status < 400 ? 'served' : 'neutral', this.attempt.probe === true);
       // Traced only after an earlier failure (the slot is there then): one attempt that answers costs nothing here.
       this.ctx.get(ATTEMPTS)?.push({ channel: this.attempt.channel.name, status: res.status, error: null, latencyMs: Math.round(performance.now() - this.#sentAt) });
       return res;
@@ -97,6 +99,8 @@ export class AccountedAttempt {
     traceAttempt(this.ctx, { channel: channel.name, status, error: reasonOf(failure), latencyMs: Math.round(performance.now() - this.#sentAt) });
     this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);
     this.services.router.health.markFailure(channel.name, channel.cooldownMs);
+    // A call the caller gave up on is not the channel's failure.
+    if (!this.ctx.abort.aborted) this.services.router.rotation.record(channel.name, channel.health, 'failed', this.attempt.probe === true);
     // Which request, where, how long: never a key or a body.
     const line = { requestId: this.ctx.id, route: this.ctx.route, model: this.ctx.request.model, channel: channel.name, latencyMs: Math.round(performance.now() - this.#sentAt) };
     this.services.logger.warn(Object.assign(line, outcome), message);

@@ -61,7 +61,7 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
   if (model === '') throw new GatewayError('GW_ERR_REQUEST_MISSING_FIELD', "Missing required parameter: 'model'.", { param: 'model' });
   // Channels of another format serve through translation, unless the route has no counterpart elsewhere.
   const found = ctx.format.translatable ? router.plan(model) : router.plan(model, ctx.format.name);
-  if (found.length === 0) throw modelNotFound(ctx, services);
+  if (found.length === 0) throw outOfRotation(ctx, services) ?? modelNotFound(ctx, services);
   // The route's own rule of its channels, when it has one (how many images a channel takes).
   const allowed = ctx.format.narrowAttempts?.(ctx.request, found, services.config) ?? found;
   const sticky = await stick(ctx, services, allowed);
@@ -72,6 +72,8 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     const { channel } = attempt;
     const provider = providers.get(channel.type);
     if (provider === undefined) continue;
+    // A channel out of rotation gets one request, its probe: another request (here or on another instance) took it.
+    if (attempt.probe === true && !(await router.rotation.claimProbe(channel.name))) continue;
     ctx.channel = channel.name;
     ctx.upstreamModel = attempt.upstreamModel;
     const dialect = dialectFor(ctx, attempt);
@@ -140,7 +142,21 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       accounted.waited();
     }
   }
-  throw toClientError(model, plan.length, last ?? { kind: 'status', status: 502, retryAfter: null });
+  // Nothing sent: the plan was a probe that another request took meanwhile.
+  if (last === null) throw outOfRotation(ctx, services) ?? toClientError(model, plan.length, { kind: 'status', status: 502, retryAfter: null });
+  throw toClientError(model, plan.length, last);
+}
+
+/**
+ * Every channel of the model is out of rotation and none is due for its probe: refused at once, nothing sent (as
+ * LiteLLM's "no deployments available"), with the seconds until the first probe as retry-after.
+ */
+function outOfRotation(ctx: RequestContext, services: Services): GatewayError | null {
+  const ms = ctx.format.translatable ? services.router.outOfRotationMs(ctx.request.model) : services.router.outOfRotationMs(ctx.request.model, ctx.format.name);
+  if (ms === null) return null;
+  return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', `Every channel of model "${ctx.request.model.slice(0, 256)}" is out of rotation after repeated failures; retry later.`, {
+    retryAfter: Math.max(1, Math.ceil(ms / 1000)),
+  });
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */
@@ -318,6 +334,7 @@ function guard(ctx: RequestContext, services: Services, attempt: Attempt): Frame
 function countBreak(services: Services, attempt: Attempt): void {
   services.metrics.upstreamErrors.inc([attempt.channel.name, 'stream']);
   services.router.health.markFailure(attempt.channel.name, attempt.channel.cooldownMs);
+  services.router.rotation.record(attempt.channel.name, attempt.channel.health, 'failed', false);
   // Counted as a failed attempt; still in flight until the request's finish.
   services.channelLoad.brokeOff(attempt.channel.name);
 }

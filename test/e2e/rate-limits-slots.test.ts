@@ -70,6 +70,8 @@ groups:
 keys:
   - { name: many, key: ${MANY_KEY}, group: pro, limits: { concurrency: 500 } }
   - { name: hold, key: ${HOLD_KEY}, group: pro, limits: { concurrency: 4 } }
+# Never out of rotation: timeouts and broken streams are provoked on purpose, many times.
+health: { errors: 11, window: 10 }
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["gpt-*"], timeout_ms: 60000, idle_timeout_ms: 60000, cooldown_ms: 0, models_refresh_ms: 0 }
   - { name: idle, type: openai, base_url: "${upstream.url}", keys: [sk-up], models: ["silent-*"], timeout_ms: 60000, idle_timeout_ms: 1000, cooldown_ms: 0, models_refresh_ms: 0 }

@@ -102,6 +102,8 @@ accounts:
   - name: acme
 keys:
   - { name: metered, key: ${KEY}, group: pro, account: acme }
+# Never out of rotation: every client's error answer is asked of the one channel in turn.
+health: { errors: 11, window: 10 }
 channels:
   - { name: google, type: gemini, base_url: "${fake.url}", keys: [${UPSTREAM_KEY}], models: ["gemini-*"], cooldown_ms: 0 }
 `);

@@ -28,6 +28,7 @@ export function arkChannel(baseUrl: string, overrides: ArkChannelOverrides = {})
     timeoutMs: overrides.timeoutMs ?? 5_000,
     idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000,
     cooldownMs: 0,
+    health: { errors: 5, window: 10, probeAfterMs: 30_000, probeMaxMs: 600_000 },
     modelsRefreshMs: 0,
     headers: overrides.headers ?? {},
     mock: { chunkDelayMs: 0, reply: null },

@@ -48,6 +48,9 @@ store:
   url: sqlite:./gateway.db
 channels:
 ${channels}
+# Never out of rotation (more errors than the window holds): the tests of error answers fail one channel many
+# times on purpose; rotation has its own tests (test/e2e/channel-health.test.ts).
+health: { errors: 11, window: 10 }
 groups:
   pro:
     models: ["*"]
@@ -83,6 +86,8 @@ export interface GatewayUnderTestOptions {
   readonly mockClock?: () => number;
   /** The calendar clock periodic budgets read. */
   readonly clock?: () => number;
+  /** The clock channel rotation's back-offs read (health.probe_after_ms), moved by the test. */
+  readonly healthClock?: () => number;
   /** The config file's permission bits (chmod), when the test cares who may read it. */
   readonly configMode?: number;
 }
@@ -108,6 +113,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.healthClock === undefined ? {} : { healthClock: options.healthClock }),
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
   let stopped = false;

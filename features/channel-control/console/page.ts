@@ -21,7 +21,17 @@ function state(r: Row) {
     ? html`<span class="badge status-active" data-testid="channel-state">enabled</span>`
     : html`<span class="badge status-disabled" data-testid="channel-state">disabled at run time</span>`;
   const cooling = r.cooling_ms > 0 ? html` <span class="badge status-disabled">cooling</span> ${Math.ceil(r.cooling_ms / 1000)} s left` : null;
-  return html`${run}${cooling}`;
+  return html`${run}${cooling}${rotation(r.health_state)}`;
+}
+
+/** Out of rotation after too many failures (until its probe), or its probe in flight; nothing while it is in. */
+function rotation(h: Row['health_state']) {
+  if (h.state === 'probing') return html` <span class="badge status-disabled" data-testid="channel-rotation">probing</span>`;
+  if (h.state === 'out') {
+    const left = h.until === null ? '' : ` probe in ${Math.max(0, Math.ceil((Date.parse(h.until) - Date.now()) / 1000))} s`;
+    return html` <span class="badge status-disabled" data-testid="channel-rotation">out of rotation</span>${left}`;
+  }
+  return h.failures > 0 ? html` <span class="muted" data-testid="channel-rotation">${h.failures} of last ${h.window} failed</span>` : null;
 }
 
 function weight(r: Row) {

@@ -131,6 +131,7 @@ describe('defaults', () => {
       timeoutMs: 60000,
       idleTimeoutMs: 300000,
       cooldownMs: 30000,
+      health: { errors: 5, window: 10, probeAfterMs: 30000, probeMaxMs: 600000 },
       modelsRefreshMs: 600000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },

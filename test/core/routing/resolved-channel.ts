@@ -27,6 +27,7 @@ export function resolvedChannel(name: string, overrides: ChannelOverrides = {}):
       timeoutMs: 60_000,
       idleTimeoutMs: 30_000,
       cooldownMs: 30_000,
+      health: { errors: 5, window: 10, probeAfterMs: 30_000, probeMaxMs: 600_000 },
       modelsRefreshMs: 600_000,
       headers: {},
       mock: { chunkDelayMs: 0, reply: null },

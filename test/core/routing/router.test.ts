@@ -33,6 +33,7 @@ function channel(name: string, spec: ChannelSpec = {}): ResolvedChannel {
     timeoutMs: 60_000,
     idleTimeoutMs: 30_000,
     cooldownMs: spec.cooldownMs ?? 30_000,
+    health: { errors: 5, window: 10, probeAfterMs: 30_000, probeMaxMs: 600_000 },
     modelsRefreshMs: 0,
     headers: {},
     mock: { chunkDelayMs: 0, reply: null },

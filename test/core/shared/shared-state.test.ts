@@ -13,6 +13,7 @@ import { createClient } from 'redis';
 import type { ResolvedRedis } from '../../../core/config/resolved.js';
 import { createSilentLogger } from '../../../core/logging/logger.js';
 import { GatewayMetrics } from '../../../core/metrics/gateway-metrics.js';
+import { ChannelRotation } from '../../../core/routing/rotation.js';
 import { ChannelHealth } from '../../../core/routing/health.js';
 import { MemoryAffinityStore } from '../../../core/routing/memory-affinity.js';
 import { startSharedState, type SharedState } from '../../../core/shared/shared-state.js';
@@ -55,7 +56,7 @@ describe('bindings and cool-downs shared through Redis', { skip: ownRedisSkip },
     const health = new ChannelHealth();
     const local = new MemoryAffinityStore(100);
     const metrics = new GatewayMetrics({ defaultMetrics: false });
-    const shared = startSharedState(config, { logger: createSilentLogger(), metrics, health, localAffinity: local, knownChannel: (name) => CHANNELS.has(name) });
+    const shared = startSharedState(config, { logger: createSilentLogger(), metrics, health, rotation: new ChannelRotation(), localAffinity: local, knownChannel: (name) => CHANNELS.has(name) });
     assert.equal(await shared.redis.ready(5000), true);
     const made = { shared, health, local, metrics };
     instances.push(made);

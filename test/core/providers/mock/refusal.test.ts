@@ -26,6 +26,7 @@ const CHANNEL: ResolvedChannel = {
   timeoutMs: 1000,
   idleTimeoutMs: 1000,
   cooldownMs: 0,
+  health: { errors: 5, window: 10, probeAfterMs: 30_000, probeMaxMs: 600_000 },
   modelsRefreshMs: 0,
   headers: {},
   mock: { chunkDelayMs: 0, reply: null },
