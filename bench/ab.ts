@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuMicros } from './lib/os-stats.js';
-import { ProcessSet } from './lib/procs.js';
+import { ProcessSet, type Child } from './lib/procs.js';
 import { API_PATH, BILLED_MODEL, CLAUDE_MODEL, largeChatBody, messagesBody, MODEL, smallChatBody, smallMessagesBody, type Api } from './scenarios.js';
 import { anthropicClientHeaders, BILLED_KEY, GATEWAY_KEY, LIMITED_KEY, REPO_DIR, startFakeUpstream, startGateway } from './targets.js';
 
@@ -110,12 +110,16 @@ function build(rev: string, label: string): string {
   return dir;
 }
 
+/** The gateways started, stopped before the fake: a traced one's last export still reaches its collector (and a profile gets written). */
+const gateways: Child[] = [];
+
 async function startBuild(dir: string, label: string, upstreamUrl: string): Promise<{ url: string; pid: number }> {
   const home = join(tmp, `run-${label}`);
   mkdirSync(home);
   const traced = telemetryOn === 'both' || telemetryOn === label;
   const options = Object.assign({ billed: kind.billed === true, limited: kind.limited === true }, traced ? { telemetry: upstreamUrl } : {});
   const target = await startGateway(procs, upstreamUrl, home, dir, `gateway-${label}`, undefined, options);
+  gateways.push(target.child);
   return { url: target.baseUrl, pid: target.child.pid };
 }
 
@@ -174,6 +178,7 @@ try {
   console.log(`latency p50, median of rounds: a ${median(p50[0]).toFixed(2)} ms, b ${median(p50[1]).toFixed(2)} ms`);
   console.log(`b/a per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(' ')})`);
 } finally {
+  await Promise.all(gateways.map((child) => procs.stop(child)));
   await procs.stopAll();
   for (const dir of worktrees) execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: REPO_DIR, stdio: 'ignore' });
   rmSync(tmp, { recursive: true, force: true });
