@@ -73,6 +73,11 @@ export class ChannelRotation {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
+  /** Some channel is out of rotation (here, or told by the fleet): plan() looks at each only then. */
+  get anyOut(): boolean {
+    return this.out.size > 0;
+  }
+
   /** in: route to it; out: leave it out; due: one probe may be claimed (claimProbe). A memory read. */
   check(channel: string): 'in' | 'out' | 'due' {
     const entry = this.out.get(channel);
@@ -134,11 +139,16 @@ export class ChannelRotation {
     }
     // Answers to requests sent before it was taken out say nothing new.
     if (entry !== undefined || outcome === 'neutral') return null;
-    const window = this.windows.get(channel) ?? [];
+    const known = this.windows.get(channel);
+    // A success on a window without failures changes no count (what it would push out is a success too): nothing is
+    // kept, so the common request allocates nothing here. A window is kept only while it holds a failure.
+    if (known === undefined && outcome === 'served') return null;
+    const window = known ?? [];
     window.push(outcome === 'failed');
     while (window.length > health.window) window.shift();
-    this.windows.set(channel, window);
     const failures = window.filter((f) => f).length;
+    if (failures === 0) this.windows.delete(channel);
+    else this.windows.set(channel, window);
     if (failures < health.errors) return null;
     return this.change(channel, 'out', 'errors', health.probeAfterMs, failures);
   }

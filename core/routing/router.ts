@@ -105,6 +105,8 @@ export class Router {
    * others wait for the next request). A memory read per channel; the plan as it is when every channel is in.
    */
   private inRotation(ordered: Attempt[]): Attempt[] {
+    // Every channel in rotation (nearly always): nothing to look at, nothing allocated.
+    if (!this.rotation.anyOut) return ordered;
     const checks = ordered.map((a) => this.rotation.check(a.channel.name));
     if (checks.every((c) => c === 'in')) return ordered;
     const due = ordered.findIndex((_, i) => checks[i] === 'due');
