@@ -98,6 +98,8 @@ pricing:
 groups:
   pro: { models: ["*"], limits: { rpm: 600, tpm: 1000000, concurrency: 8 } }
 accounts: [{ name: acme, groups: [pro] }]
+keys:
+  - { name: daily-ci, key: sk-layout-daily-cap-0123456789abcdef, group: pro, account: acme, max_spend: { amount: "5.00", period: day } }
 channels:
   - { name: up, type: openai, base_url: "${upstream.url}", keys: [sk-up-secret-0000000000], models: ["gpt-4o", "gpt-4o-mini"], models_refresh_ms: 0 }
   - { name: flaky, type: openai, base_url: "${flaky.url}", keys: [sk-flaky-secret-00000000], models: ["gpt-flaky"], models_refresh_ms: 0, cooldown_ms: 60000 }
@@ -223,5 +225,8 @@ channels:
       return page.locator('[data-testid="table-keys"] thead th').evaluateAll((ths) => ths.map((th) => th.getAttribute('data-col') ?? ''));
     })();
     assert.deepEqual(tokens.slice(0, 3), ['name', 'status', 'expires']);
+    // A max_spend that resets says its period and when it turns, beside what is left of it.
+    const period = (await page.getByTestId('max-spend-period').first().textContent()) ?? '';
+    assert.match(period, /^per day, resets \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
   });
 });

@@ -130,7 +130,14 @@ export function TokensPage() {
       title: 'Left of max spend',
       num: true,
       choosable: 'shown',
-      cell: (k) => (k.max_spend_left === null ? '—' : `${money(k.max_spend_left)} of ${money(k.max_spend)}`),
+      cell: (k) => {
+        if (k.max_spend_left === null) return '—';
+        const left = `${money(k.max_spend_left)} of ${money(k.max_spend)}`;
+        // A cap that resets: this period's part, and when it turns (a lifetime cap never does).
+        const period = k.max_spend_period;
+        if (period === undefined || period === null) return left;
+        return html`${left} <span class="muted" data-testid="max-spend-period">per ${period.period}, resets ${formatTime(period.resets_at, false)}</span>`;
+      },
     },
     { id: 'limits', title: 'Limits', choosable: 'shown', cell: (k) => formatLimits(k.limits) },
     { id: 'key', title: 'Key', choosable: 'hidden', cell: (k) => html`<code>${k.prefix}…</code>` },
