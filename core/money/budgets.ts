@@ -4,19 +4,19 @@
 import { GatewayError } from '../errors.js';
 import type { AuthedKey } from '../keys/key-ring.js';
 import type { Budget } from '../store/ledger-store.js';
-import { periodBounds } from './spend-period.js';
+import { periodBounds, type PeriodBounds, type SpendPeriod } from './spend-period.js';
 
 /**
  * The key's budgets at `now` (the calendar clock); none for an unmetered key (no account, no cap). A periodic
  * max_spend is a budget of its own per period, its spend kept in a row named after the key and the period's start
  * (`<key id>@<ISO start>`): a new period starts from a row at 0 while the old one stays as it ended.
  */
-export function budgetsOf(key: AuthedKey, now: number = Date.now()): Budget[] {
+export function budgetsOf(key: AuthedKey, now: number = Date.now(), bounds: (period: SpendPeriod, at: number) => PeriodBounds = periodBounds): Budget[] {
   const budgets: Budget[] = [];
   if (key.maxSpend !== undefined) {
     if (key.spendPeriod === undefined) budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend });
     else {
-      const { start, end } = periodBounds(key.spendPeriod, now);
+      const { start, end } = bounds(key.spendPeriod, now);
       budgets.push({ kind: 'key', keyId: key.id, maxSpend: key.maxSpend, spendId: `${key.id}@${new Date(start).toISOString()}`, resetsAt: end });
     }
   }

@@ -117,6 +117,8 @@ export class ChannelRotation {
 
   /** An attempt's outcome. With Redis it is counted there (fire and forget); here when Redis cannot take it. */
   record(channel: string, health: ResolvedHealth, outcome: Outcome, probe: boolean): void {
+    // A channel that is never taken out (errors above its window) has nothing to count: no Redis call either.
+    if (health.errors > health.window && !probe) return;
     if (outcome === 'neutral' && !probe) return;
     if (this.sink?.outcome(channel, health, outcome, probe) === true) return;
     this.recordHere(channel, health, outcome, probe);

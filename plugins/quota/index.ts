@@ -10,6 +10,7 @@
 import { GatewayError } from '../../core/errors.js';
 import { outputCapOf } from '../../core/formats/output-cap.js';
 import { budgetsOf, maxSpendReached, modelNotPriced } from '../../core/money/budgets.js';
+import { SpendCalendar, type PeriodBounds, type SpendPeriod } from '../../core/money/spend-period.js';
 import { maxCost } from '../../core/money/estimate.js';
 import { BudgetRefused, type Reservation } from '../../core/money/leases.js';
 import { callCost, type ModelPrice } from '../../core/money/price.js';
@@ -57,6 +58,9 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
   create(_options, services): Plugin {
     const { pricing } = services.config;
     const { clock } = services;
+    // Kept for this load's requests: a periodic cap's bounds are worked out once per period, not per request.
+    const calendar = new SpendCalendar();
+    const bounds = (period: SpendPeriod, at: number): PeriodBounds => calendar.bounds(period, at);
     // A config without prices: nothing costs anything, so there is nothing to reserve or settle; only a metered
     // key is refused (every model is unpriced), unless unpriced models are free.
     if (!pricing.pricesModels && !pricing.pricesCalls) {
@@ -64,7 +68,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         name: 'quota',
         request(ctx) {
           const key = ctx.key;
-          if (key !== null && budgetsOf(key, clock()).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw modelNotPriced(ctx.request.model);
+          if (key !== null && budgetsOf(key, clock(), bounds).length > 0 && ctx.request.model !== '' && pricing.unpriced === 'refuse') throw modelNotPriced(ctx.request.model);
         },
       };
     }
@@ -107,7 +111,7 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
           const flat = pricing.callPrice(operation);
           if (flat === null) return undefined;
           const amount = callCost(flat, pricing.multiplierOf(key.group));
-          const budgets = budgetsOf(key, clock());
+          const budgets = budgetsOf(key, clock(), bounds);
           if (budgets.length === 0 || amount === 0n) {
             admissions.set(ctx, admission(null, null, amount));
             return undefined;
@@ -120,13 +124,13 @@ export const quotaPlugin: PluginFactory<QuotaOptions, Uses> = {
         const price = pricing.priceOf(model);
         if (price === null) {
           // Unmetered (no account, no cap): served, unpriced.
-          if (budgetsOf(key, clock()).length === 0) return undefined;
+          if (budgetsOf(key, clock(), bounds).length === 0) return undefined;
           if (pricing.unpriced === 'refuse') throw modelNotPriced(model);
           // Served free, and recorded so (a cost of 0 to the account).
           admissions.set(ctx, admission(price, null));
           return undefined;
         }
-        const budgets = budgetsOf(key, clock());
+        const budgets = budgetsOf(key, clock(), bounds);
         if (budgets.length === 0) {
           admissions.set(ctx, admission(price, null));
           return undefined;
