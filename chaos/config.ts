@@ -49,6 +49,10 @@ keys:
   - { name: poor, key: ${KEYS.poor}, group: pro, account: poor }
   - { name: rpm, key: ${KEYS.rpm}, group: limited }
   - { name: busy, key: ${KEYS.busy}, group: pro, account: rich, limits: { concurrency: 2 } }
+# Channels never leave rotation here (errors above the window): the faults fail most models' only channel on
+# purpose, and the invariants do not yet tell an out-of-rotation 503 after a fault window from an unexplained one.
+# Rotation under faults is the missing channel-down profile (issue 45).
+health: { errors: 11, window: 10 }
 channels:
 ${channels}`;
 }
