@@ -76,6 +76,8 @@ export interface GatewayDeps {
   readonly mockClock?: () => number;
   /** The calendar clock periodic budgets read (a test's, moved past midnight by hand); the system's without. */
   readonly clock?: () => number;
+  /** The clock the key lookup cache's 5 s are counted on (a test's, moved by hand); performance.now without. */
+  readonly keyCacheClock?: () => number;
   /** scrypt's cost for console passwords (tests that sign in by the hundred set a small one); PASSWORD_COST without. */
   readonly passwordCost?: PasswordCost;
   /** The config file's path and text as loaded (the console shows it, redacted); absent: none. */
@@ -120,7 +122,7 @@ export class Gateway {
       router,
       providers,
       codecs: deps.endpoints,
-      keys: new KeyRing(config.keys, deps.store, { disabledAccounts }),
+      keys: new KeyRing(config.keys, deps.store, deps.keyCacheClock === undefined ? { disabledAccounts } : { disabledAccounts, cacheClock: deps.keyCacheClock }),
       disabledAccounts,
       channelLoad: deps.channelLoad ?? new ChannelLoad(),
       access: new GroupAccess(config.groups),

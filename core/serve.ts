@@ -69,6 +69,8 @@ export interface StartOptions {
   /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
   /** The calendar clock periodic budgets read (which day's spend a request counts in); the system's without. */
   readonly clock?: () => number;
+  /** The clock the key lookup cache's 5 s are counted on (a test's, moved by hand); performance.now when absent. */
+  readonly keyCacheClock?: () => number;
   readonly mockClock?: () => number;
   /** The clock channel rotation's back-offs read (a test's, moved by hand); performance.now when absent. */
   readonly healthClock?: () => number;
@@ -272,6 +274,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.keyCacheClock === undefined ? {} : { keyCacheClock: options.keyCacheClock }),
     ...(options.passwordCost === undefined ? {} : { passwordCost: options.passwordCost }),
     ...(shared === null ? {} : { shared }),
   };

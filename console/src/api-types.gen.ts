@@ -173,7 +173,7 @@ export interface ConsoleKey {
    */
   max_spend_left: string | null;
   /**
-   * A declared key's max_spend per day, week or month: the current period's spend and when it resets; absent for a lifetime cap.
+   * A max_spend per day, week or month (a declared or a run-time key's): the current period's spend and when it resets; absent for a lifetime cap.
    */
   max_spend_period?: {
     period: "day" | "week" | "month";

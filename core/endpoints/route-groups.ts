@@ -28,7 +28,7 @@ export function consoleRoute(method: HttpMethod, path: string, handler: RouteHan
 }
 
 /** What a key's create or edit reads as names (the admin API's and the console's). */
-export const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'expires_at', 'models.*', 'ips.*'] };
+export const KEY_READS: BodyReads = { names: ['name', 'group', 'account', 'max_spend', 'max_spend.amount', 'max_spend.period', 'max_spend.timezone', 'expires_at', 'models.*', 'ips.*'] };
 /** What a credit reads as names and text (the admin API's and the console's). */
 export const CREDIT_READS: BodyReads = { names: ['amount', 'idempotency_key'], texts: ['note'] };
 

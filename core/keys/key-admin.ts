@@ -1,10 +1,10 @@
 // Creating and revoking run-time keys: shared by the CLI and the admin HTTP API.
 
-import type { ResolvedConfig, ResolvedLimits } from '../config/resolved.js';
+import type { ResolvedConfig, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
 import { parseIsoTime } from '../iso-time.js';
 import type { Store, StoredKey } from '../store/store.js';
-import { readAmount } from '../money/account-admin.js';
+import { readSpendCap } from '../money/spend-cap-input.js';
 import { formatMoney } from '../money/decimal.js';
 import { compileGlobs, isGlob } from '../routing/glob.js';
 import { parseCidr } from './address-list.js';
@@ -43,14 +43,18 @@ export async function createKey(
   if (config.keys.some((k) => k.name === input.name) || (await store.listKeys()).some((k) => k.name === input.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `A key named "${input.name}" already exists.`, { param: 'name' });
   }
-  const money: { account?: string; maxSpend?: bigint } = {};
+  const money: { account?: string; maxSpend?: bigint; spendPeriod?: SpendPeriod } = {};
   if (input.account !== undefined && input.account !== null) {
     if (typeof input.account !== 'string' || (await store.ledger.getAccount(input.account)) === undefined) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'account must name an existing account (create it first).', { param: 'account' });
     }
     money.account = input.account;
   }
-  if (input.max_spend !== undefined && input.max_spend !== null) money.maxSpend = readAmount(input.max_spend, 'max_spend');
+  if (input.max_spend !== undefined && input.max_spend !== null) {
+    const cap = readSpendCap(input.max_spend, 'max_spend');
+    money.maxSpend = cap.maxSpend;
+    if (cap.spendPeriod !== null) money.spendPeriod = cap.spendPeriod;
+  }
   const limits = readLimits(input.limits);
   const access = readAccess(input, input.group, config);
   const settings: { limits?: ResolvedLimits; expiresAt?: number; disabled?: true; models?: readonly string[]; ips?: readonly string[] } = {};
@@ -97,7 +101,7 @@ export async function updateKey(store: Store, config: ResolvedConfig, idOrName: 
   const stored = await store.listKeys();
   const existing = stored.find((k) => k.id === idOrName) ?? stored.find((k) => k.name === idOrName);
   if (existing === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No key with id or name "${idOrName}".`);
-  const patch: { name?: string; maxSpend?: bigint | null; limits?: ResolvedLimits | null } = {};
+  const patch: { name?: string; maxSpend?: bigint | null; spendPeriod?: SpendPeriod | null; limits?: ResolvedLimits | null } = {};
   if (input['name'] !== undefined) {
     const name = input['name'];
     if (typeof name !== 'string' || !NAME.test(name)) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', NAME_RULE, { param: 'name' });
@@ -106,7 +110,12 @@ export async function updateKey(store: Store, config: ResolvedConfig, idOrName: 
     }
     patch.name = name;
   }
-  if (input['max_spend'] !== undefined) patch.maxSpend = input['max_spend'] === null ? null : readAmount(input['max_spend'], 'max_spend');
+  if (input['max_spend'] !== undefined) {
+    // The cap is replaced whole: a plain amount is a lifetime cap again, null none.
+    const cap = input['max_spend'] === null ? null : readSpendCap(input['max_spend'], 'max_spend');
+    patch.maxSpend = cap?.maxSpend ?? null;
+    patch.spendPeriod = cap?.spendPeriod ?? null;
+  }
   if (input['limits'] !== undefined) patch.limits = input['limits'] === null ? null : mergedLimits(existing.limits, input['limits']);
   if (existing.revokedAt !== null) throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `The key "${existing.name}" is revoked: it cannot be edited (create a new one).`);
   let updated: StoredKey | undefined;
@@ -232,6 +241,8 @@ export function describeKey(k: StoredKey): Record<string, unknown> {
   // Present for a metered or capped key only.
   if (k.account !== undefined) described['account'] = k.account;
   if (k.maxSpend !== undefined) described['max_spend'] = formatMoney(k.maxSpend);
+  // A cap per period: which, in which zone (the console adds the period's spend and end).
+  if (k.maxSpend !== undefined && k.spendPeriod !== undefined) described['max_spend_period'] = { period: k.spendPeriod.unit, timezone: k.spendPeriod.timezone };
   if (k.limits !== undefined) described['limits'] = k.limits;
   described['enabled'] = k.disabled !== true;
   described['expires_at'] = k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString();

@@ -96,6 +96,8 @@ export interface KeyRingOptions {
   readonly cacheMax?: number;
   /** Accounts whose keys are refused (the operator disabled them); none without. */
   readonly disabledAccounts?: { has(account: string): boolean };
+  /** The clock cacheTtlMs is counted on (a test's, moved past it by hand); performance.now without. */
+  readonly cacheClock?: () => number;
 }
 
 export class KeyRing {
@@ -115,7 +117,7 @@ export class KeyRing {
       digest: Buffer.from(digestKey(k.key), 'hex'),
       outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k), k.limits === undefined ? {} : { limits: k.limits }) },
     }));
-    this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000 });
+    this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000, ...(options.cacheClock === undefined ? {} : { perf: { now: options.cacheClock }, ttlResolution: 0 }) });
     this.disabledAccounts = options.disabledAccounts;
   }
 

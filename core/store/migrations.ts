@@ -325,6 +325,13 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await db.schema.createIndex('console_sessions_id_idx').ifNotExists().on('console_sessions').column('id').execute();
       },
     },
+    '0026_key_spend_period': {
+      // A run-time key's max_spend may reset each calendar day, week or month (issue 45), as a declared key's does:
+      // the period, and the zone whose midnight starts it (null: UTC). Keys before it keep a lifetime cap.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'api_keys', [['spend_period', 'text'], ['spend_timezone', 'text']]);
+      },
+    },
   };
 }
 

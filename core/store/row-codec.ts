@@ -1,6 +1,6 @@
 // Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ResolvedLimits } from '../config/resolved.js';
+import type { ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 import type { ApiKeysTable, UsageHourlyTable, UsageRecordsTable } from './schema.js';
 import type { HourlyUsage, KeyPatch, NewKey, StoredKey, UsageAttempt, UsageRecord } from './store.js';
 
@@ -44,6 +44,8 @@ export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
     revoked_at: null,
     account: key.account ?? null,
     max_spend: key.maxSpend ?? null,
+    spend_period: key.spendPeriod?.unit ?? null,
+    spend_timezone: key.spendPeriod?.timezone ?? null,
     rpm_limit: key.limits?.rpm ?? null,
     tpm_limit: key.limits?.tpm ?? null,
     concurrency_limit: key.limits?.concurrency ?? null,
@@ -59,6 +61,10 @@ export function encodeKeyPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
   const row: Updateable<ApiKeysTable> = {};
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.maxSpend !== undefined) row.max_spend = patch.maxSpend;
+  if (patch.spendPeriod !== undefined) {
+    row.spend_period = patch.spendPeriod?.unit ?? null;
+    row.spend_timezone = patch.spendPeriod?.timezone ?? null;
+  }
   if (patch.limits !== undefined) {
     row.rpm_limit = patch.limits?.rpm ?? null;
     row.tpm_limit = patch.limits?.tpm ?? null;
@@ -84,9 +90,16 @@ export function decodeKeyRow(row: KeyRow): StoredKey {
     },
     row.account === null ? {} : { account: row.account },
     row.max_spend === null ? {} : { maxSpend: decodeMoney(row.max_spend) },
+    spendPeriodOf(row.max_spend === null ? null : row.spend_period, row.spend_timezone),
     limitsOf(row),
     accessOf(row),
   );
+}
+
+/** A cap's period as stored ('day', 'week' or 'month', and its zone); none for a lifetime cap or an unknown unit. */
+export function spendPeriodOf(unit: string | null, timezone: string | null): { spendPeriod?: SpendPeriod } {
+  if (unit !== 'day' && unit !== 'week' && unit !== 'month') return {};
+  return { spendPeriod: { unit, timezone: timezone ?? 'UTC' } };
 }
 
 /** A key row's access settings, present only when set. */

@@ -26,6 +26,10 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<number | string | bigint | null, number | null, number | null>;
   account: ColumnType<string | null, string | null | undefined, string | null>;
   max_spend: ColumnType<number | string | bigint | null, bigint | null | undefined, bigint | null>;
+  /** 'day', 'week' or 'month': max_spend resets each such calendar period (null: a lifetime cap). */
+  spend_period: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The IANA zone whose midnight starts a spend_period (null with it: UTC). */
+  spend_timezone: ColumnType<string | null, string | null | undefined, string | null>;
   /** The key's own rate limits (null: its group's apply). */
   rpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   tpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;

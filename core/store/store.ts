@@ -6,7 +6,7 @@ import type { Slot } from '../slot.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
-import type { ResolvedLimits } from '../config/resolved.js';
+import type { ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 
 /** One usage record per request that reached routing (bad input and auth failures write none). */
 export interface UsageRecord {
@@ -103,8 +103,10 @@ export interface StoredKey {
   readonly revokedAt: number | null;
   /** The account that pays for this key (metered); absent: unmetered. */
   readonly account?: string;
-  /** Most the key may spend in all, nano-units; absent: no cap. */
+  /** Most the key may spend in all (or per spendPeriod), nano-units; absent: no cap. */
   readonly maxSpend?: bigint;
+  /** The calendar period maxSpend is per; absent: a lifetime cap. */
+  readonly spendPeriod?: SpendPeriod;
   /** Its own rate limits, over its group's; absent: its group's apply. */
   readonly limits?: ResolvedLimits;
   /** Epoch ms from which it is refused; absent: never. */
@@ -124,6 +126,8 @@ export type NewKey = Omit<StoredKey, 'revokedAt'>;
 export interface KeyPatch {
   readonly name?: string;
   readonly maxSpend?: bigint | null;
+  /** Set with maxSpend: its period, or null for a lifetime cap (and with maxSpend null). */
+  readonly spendPeriod?: SpendPeriod | null;
   readonly limits?: ResolvedLimits | null;
   readonly expiresAt?: number | null;
   readonly disabled?: boolean;

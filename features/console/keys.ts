@@ -8,6 +8,7 @@ import { GatewayError } from '../../core/errors.js';
 import { createKey, describeKey, updateKey } from '../../core/keys/key-admin.js';
 import { parseIsoTime } from '../../core/iso-time.js';
 import { formatMoney } from '../../core/money/decimal.js';
+import { currentSpendPeriod as currentKeyPeriod, describeSpendPeriod } from '../../core/money/period-spend.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { consoleJson } from '../../core/console/console-answer.js';
@@ -49,23 +50,27 @@ async function shown(services: GatewayServices, keys: readonly StoredKey[], decl
   const ids = keys.map((k) => k.id).concat(declared.map(declaredKeyId));
   // A periodic max_spend's current period: its spend row is read in the same query as the lifetime ones.
   const periods = declared.map((key) => currentSpendPeriod(key, services.clock()));
-  const spendIds = ids.concat(periods.flatMap((p) => (p === null ? [] : [p.spendId])));
+  const ownPeriods = keys.map((key) => currentKeyPeriod(key, services.clock()));
+  const spendIds = ids.concat([...periods, ...ownPeriods].flatMap((p) => (p === null ? [] : [p.spendId])));
   const [used, spends] = await Promise.all([services.store.lastUsed(ids), services.store.ledger.keySpends(spendIds)]);
   const now = Date.now();
   const fromFile = declared.map((key, i) => {
     const period = periods[i] ?? null;
     return describeDeclared(key, spends.get(declaredKeyId(key)) ?? 0n, used.get(declaredKeyId(key)), period === null ? undefined : { spent: spends.get(period.spendId) ?? 0n, resetsAt: period.resetsAt });
   });
-  return keys.map((key): Record<string, unknown> => {
+  return keys.map((key, i): Record<string, unknown> => {
     const spent = spends.get(key.id) ?? 0n;
     const last = used.get(key.id);
+    // A max_spend per period: what is left of the current period, and its spend and end.
+    const period = ownPeriods[i] ?? null;
+    const counted = period === null ? spent : (spends.get(period.spendId) ?? 0n);
     return Object.assign(describeKey(key), {
       declared: false,
       status: statusOf(key, now),
       last_used_at: last === undefined ? null : new Date(last).toISOString(),
       spend: formatMoney(spent),
-      max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > spent ? key.maxSpend - spent : 0n),
-    });
+      max_spend_left: key.maxSpend === undefined ? null : formatMoney(key.maxSpend > counted ? key.maxSpend - counted : 0n),
+    }, period === null || key.spendPeriod === undefined ? {} : { max_spend_period: describeSpendPeriod(key.spendPeriod, counted, period.resetsAt) });
   }).concat(fromFile);
 }
 

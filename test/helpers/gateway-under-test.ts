@@ -86,6 +86,8 @@ export interface GatewayUnderTestOptions {
   readonly mockClock?: () => number;
   /** The calendar clock periodic budgets read. */
   readonly clock?: () => number;
+  /** The clock the key lookup cache's 5 s are counted on (a run-time key's change reaches another instance then). */
+  readonly keyCacheClock?: () => number;
   /** The clock channel rotation's back-offs read (health.probe_after_ms), moved by the test. */
   readonly healthClock?: () => number;
   /** The config file's permission bits (chmod), when the test cares who may read it. */
@@ -113,6 +115,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
     ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     ...(options.mockClock === undefined ? {} : { mockClock: options.mockClock }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.keyCacheClock === undefined ? {} : { keyCacheClock: options.keyCacheClock }),
     ...(options.healthClock === undefined ? {} : { healthClock: options.healthClock }),
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });

@@ -12,6 +12,10 @@ export interface KeyDraft {
   readonly account: string;
   readonly group: string;
   readonly maxSpend: string;
+  /** '' (a lifetime cap), 'day', 'week' or 'month': max spend resets each such period. */
+  readonly spendPeriod: string;
+  /** The IANA zone whose midnight starts a period; '' for UTC. */
+  readonly spendTimezone: string;
   /** "YYYY-MM-DD": the key stops working at that day's start, UTC. */
   readonly expires: string;
   /** Ticked among the group's models. */
@@ -32,7 +36,7 @@ export const LIMIT_FIELDS = [
 ] as const;
 
 export function emptyDraft(group: string, account: string): KeyDraft {
-  return { name: '', account, group, maxSpend: '', expires: '', models: [], otherModels: '', ips: '', rpm: '', tpm: '', concurrency: '' };
+  return { name: '', account, group, maxSpend: '', spendPeriod: '', spendTimezone: '', expires: '', models: [], otherModels: '', ips: '', rpm: '', tpm: '', concurrency: '' };
 }
 
 /** An existing key's fields, for its edit form; models outside the group's list go to the typed-in field. */
@@ -44,6 +48,9 @@ export function draftOf(key: Key, groupModels: readonly string[]): KeyDraft {
     account: key.account ?? '',
     group: key.group,
     maxSpend: key.max_spend ?? '',
+    spendPeriod: key.max_spend_period?.period ?? '',
+    // UTC is what an empty zone means: shown empty, so an untouched form sends no change.
+    spendTimezone: key.max_spend_period === undefined || key.max_spend_period.timezone === 'UTC' ? '' : key.max_spend_period.timezone,
     expires: dateOf(key.expires_at),
     models: models.filter((m) => groupModels.includes(m)),
     otherModels: models.filter((m) => !groupModels.includes(m)).join(', '),
@@ -94,11 +101,30 @@ function expiryOf(date: string, now = Date.now()): string {
   return at;
 }
 
+/**
+ * max_spend as sent: the amount alone (a lifetime cap) or {amount, period, timezone?}; undefined when empty. A period
+ * or zone without an amount is refused (the banner says why): it would silently set no cap.
+ */
+function maxSpendOf(draft: KeyDraft): string | Record<string, string> | undefined {
+  const amount = draft.maxSpend.trim();
+  const timezone = draft.spendTimezone.trim();
+  if (amount === '') {
+    if (draft.spendPeriod !== '' || timezone !== '') throw new Error('Max spend is empty: a period or time zone needs an amount.');
+    return undefined;
+  }
+  if (draft.spendPeriod === '') {
+    if (timezone !== '') throw new Error('A time zone applies to a max spend per day, week or month: choose the period.');
+    return amount;
+  }
+  return timezone === '' ? { amount, period: draft.spendPeriod } : { amount, period: draft.spendPeriod, timezone };
+}
+
 /** The create body: the filled-in fields only. */
 export function createBody(draft: KeyDraft, operator: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = { name: nameOf(draft), group: draft.group };
   if (operator && draft.account !== '') body['account'] = draft.account;
-  if (draft.maxSpend.trim() !== '') body['max_spend'] = draft.maxSpend.trim();
+  const maxSpend = maxSpendOf(draft);
+  if (maxSpend !== undefined) body['max_spend'] = maxSpend;
   if (draft.expires !== '') body['expires_at'] = expiryOf(draft.expires);
   const models = modelsOf(draft);
   if (models !== null) body['models'] = models;
@@ -128,8 +154,10 @@ function sameSet(a: readonly string[] | null, b: readonly string[] | null): bool
 export function editBody(loaded: KeyDraft, draft: KeyDraft): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (draft.name.trim() !== loaded.name) body['name'] = nameOf(draft);
-  const maxSpend = draft.maxSpend.trim();
-  if (maxSpend !== loaded.maxSpend) body['max_spend'] = maxSpend === '' ? null : maxSpend;
+  // The cap is sent whole when any part of it changed (the server replaces it: an amount alone is a lifetime cap).
+  if (draft.maxSpend.trim() !== loaded.maxSpend || draft.spendPeriod !== loaded.spendPeriod || draft.spendTimezone.trim() !== loaded.spendTimezone) {
+    body['max_spend'] = maxSpendOf(draft) ?? null;
+  }
   // The date input shows only the day: the same day means the key's own time stands, whatever its hour.
   if (draft.expires !== loaded.expires) body['expires_at'] = draft.expires === '' ? null : expiryOf(draft.expires);
   const models = modelsOf(draft);

@@ -99,6 +99,21 @@ export function TokenForm(props: TokenFormProps) {
       <${Field} label="Max spend" hint="In the gateway's currency; empty: no cap">
         <input type="text" inputmode="decimal" data-testid="token-max-spend" value=${draft.maxSpend} onInput=${(e: Event) => set({ maxSpend: text(e) })} />
       <//>
+      <${Field} label="Max spend resets" hint="Never: a cap on all the key's spend; else each calendar day, week (from Monday) or month">
+        <select data-testid="token-spend-period" value=${draft.spendPeriod} onChange=${(e: Event) => set(text(e) === '' ? { spendPeriod: '', spendTimezone: '' } : { spendPeriod: text(e) })}>
+          <option value="">Never</option>
+          <option value="day">Each day</option>
+          <option value="week">Each week</option>
+          <option value="month">Each month</option>
+        </select>
+      <//>
+      ${draft.spendPeriod === ''
+        ? null
+        : html`
+            <${Field} label="Time zone" hint="An IANA name such as Europe/Berlin, whose midnight starts a period; empty: UTC">
+              <input type="text" data-testid="token-spend-timezone" value=${draft.spendTimezone} onInput=${(e: Event) => set({ spendTimezone: text(e) })} />
+            <//>
+          `}
       <${Field} label="Expires on" hint=${expiryHint(props.expiresAt)}>
         <${DateInput} testid="token-expires" value=${draft.expires} onInput=${(expires: string) => set({ expires })} />
       <//>
