@@ -122,7 +122,7 @@ export class Gateway {
       router,
       providers,
       codecs: deps.endpoints,
-      keys: new KeyRing(config.keys, deps.store, deps.keyCacheClock === undefined ? { disabledAccounts } : { disabledAccounts, cacheClock: deps.keyCacheClock }),
+      keys: new KeyRing(config.keys, deps.store, deps.keyCacheClock === undefined ? { disabledAccounts, accounts: config.accounts } : { disabledAccounts, accounts: config.accounts, cacheClock: deps.keyCacheClock }),
       disabledAccounts,
       channelLoad: deps.channelLoad ?? new ChannelLoad(),
       access: new GroupAccess(config.groups),

@@ -272,7 +272,7 @@ export interface ConsoleAccountList {
   data: ConsoleAccount[];
 }
 /**
- * An account as the operator's pages show it: core/money/account-admin.ts describeAccount plus the groups the config gives it.
+ * An account as the operator's pages show it: core/money/account-admin.ts describeAccount plus the groups the config gives it, and its max_spend over all its keys (core/money/period-spend.ts accountCapFields).
  */
 export interface ConsoleAccount {
   name: string;
@@ -302,6 +302,29 @@ export interface ConsoleAccount {
    * Set by the operator in the console (PATCH {groups}).
    */
   console_groups: string[];
+  /**
+   * Most all its keys together may spend (gateway.yaml's for a declared account); null: no cap.
+   */
+  max_spend: string | null;
+  /**
+   * What is left of it (of the current period for a cap per period); null: no cap.
+   */
+  max_spend_left: string | null;
+  /**
+   * A max_spend per day, week or month: the current period's spend and when it resets; null for a lifetime cap or none.
+   */
+  max_spend_period: null | {
+    period: "day" | "week" | "month";
+    timezone: string;
+    /**
+     * An amount of money, zero or more, as formatMoney writes it: no leading or trailing zeros, at most 9 decimal places ("0", "12.5").
+     */
+    spend: string;
+    /**
+     * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
+     */
+    resets_at: string;
+  };
 }
 /**
  * GET /console/api/asset-groups, 200: a page of at most 50 asset groups, newest first, with their newest assets: a user's account's groups; for the operator every account's (?account= narrows). total counts every group of that scope; offset is where this page starts.

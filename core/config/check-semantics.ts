@@ -8,7 +8,7 @@ import type { EndpointRegistry } from '../endpoints/registry.js';
 import { parseMoney } from '../money/decimal.js';
 import { knownTimezone } from '../money/spend-period.js';
 import { parseCidr } from '../keys/address-list.js';
-import type { Amount, GatewayConfig } from './gateway.gen.js';
+import type { Amount, GatewayConfig, PeriodicSpend } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
 
@@ -108,10 +108,12 @@ function checkAccounts(config: GatewayConfig): ConfigIssue[] {
 
 /** A periodic max_spend's timezone must be one this runtime knows (a typo would otherwise fail every request). */
 function checkSpendZones(config: GatewayConfig): ConfigIssue[] {
-  return (config.keys ?? []).flatMap((k, i): ConfigIssue[] => {
-    const zone = typeof k.max_spend === 'object' ? k.max_spend.timezone : undefined;
-    return zone === undefined || knownTimezone(zone) ? [] : [{ path: ['keys', i, 'max_spend', 'timezone'], message: `unknown timezone "${zone}"; use an IANA name such as Europe/Berlin` }];
-  });
+  const capped = (section: 'keys' | 'accounts', list: readonly { readonly max_spend?: Amount | PeriodicSpend | undefined }[]): ConfigIssue[] =>
+    list.flatMap((k, i): ConfigIssue[] => {
+      const zone = typeof k.max_spend === 'object' ? k.max_spend.timezone : undefined;
+      return zone === undefined || knownTimezone(zone) ? [] : [{ path: [section, i, 'max_spend', 'timezone'], message: `unknown timezone "${zone}"; use an IANA name such as Europe/Berlin` }];
+    });
+  return [...capped('keys', config.keys ?? []), ...capped('accounts', config.accounts ?? [])];
 }
 
 /** Every amount must fit a nano-unit (the schema checks a string's form, not a number's decimals). */
@@ -120,6 +122,9 @@ function checkAmounts(config: GatewayConfig): ConfigIssue[] {
     ...Object.entries(config.groups ?? {}).map(([name, g]): [ConfigPath, Amount | undefined] => [['groups', name, 'price_multiplier'], g?.price_multiplier]),
     ...(config.keys ?? []).map((k, i): [ConfigPath, Amount | undefined] =>
       typeof k.max_spend === 'object' ? [['keys', i, 'max_spend', 'amount'], k.max_spend.amount] : [['keys', i, 'max_spend'], k.max_spend],
+    ),
+    ...(config.accounts ?? []).map((a, i): [ConfigPath, Amount | undefined] =>
+      typeof a.max_spend === 'object' ? [['accounts', i, 'max_spend', 'amount'], a.max_spend.amount] : [['accounts', i, 'max_spend'], a.max_spend],
     ),
     ...Object.entries(config.pricing?.models ?? {}).flatMap(([pattern, price]) =>
       Object.entries(price ?? {}).map(([kind, amount]): [ConfigPath, Amount | undefined] => [['pricing', 'models', pattern, kind], amount]),

@@ -364,6 +364,10 @@ export interface Account {
    * Free text shown with the account.
    */
   description?: string;
+  /**
+   * Most all the account's keys together may spend: in all (a decimal in the currency), or per calendar period ({amount, period, timezone}); 402 max_spend_reached once their charges and open reservations would pass it, whatever the balance. Set here, it is gateway.yaml's to change (the admin API sets it on accounts made at run time).
+   */
+  max_spend?: Amount | PeriodicSpend;
   limits?: Limits | undefined;
   /**
    * The groups the account's console users may create keys in (a group sets the models, prices and limits). Without it, only the operator makes the account's keys.

@@ -80,7 +80,20 @@ export function resolveConfig(
         k.limits === undefined ? {} : { limits: limitsOf(k.limits) },
       ),
     ),
-    accounts: (raw.accounts ?? []).map((a) => Object.assign({ name: a.name, description: a.description ?? null, groups: a.groups ?? [] }, a.limits === undefined ? {} : { limits: limitsOf(a.limits) })),
+    accounts: (raw.accounts ?? []).map((a) =>
+      Object.assign(
+        { name: a.name, description: a.description ?? null, groups: a.groups ?? [] },
+        a.limits === undefined ? {} : { limits: limitsOf(a.limits) },
+        a.max_spend === undefined
+          ? {}
+          : {
+              spendCap:
+                typeof a.max_spend === 'object'
+                  ? { maxSpend: parseMoney(a.max_spend.amount), spendPeriod: { unit: a.max_spend.period, timezone: a.max_spend.timezone ?? 'UTC' } }
+                  : { maxSpend: parseMoney(a.max_spend) },
+            },
+      ),
+    ),
     pricing: resolvePricing(raw),
     routes: [...written, ...defaultRoutesExcept(new Set(written.map((r) => r.path)), endpoints)],
     affinity: {

@@ -147,9 +147,19 @@ export interface ResolvedDeclaredKey {
   readonly limits?: ResolvedLimits;
 }
 
+/** A cap on spend: in all, or per calendar period (a key's own, or an account's over all its keys). */
+export interface SpendCap {
+  /** Nano-units. */
+  readonly maxSpend: bigint;
+  /** None: a lifetime cap. */
+  readonly spendPeriod?: SpendPeriod;
+}
+
 export interface ResolvedAccount {
   readonly name: string;
   readonly description: string | null;
+  /** Most all its keys together may spend (max_spend); none: no cap. */
+  readonly spendCap?: SpendCap;
   /** Limits of all its keys together. */
   readonly limits?: ResolvedLimits;
   /** The groups its console users may create keys in (none: only the operator makes its keys). */

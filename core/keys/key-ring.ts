@@ -3,8 +3,8 @@
 import type { SpendPeriod } from '../money/spend-period.js';
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ResolvedDeclaredKey, ResolvedLimits } from '../config/resolved.js';
-import type { Store, StoredKey } from '../store/store.js';
+import type { ResolvedAccount, ResolvedDeclaredKey, ResolvedLimits, SpendCap } from '../config/resolved.js';
+import type { FoundKey, Store } from '../store/store.js';
 import { GatewayError } from '../errors.js';
 import { digestKey } from './key-material.js';
 import { presentedKey } from './presented-key.js';
@@ -22,6 +22,8 @@ export interface AuthedKey {
   readonly maxSpend?: bigint;
   /** The calendar period maxSpend is per (core/money/spend-period.ts); absent: a lifetime cap. */
   readonly spendPeriod?: SpendPeriod;
+  /** Its account's max_spend, over all the account's keys together; absent: none. */
+  readonly accountCap?: SpendCap;
   /** Its own rate limits, over its group's (core/limits). */
   readonly limits?: ResolvedLimits;
   /** Epoch ms from which it is refused (401). */
@@ -61,15 +63,25 @@ const UNKNOWN: AuthOutcome = { kind: 'unknown' };
 const REVOKED: AuthOutcome = { kind: 'revoked' };
 const DISABLED: AuthOutcome = { kind: 'disabled' };
 
-function outcomeOf(stored: StoredKey | undefined): AuthOutcome {
+/** gateway.yaml's accounts' max_spend by name (null: declared without one): for those, the file's word, not the store's. */
+type DeclaredCaps = ReadonlyMap<string, SpendCap | null>;
+
+/** The key's account's max_spend: gateway.yaml's for a declared account, else the store's (came with the lookup). */
+function accountCapOf(account: string | undefined, stored: SpendCap | undefined, declared: DeclaredCaps): { accountCap?: SpendCap } {
+  if (account === undefined) return {};
+  const cap = declared.has(account) ? declared.get(account) : stored;
+  return cap === undefined || cap === null ? {} : { accountCap: cap };
+}
+
+function outcomeOf(stored: FoundKey | undefined, declared: DeclaredCaps): AuthOutcome {
   if (stored === undefined) return UNKNOWN;
   if (stored.revokedAt !== null) return REVOKED;
   if (stored.disabled === true) return DISABLED;
-  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored), settingsOf(stored)) };
+  return { kind: 'ok', key: Object.assign({ id: stored.id, name: stored.name, group: stored.group }, moneyOf(stored), accountCapOf(stored.account, stored.accountCap, declared), settingsOf(stored)) };
 }
 
 /** A stored key's limits and access, compiled once per lookup (present only when set). */
-function settingsOf(stored: StoredKey): { limits?: ResolvedLimits; expiresAt?: number; models?: ModelMatcher; addresses?: AddressList } {
+function settingsOf(stored: FoundKey): { limits?: ResolvedLimits; expiresAt?: number; models?: ModelMatcher; addresses?: AddressList } {
   const settings: { limits?: ResolvedLimits; expiresAt?: number; models?: ModelMatcher; addresses?: AddressList } = {};
   if (stored.limits !== undefined) settings.limits = stored.limits;
   if (stored.expiresAt !== undefined) settings.expiresAt = stored.expiresAt;
@@ -96,6 +108,8 @@ export interface KeyRingOptions {
   readonly cacheMax?: number;
   /** Accounts whose keys are refused (the operator disabled them); none without. */
   readonly disabledAccounts?: { has(account: string): boolean };
+  /** gateway.yaml's accounts: their max_spend (the store's is for accounts made at run time). */
+  readonly accounts?: readonly ResolvedAccount[];
   /** The clock cacheTtlMs is counted on (a test's, moved past it by hand); performance.now without. */
   readonly cacheClock?: () => number;
 }
@@ -107,15 +121,20 @@ export class KeyRing {
   /** Bumped by forget(): lookups begun before it do not fill the cache. */
   private generation = 0;
   private readonly disabledAccounts: { has(account: string): boolean } | undefined;
+  private readonly declaredCaps: DeclaredCaps;
 
   constructor(
     declared: readonly ResolvedDeclaredKey[],
     private readonly store: Store,
     options: KeyRingOptions = {},
   ) {
+    this.declaredCaps = new Map((options.accounts ?? []).map((a) => [a.name, a.spendCap ?? null]));
     this.declared = declared.map((k) => ({
       digest: Buffer.from(digestKey(k.key), 'hex'),
-      outcome: { kind: 'ok', key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k), k.limits === undefined ? {} : { limits: k.limits }) },
+      outcome: {
+        kind: 'ok',
+        key: Object.assign({ id: `config:${k.name}`, name: k.name, group: k.group }, moneyOf(k), accountCapOf(k.account, undefined, this.declaredCaps), k.limits === undefined ? {} : { limits: k.limits }),
+      },
     }));
     this.cache = new LRUCache({ max: options.cacheMax ?? 10_000, ttl: options.cacheTtlMs ?? 5_000, ...(options.cacheClock === undefined ? {} : { perf: { now: options.cacheClock }, ttlResolution: 0 }) });
     this.disabledAccounts = options.disabledAccounts;
@@ -137,7 +156,7 @@ export class KeyRing {
     if (cached !== undefined) return cached;
     const generation = this.generation;
     return this.store.findKeyByHash(hex).then((stored) => {
-      const outcome = outcomeOf(stored);
+      const outcome = outcomeOf(stored, this.declaredCaps);
       // A lookup that began before a forget() may have read the key as it was: used once, not cached.
       if (generation === this.generation) this.cache.set(hex, outcome);
       return outcome;

@@ -3,6 +3,7 @@
 
 import { GatewayError } from '../errors.js';
 import { AccountExists, BalanceBelowFloor, BalanceOverflowError, MAX_BALANCE, type Account, type LedgerEntry, type LedgerStore } from '../store/ledger-store.js';
+import type { SpendCap } from '../config/resolved.js';
 import { formatMoney, MAX_AMOUNT, parseMoney } from './decimal.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -13,7 +14,8 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', message, { param });
 }
 
-export async function createAccount(ledger: LedgerStore, input: { readonly name: unknown; readonly description?: unknown }): Promise<Account> {
+/** Creates an account; `cap` is its max_spend, read by the caller (spend-cap-input.ts spendCapOf). */
+export async function createAccount(ledger: LedgerStore, input: { readonly name: unknown; readonly description?: unknown }, cap: SpendCap | null = null): Promise<Account> {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) throw invalid('name', 'name must be 1-64 letters, digits, "_", "." or "-".');
   const description = input.description ?? null;
   if (description !== null && (typeof description !== 'string' || description.length > MAX_NOTE)) {
@@ -22,7 +24,7 @@ export async function createAccount(ledger: LedgerStore, input: { readonly name:
   const taken = (): GatewayError => invalid('name', `An account named "${input.name as string}" already exists.`);
   if ((await ledger.getAccount(input.name)) !== undefined) throw taken();
   try {
-    return await ledger.createAccount(input.name, description, Date.now());
+    return await ledger.createAccount(input.name, description, Date.now(), ...(cap === null ? [] : [cap]));
   } catch (err) {
     // Created meanwhile by another request or instance: the same answer as when it was there before.
     if (err instanceof AccountExists) throw taken();

@@ -1,8 +1,10 @@
-// A max_spend as the admin API and the console take it: a plain amount (a lifetime cap), or gateway.yaml's
-// PeriodicSpend, {amount, period: day|week|month, timezone?}, checked as the config's is (a zone this runtime knows).
+// A max_spend as the admin API and the console take it, a key's or an account's: a plain amount (a lifetime cap), or
+// gateway.yaml's PeriodicSpend, {amount, period: day|week|month, timezone?}, checked as the config's is (a zone this
+// runtime knows); and the setting of an account's.
 
 import { GatewayError } from '../errors.js';
-import type { SpendPeriod } from '../config/resolved.js';
+import type { SpendCap, SpendPeriod } from '../config/resolved.js';
+import type { Account, LedgerStore } from '../store/ledger-store.js';
 import { readAmount } from './account-admin.js';
 import { knownTimezone } from './spend-period.js';
 
@@ -38,4 +40,26 @@ export function readSpendCap(value: unknown, param: string): SpendCapInput {
   // Kept as the runtime spells it ("europe/berlin" is Europe/Berlin), so listings and period rows name one zone one way.
   const canonical = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
   return { maxSpend, spendPeriod: { unit: unit as SpendPeriod['unit'], timezone: canonical } };
+}
+
+/** A max_spend as given (null or absent: none), checked: the cap over all the account's keys together. */
+export function spendCapOf(value: unknown): SpendCap | null {
+  if (value === undefined || value === null) return null;
+  const { maxSpend, spendPeriod } = readSpendCap(value, 'max_spend');
+  return spendPeriod === null ? { maxSpend } : { maxSpend, spendPeriod };
+}
+
+/**
+ * Sets (or with null clears) the max_spend of an account made at run time: an amount (for life) or {amount, period,
+ * timezone?}. 404 for an unknown account; 400 for a bad cap, or for an account gateway.yaml declares (its cap is the
+ * file's), nothing written. Keys apply it on their next lookup (5 s on other instances).
+ */
+export async function setAccountMaxSpend(ledger: LedgerStore, declared: readonly string[], name: string, value: unknown): Promise<Account> {
+  if (value === undefined) throw invalid('max_spend', 'max_spend is required: an amount such as "50.00", {"amount": "50.00", "period": "month"}, or null for none.');
+  const cap = spendCapOf(value);
+  if ((await ledger.getAccount(name)) === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  if (declared.includes(name)) throw invalid('max_spend', `The account "${name}" is declared in gateway.yaml: its max_spend is set there.`);
+  const updated = await ledger.setAccountSpendCap(name, cap);
+  if (updated === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
+  return updated;
 }

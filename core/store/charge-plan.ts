@@ -3,6 +3,7 @@
 // and is unique by request id, so the request is charged once), one spend change per key and one draw per hold. Both stores (sqlite-store.ts's prepared statements, kysely-ledger.ts's
 // queries) carry out the same plan, so a batch costs a few statements, not five per record.
 
+import { accountSpendRow } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
 
 /** One account's charge for the batch. */
@@ -30,7 +31,7 @@ export interface ChargePlan {
   readonly entries: readonly ChargeEntry[];
   /** Signed nano-units to add to each account's balance. */
   readonly balances: ReadonlyMap<string, bigint>;
-  /** Nano-units to add to each key's spend. */
+  /** Nano-units to add to each spend row: a key's (its id), an account's (`account:<name>`), a period's (`<row>@<start>`). */
   readonly spends: ReadonlyMap<string, bigint>;
   /** Nano-units each hold gives up. */
   readonly draws: ReadonlyMap<string, bigint>;
@@ -100,6 +101,8 @@ export function planCharges(records: readonly UsageRecord[], written: Set<string
         entry.renamed?.push(record.requestId);
       }
       add(balances, record.account, -cost);
+      // The account's lifetime spend (its max_spend's row, `account:<name>`), as the key's own below.
+      add(spends, accountSpendRow(record.account), cost);
     }
     add(spends, record.keyId, cost);
     for (const draw of record.draws ?? []) {

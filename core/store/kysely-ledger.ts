@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from './migrations.js';
-import { decodeInteger, decodeMoney, encodeUsageRow } from './row-codec.js';
+import { decodeInteger, decodeMoney, encodeUsageRow, spendPeriodOf } from './row-codec.js';
 import type { Database } from './schema.js';
 import type {
   Account,
@@ -22,6 +22,7 @@ import type {
 } from './ledger-store.js';
 import { AccountExists, BalanceBelowFloor, BalanceOverflowError, budgetName, MAX_BALANCE } from './ledger-store.js';
 import type { UsageRecord } from './store.js';
+import type { SpendCap } from '../config/resolved.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { chargeIds, chargeNote, planCharges, sorted } from './charge-plan.js';
 import { writeTransaction } from './write-transaction.js';
@@ -55,15 +56,13 @@ function decodeAccount(row: {
   created_at: number | string | bigint;
   disabled: number | string | bigint | null;
   key_groups: string | null;
+  max_spend: number | string | bigint | null;
+  spend_period: string | null;
+  spend_timezone: string | null;
 }): Account {
-  return {
-    name: row.name,
-    description: row.description,
-    balance: decodeMoney(row.balance),
-    createdAt: decodeInteger(row.created_at),
-    disabled: row.disabled !== null && decodeInteger(row.disabled) !== 0,
-    keyGroups: decodeNames(row.key_groups),
-  };
+  const disabled = row.disabled !== null && decodeInteger(row.disabled) !== 0;
+  const account = { name: row.name, description: row.description, balance: decodeMoney(row.balance), createdAt: decodeInteger(row.created_at), disabled, keyGroups: decodeNames(row.key_groups) };
+  return row.max_spend === null ? account : Object.assign(account, { spendCap: Object.assign({ maxSpend: decodeMoney(row.max_spend) }, spendPeriodOf(row.spend_period, row.spend_timezone)) });
 }
 
 function decodeEntry(row: {
@@ -122,6 +121,11 @@ export async function postLedgerEntry<DB extends Database>(
   return { entry: decodeEntry(row), applied: true };
 }
 
+/** An account's max_spend as its columns (all null: none). */
+function capColumns(cap: SpendCap | undefined): { max_spend: bigint | null; spend_period: string | null; spend_timezone: string | null } {
+  return { max_spend: cap?.maxSpend ?? null, spend_period: cap?.spendPeriod?.unit ?? null, spend_timezone: cap?.spendPeriod?.timezone ?? null };
+}
+
 async function moveBalance(trx: Db, account: string, amount: bigint): Promise<void> {
   await trx.updateTable('accounts').set({ balance: sql<bigint>`balance + ${amount}` }).where('name', '=', account).execute();
 }
@@ -149,14 +153,15 @@ export class KyselyLedger implements LedgerStore {
       .execute();
   }
 
-  async createAccount(name: string, description: string | null, at: number): Promise<Account> {
+  async createAccount(name: string, description: string | null, at: number, spendCap?: SpendCap): Promise<Account> {
     try {
-      await this.db.insertInto('accounts').values({ name, description, balance: 0n, created_at: at }).execute();
+      await this.db.insertInto('accounts').values(Object.assign({ name, description, balance: 0n, created_at: at }, capColumns(spendCap))).execute();
     } catch (err) {
       if (isUniqueViolation(err)) throw new AccountExists(name, { cause: err });
       throw err;
     }
-    return { name, description, balance: 0n, createdAt: at, disabled: false, keyGroups: [] };
+    const account: Account = { name, description, balance: 0n, createdAt: at, disabled: false, keyGroups: [] };
+    return spendCap === undefined ? account : Object.assign(account, { spendCap });
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -193,6 +198,11 @@ export class KyselyLedger implements LedgerStore {
 
   async setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined> {
     await this.db.updateTable('accounts').set({ disabled: disabled ? 1 : 0 }).where('name', '=', name).execute();
+    return this.getAccount(name);
+  }
+
+  async setAccountSpendCap(name: string, cap: SpendCap | null): Promise<Account | undefined> {
+    await this.db.updateTable('accounts').set(capColumns(cap ?? undefined)).where('name', '=', name).execute();
     return this.getAccount(name);
   }
 

@@ -3,11 +3,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
-import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow } from './row-codec.js';
+import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow, spendPeriodOf } from './row-codec.js';
 import type { Database } from './schema.js';
 import type { StorePart } from './store-part.js';
 import type { Slot } from '../slot.js';
-import type { HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+import type { FoundKey, HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
 import { lastUsed, usageLog, usageTotals, type UsageFilter, type UsageLogQuery, type UsageLogRow, type UsageTotals } from './usage-log.js';
@@ -221,9 +221,19 @@ export class KyselyStore implements Store {
     return Object.assign({}, key, { revokedAt: null });
   }
 
-  async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
-    const row = await this.#db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
-    return row === undefined ? undefined : decodeKeyRow(row);
+  async findKeyByHash(hash: string): Promise<FoundKey | undefined> {
+    // The account's max_spend comes in the same query: a key's lookup (cached 5 s) carries it to every request.
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .leftJoin('accounts', 'accounts.name', 'api_keys.account')
+      .selectAll('api_keys')
+      .select(['accounts.max_spend as account_max_spend', 'accounts.spend_period as account_spend_period', 'accounts.spend_timezone as account_spend_timezone'])
+      .where('api_keys.hash', '=', hash)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    const key = decodeKeyRow(row);
+    if (row.account_max_spend === null || row.account_max_spend === undefined) return key;
+    return Object.assign(key, { accountCap: Object.assign({ maxSpend: decodeMoney(row.account_max_spend) }, spendPeriodOf(row.account_spend_period ?? null, row.account_spend_timezone ?? null)) });
   }
 
   async listKeys(): Promise<StoredKey[]> {

@@ -3,6 +3,8 @@
 // ledger entries: they set money aside without moving it, and expire when the instance holding them stops
 // renewing them (killed), so nothing stays held for a process that is gone.
 
+import type { SpendCap } from '../config/resolved.js';
+
 /** What a ledger entry does: money in (credit, refund), out (charge), or an operator's correction (either sign). */
 export type LedgerKind = 'credit' | 'charge' | 'refund' | 'adjustment';
 
@@ -49,6 +51,13 @@ export interface Account {
   readonly disabled: boolean;
   /** The groups its users make keys in, as the operator set them in the console (gateway.yaml's add to them). */
   readonly keyGroups: readonly string[];
+  /** Most all its keys together may spend, as the admin API set it (a declared account's is gateway.yaml's); absent: none. */
+  readonly spendCap?: SpendCap;
+}
+
+/** The key_spend row an account's lifetime spend is counted in (every charge of its keys adds to it). */
+export function accountSpendRow(account: string): string {
+  return `account:${account}`;
 }
 
 export interface LedgerEntry {
@@ -76,13 +85,16 @@ export interface NewLedgerEntry {
   readonly floor?: bigint;
 }
 
-/** Whose money a hold sets aside: an account's balance, or what is left of a key's max_spend. */
+/** Whose money a hold sets aside: an account's balance, or what is left of a key's (or an account's) max_spend. */
 export type Budget =
   | { readonly kind: 'account'; readonly account: string }
   | {
       readonly kind: 'key';
+      /** The lifetime spend row: the key's id, or `account:<name>` (accountSpendRow) for an account's cap. */
       readonly keyId: string;
       readonly maxSpend: bigint;
+      /** Set when the cap is an account's, over all its keys together (keyId is then its row): a refusal names it. */
+      readonly account?: string;
       /**
        * A periodic cap's spend row (`<key id>@<period start, ISO>` in key_spend), absent for a lifetime cap. The
        * request is charged to the period it was admitted in: its draw carries this name, and the charge adds to that
@@ -132,8 +144,8 @@ export interface AuditProblem {
 export interface LedgerStore {
   /** Creates the accounts that do not exist yet (gateway.yaml's, at start); existing ones are left as they are. */
   ensureAccounts(accounts: readonly { readonly name: string; readonly description: string | null }[], at: number): Promise<void>;
-  /** Creates an account; throws when the name is taken. */
-  createAccount(name: string, description: string | null, at: number): Promise<Account>;
+  /** Creates an account (with its max_spend, if given); throws when the name is taken. */
+  createAccount(name: string, description: string | null, at: number, spendCap?: SpendCap): Promise<Account>;
   listAccounts(): Promise<Account[]>;
   getAccount(name: string): Promise<Account | undefined>;
   /** Newest first; with `beforeId`, the entries older than that one (a page after it). */
@@ -148,6 +160,8 @@ export interface LedgerStore {
   setAccountDisabled(name: string, disabled: boolean): Promise<Account | undefined>;
   /** The names of the disabled accounts. */
   disabledAccounts(): Promise<string[]>;
+  /** Sets (or with null clears) an account's max_spend; the account as it is now, or undefined when none. */
+  setAccountSpendCap(name: string, cap: SpendCap | null): Promise<Account | undefined>;
   /** Sets the groups an account's users make keys in; the account as it is now, or undefined when none. */
   setAccountKeyGroups(name: string, groups: readonly string[]): Promise<Account | undefined>;
   /**

@@ -332,6 +332,16 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await addMissingColumns(db, dialect, 'api_keys', [['spend_period', 'text'], ['spend_timezone', 'text']]);
       },
     },
+    '0027_account_max_spend': {
+      // An account's max_spend over all its keys together (issue 45), for life or per calendar period, set on an
+      // account made at run time (gateway.yaml's are the file's). Its spend is counted as a key's is, in key_spend:
+      // `account:<name>` for life (every charge adds to it from now on; here it starts from the account's charges so
+      // far), `account:<name>@<period start>` per period. No key id starts with `account:` (config:, key_).
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'accounts', [['max_spend', 'bigint'], ['spend_period', 'text'], ['spend_timezone', 'text']]);
+        await sql`insert into key_spend (key_id, spent) select 'account:' || account, cast(-sum(amount) as bigint) from ledger where kind = 'charge' group by account on conflict (key_id) do nothing`.execute(db);
+      },
+    },
   };
 }
 

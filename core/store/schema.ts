@@ -153,6 +153,12 @@ export interface AccountsTable {
   disabled: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   /** JSON array of the group names its users make keys in (null: none but gateway.yaml's). */
   key_groups: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Most all its keys together may spend, nano-units (null: no cap); its spend is key_spend's `account:<name>` row. */
+  max_spend: ColumnType<number | string | bigint | null, bigint | null | undefined, bigint | null>;
+  /** 'day', 'week' or 'month': max_spend resets each such calendar period (null: a lifetime cap). */
+  spend_period: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The IANA zone whose midnight starts a spend_period (null with it: UTC). */
+  spend_timezone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LedgerTable {

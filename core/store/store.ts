@@ -6,7 +6,7 @@ import type { Slot } from '../slot.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
-import type { ResolvedLimits, SpendPeriod } from '../config/resolved.js';
+import type { ResolvedLimits, SpendCap, SpendPeriod } from '../config/resolved.js';
 
 /** One usage record per request that reached routing (bad input and auth failures write none). */
 export interface UsageRecord {
@@ -119,6 +119,9 @@ export interface StoredKey {
   readonly ips?: readonly string[];
 }
 
+/** A key as its lookup finds it: with its account's max_spend (over all the account's keys), when it has one. */
+export type FoundKey = StoredKey & { readonly accountCap?: SpendCap };
+
 /** A key as created: not revoked yet. */
 export type NewKey = Omit<StoredKey, 'revokedAt'>;
 
@@ -142,7 +145,7 @@ export interface UsageQuery {
 
 export interface KeyStore {
   createKey(key: NewKey): Promise<StoredKey>;
-  findKeyByHash(hash: string): Promise<StoredKey | undefined>;
+  findKeyByHash(hash: string): Promise<FoundKey | undefined>;
   listKeys(): Promise<StoredKey[]>;
   /** Revokes by id or by name; returns the revoked key, or undefined when none matched. */
   revokeKey(idOrName: string, at: number): Promise<StoredKey | undefined>;

@@ -63,12 +63,32 @@ async function me(key: AuthedKey, services: GatewayServices): Promise<Record<str
       period === null || key.spendPeriod === undefined
         ? null
         : { period: key.spendPeriod.unit, timezone: key.spendPeriod.timezone, spend: formatMoney(period.spend), resets_at: new Date(period.resetsAt).toISOString() },
+    account_max_spend: await accountCap(key, services),
+  };
+}
+
+/**
+ * The account's max_spend over all its keys: the cap, what they spent of it (in all, or in the current period) and
+ * what is left; with a period, which, and when it resets (null for a lifetime cap). Null when the account has none.
+ */
+async function accountCap(key: AuthedKey, services: GatewayServices): Promise<Record<string, unknown> | null> {
+  const budget = budgetsOf(key, services.clock()).find((b) => b.kind === 'key' && b.account !== undefined);
+  if (budget?.kind !== 'key') return null;
+  const spent = await services.store.ledger.keySpend(budget.spendId ?? budget.keyId);
+  const period = key.accountCap?.spendPeriod;
+  return {
+    max_spend: formatMoney(budget.maxSpend),
+    spend: formatMoney(spent),
+    left: formatMoney(budget.maxSpend > spent ? budget.maxSpend - spent : 0n),
+    period: period?.unit ?? null,
+    timezone: period?.timezone ?? null,
+    resets_at: budget.resetsAt === undefined ? null : new Date(budget.resetsAt).toISOString(),
   };
 }
 
 /** The current period of a key's periodic max_spend (by the calendar clock): its spend so far and its end; null for a lifetime cap. */
 async function currentPeriod(key: AuthedKey, services: GatewayServices): Promise<{ spend: bigint; resetsAt: number } | null> {
-  const budget = budgetsOf(key, services.clock()).find((b) => b.kind === 'key');
+  const budget = budgetsOf(key, services.clock()).find((b) => b.kind === 'key' && b.account === undefined);
   if (budget?.kind !== 'key' || budget.spendId === undefined || budget.resetsAt === undefined) return null;
   return { spend: await services.store.ledger.keySpend(budget.spendId), resetsAt: budget.resetsAt };
 }

@@ -5,20 +5,28 @@
 
 import { GatewayError } from '../../core/errors.js';
 import { createAccount, describeAccount, describeEntry, postToAccount, type OperatorPosting } from '../../core/money/account-admin.js';
+import { accountCapFields, accountCapOf } from '../../core/money/period-spend.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
+import type { Account } from '../../core/store/ledger-store.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { consoleJson } from '../../core/console/console-answer.js';
 import { createConsoleUser } from '../../core/console/users.js';
 import { requiredText } from './required-text.js';
 import { groupsOf, readGroups } from './account-groups.js';
 
-function shown(services: GatewayServices, account: Parameters<typeof describeAccount>[0]): Record<string, unknown> {
-  return Object.assign(describeAccount(account, services.config.pricing.currency), groupsOf(services, account.name, account.keyGroups));
+/** Accounts as the pages show them: with their groups, and their max_spend (what is left of it, and its period). */
+async function shownAll(services: GatewayServices, accounts: readonly Account[]): Promise<Record<string, unknown>[]> {
+  const caps = await accountCapFields(services.store.ledger, accounts.map((a) => ({ name: a.name, cap: accountCapOf(a, services.config) })), services.clock());
+  return accounts.map((account) => Object.assign(describeAccount(account, services.config.pricing.currency), groupsOf(services, account.name, account.keyGroups), caps.get(account.name)));
+}
+
+async function shown(services: GatewayServices, account: Account): Promise<Record<string, unknown>> {
+  return (await shownAll(services, [account]))[0] ?? {};
 }
 
 /** GET /console/api/accounts */
 export async function listAccounts(_ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
-  return consoleJson(200, { object: 'list', data: (await services.store.ledger.listAccounts()).map((a) => shown(services, a)) });
+  return consoleJson(200, { object: 'list', data: await shownAll(services, await services.store.ledger.listAccounts()) });
 }
 
 /** POST /console/api/accounts */
@@ -27,7 +35,7 @@ export async function createAccountAnswer(ctx: RequestContext, services: Gateway
   const body = ctx.request.head;
   const groups = body['groups'] === undefined ? [] : readGroups(services, body['groups']);
   const made = await createAccount(ledger, { name: body['name'], description: body['description'] });
-  return consoleJson(201, shown(services, groups.length === 0 ? made : ((await ledger.setAccountKeyGroups(made.name, groups)) ?? made)));
+  return consoleJson(201, await shown(services, groups.length === 0 ? made : ((await ledger.setAccountKeyGroups(made.name, groups)) ?? made)));
 }
 
 /**
@@ -39,7 +47,7 @@ export function postingAnswer(posting: OperatorPosting): (ctx: RequestContext, s
     const body = ctx.request.head;
     const input = { amount: body['amount'], note: body['note'], idempotency_key: body['idempotency_key'] };
     const posted = await postToAccount(services.store.ledger, ctx.params?.['name'] ?? '', posting, input);
-    return consoleJson(posted.applied ? 201 : 200, { account: shown(services, posted.account), entry: describeEntry(posted.entry), applied: posted.applied });
+    return consoleJson(posted.applied ? 201 : 200, { account: await shown(services, posted.account), entry: describeEntry(posted.entry), applied: posted.applied });
   };
 }
 
@@ -69,7 +77,7 @@ export async function updateAccount(ctx: RequestContext, services: GatewayServic
   }
   const account = await ledger.getAccount(name);
   if (account === undefined) throw new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `No account named "${name}".`);
-  return consoleJson(200, shown(services, account));
+  return consoleJson(200, await shown(services, account));
 }
 
 /** POST /console/api/accounts/{name}/users: a user of the account, with a one-time link to set its password. */

@@ -342,6 +342,7 @@ describe('billing on one instance', () => {
       max_spend: null,
       max_spend_left: null,
       max_spend_period: null,
+      account_max_spend: null,
     });
     const capped = await get(CAPPED, '/v1/me');
     assert.equal(capped['max_spend'], '0.0001');

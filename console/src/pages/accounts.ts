@@ -216,6 +216,19 @@ export function AccountsPage() {
     { id: 'name', title: 'Name', cell: (a) => a.name },
     { id: 'description', title: 'Description', cell: (a) => a.description ?? '' },
     { id: 'balance', title: 'Balance', num: true, cell: (a) => formatMoney(a.balance, a.currency) },
+    {
+      id: 'max-spend',
+      title: 'Left of max spend',
+      num: true,
+      cell: (a) => {
+        // All its keys together; a cap that resets shows this period's part and when it turns.
+        if (a.max_spend === null || a.max_spend_left === null) return '—';
+        const left = `${formatMoney(a.max_spend_left, a.currency)} of ${formatMoney(a.max_spend, a.currency)}`;
+        const period = a.max_spend_period;
+        if (period === null) return left;
+        return html`${left} <span class="muted" data-testid="account-max-spend-period">per ${period.period}, resets ${formatTime(period.resets_at, false)}</span>`;
+      },
+    },
     { id: 'status', title: 'Status', cell: (a) => html`<span class=${`badge status-${a.disabled ? 'disabled' : 'active'}`}>${a.disabled ? 'disabled' : 'active'}</span>` },
     { id: 'groups', title: 'Groups', cell: (a) => a.groups.join(', ') || '—' },
     { id: 'created', title: 'Created', cell: (a) => formatTime(a.created_at, false) },
