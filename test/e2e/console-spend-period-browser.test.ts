@@ -1,8 +1,8 @@
 // A run-time key's max_spend per period set in the console's token form, in real Chromium (issue 45): the operator
 // makes a key with a daily cap in Europe/Berlin (the period select and the time zone field beside Max spend), the list
 // shows the day's part and when it resets, the key is refused past it with the 402 that says so; an unknown zone is
-// refused with the server's message and changes nothing; "Never" makes it a lifetime cap again. The calendar clock is
-// injected. Screenshots under test-output/console-spend-period-browser/.
+// refused with the server's message and changes nothing; "Never" makes it a lifetime cap again. The Accounts page
+// shows an account's max_spend per month. The calendar clock is injected. Screenshots under test-output/console-spend-period-browser/.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -104,6 +104,22 @@ channels:
     await page.getByTestId('token-submit').click();
     assert.match((await page.getByTestId('error').textContent()) ?? '', /unknown timezone "Europe\/Atlantis"/);
     assert.equal(((await listed())?.['max_spend_period'] as Record<string, unknown> | undefined)?.['timezone'], 'Europe/Berlin');
+  });
+
+  it('shows an account\'s max_spend per month on the Accounts page', async () => {
+    const made = await page.request.post(`${gw.url}/admin/accounts`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+      data: { name: 'acme', max_spend: { amount: '25', period: 'month', timezone: 'Europe/Berlin' } },
+    });
+    assert.equal(made.status(), 201);
+    await page.getByTestId('nav-accounts').click();
+    await page.locator('[data-testid="page-accounts"][data-ready="true"]').waitFor();
+    const row = page.locator('[data-testid="table-accounts"] [data-testid="row"][data-id="acme"]');
+    assert.match((await row.getByTestId('account-max-spend-period').textContent()) ?? '', /per month/);
+    assert.match((await row.locator('[data-col="max-spend"]').textContent()) ?? '', /25/);
+    await page.screenshot({ path: join(shots, 'accounts-monthly.png'), fullPage: true });
+    await openTokens();
+    await page.locator('[data-testid="table-keys"] [data-testid="row"]', { hasText: 'daily' }).getByTestId('edit').click();
   });
 
   it('"Never" makes it a lifetime cap again', async () => {
