@@ -70,6 +70,8 @@ export class WatchedFacts {
       .select(['api_keys.id', 'api_keys.name', 'api_keys.account', 'api_keys.max_spend', 'key_spend.spent'])
       .where('api_keys.revoked_at', 'is', null)
       .where('api_keys.max_spend', 'is not', null)
+      // A cap per period is not reached by the lifetime spend this row counts (a period's row is another).
+      .where('api_keys.spend_period', 'is', null)
       .whereRef('key_spend.spent', '>=', 'api_keys.max_spend')
       .limit(1000)
       .execute();
