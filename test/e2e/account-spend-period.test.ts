@@ -112,6 +112,13 @@ for (const backend of storeBackends()) {
       assert.equal(declared.status, 400);
       assert.match(String((declared.json['error'] as Record<string, unknown>)['message']), /declared in gateway\.yaml/);
 
+      // A key made at run time on the declared account draws on the file's cap, whatever the store says of it.
+      await first().gateway.runtime.deps.store.ledger.setAccountSpendCap('acme', { maxSpend: COST * 1000n });
+      const runtime = (await admin(first().url, 'POST', '/admin/keys', { name: 'acme-runtime', group: 'pro', account: 'acme' })).json['key'] as string;
+      const late = await ask(last().url, runtime, 999);
+      assert.equal(late.status, 402);
+      assert.match(parseOpenAIError(await late.text()).message, /account "acme" has reached/);
+
       now = BERLIN_MIDNIGHT;
       for (const [i, g] of gateways.entries()) assert.equal((await ask(g.url, KEYS[i % 2] as string, 1000 + i)).status, 200, 'the next day is a new budget');
       for (const g of gateways) await g.gateway.runtime.deps.writer.flush();

@@ -100,4 +100,18 @@ describe('money config', () => {
     assert.deepEqual(issuesOf(keys('{ amount: 0.0000000001, period: day }')), ['keys[0].max_spend.amount: "1e-10" has more than 9 decimal places (x.yaml:6)']);
     assert.ok(issuesOf(keys('{ amount: "5.00", period: hour }')).length > 0, 'an unknown period is refused');
   });
+
+  it("reads an account's max_spend, for life or per period, and names an unknown zone or a bad amount", () => {
+    const accounts = (spend: string): string =>
+      yaml('channels:', '  - { name: demo, type: mock, models: [demo-*] }', 'groups:', '  default: { models: [demo-*] }', 'accounts:', `  - { name: acme, max_spend: ${spend} }`);
+    assert.deepEqual(parse(accounts('{ amount: "100", period: month, timezone: Europe/Berlin }')).accounts[0]?.spendCap, {
+      maxSpend: parseMoney('100'),
+      spendPeriod: { unit: 'month', timezone: 'Europe/Berlin' },
+    });
+    assert.deepEqual(parse(accounts('"7.5"')).accounts[0]?.spendCap, { maxSpend: parseMoney('7.5') });
+    assert.deepEqual(issuesOf(accounts('{ amount: "5.00", period: day, timezone: Mars/Olympus }')), [
+      'accounts[0].max_spend.timezone: unknown timezone "Mars/Olympus"; use an IANA name such as Europe/Berlin (x.yaml:6)',
+    ]);
+    assert.deepEqual(issuesOf(accounts('{ amount: 0.0000000001, period: day }')), ['accounts[0].max_spend.amount: "1e-10" has more than 9 decimal places (x.yaml:6)']);
+  });
 });
