@@ -66,9 +66,9 @@ export interface StartOptions {
   readonly limiter?: Limiter;
   /** How links' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
-  /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
-  /** The calendar clock periodic budgets read (which day's spend a request counts in); the system's without. */
+  /** The calendar clock periodic budgets and tokens_per_day read (which day a request counts in); the system's without. */
   readonly clock?: () => number;
+  /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
   readonly mockClock?: () => number;
   /** The clock channel rotation's back-offs read (a test's, moved by hand); performance.now when absent. */
   readonly healthClock?: () => number;
@@ -113,7 +113,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
     const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
     const knownChannel = (name: string): boolean => channelNames.current.has(name);
-    const shared = await startShared(life, config, { logger, metrics, health, rotation, localAffinity, knownChannel });
+    const shared = await startShared(life, config, Object.assign({ logger, metrics, health, rotation, localAffinity, knownChannel }, options.clock === undefined ? {} : { calendar: options.clock }));
     const reloads = new ConfigReloads({ configPath: options.configPath, env, endpoints, validator, store: storage.store, metrics, logger, applied: (next) => {
       channelNames.current = new Set(next.channels.map((c) => c.name));
       void shared?.cooldowns.refresh();
@@ -262,7 +262,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     mockImages: new MockImageFiles(),
     scanMemory: new ScanMemory(),
     leases: storage.leases,
-    limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
+    limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(options.clock === undefined ? {} : { calendar: options.clock }),
     // One id for the process, whatever the reloads.
     instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
     disabledAccounts: parts.disabledAccounts,

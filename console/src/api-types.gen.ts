@@ -199,6 +199,15 @@ export interface ConsoleLimits {
   rpm?: number;
   tpm?: number;
   concurrency?: number;
+  /**
+   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   */
+  tokens_per_day?:
+    | number
+    | {
+        tokens: number;
+        timezone: string;
+      };
 }
 /**
  * DELETE /console/api/session, 200: the session ended (its cookie is cleared with Max-Age=0).
@@ -976,6 +985,15 @@ export interface ConsoleLimits1 {
   rpm?: number;
   tpm?: number;
   concurrency?: number;
+  /**
+   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   */
+  tokens_per_day?:
+    | number
+    | {
+        tokens: number;
+        timezone: string;
+      };
 }
 /**
  * GET /console/api/sessions, 200: the signed-in user's own open sessions, newest first; the one asking is marked current.
