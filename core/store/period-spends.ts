@@ -89,28 +89,38 @@ export async function keepPrunedSpends(trx: Kysely<Database>, records: readonly 
 }
 
 /**
- * Deletes up to `limit` period rows whose period started before `before` (epoch ms), and up to `limit` of their pruned
- * sums, in one transaction; the larger of the two counts. Found by the start's text (the id's ISO end sorts as the time
- * does).
+ * Deletes up to `limit` period rows whose period started before `before` (epoch ms) with their pruned sums, and up to
+ * `limit` pruned sums of such periods whose row is gone already, in one transaction; the larger of the two counts. A
+ * sum never goes before its row, so a row the audit finds is still whole. Found by the start's text (the id's ISO end
+ * sorts as the time does).
  */
 export async function prunePeriodRows(db: Kysely<Database>, dialect: StoreDialect, before: number, limit: number): Promise<number> {
   const cutoff = new Date(before).toISOString();
   // The last 24 characters of the id: substr(id, length(id) - 23), in both dialects.
-  const start = sql<string>`substr(${sql.ref('key_id')}, length(${sql.ref('key_id')}) - ${ISO_LENGTH - 1})`;
-  const prunedStart = sql<string>`substr(${sql.ref('spend_id')}, length(${sql.ref('spend_id')}) - ${ISO_LENGTH - 1})`;
+  const startOf = (column: 'key_id' | 'spend_id') => sql<string>`substr(${sql.ref(column)}, length(${sql.ref(column)}) - ${ISO_LENGTH - 1})`;
+  // The id's own check: a lifetime row whose id merely ends so is never taken for a period's.
+  const expired = (id: string): boolean => {
+    const at = periodStartOf(id);
+    return at !== null && at < before;
+  };
   return writeTransaction(db, dialect, async (trx) => {
-    const rows = await trx.selectFrom('key_spend').select('key_id').where('key_id', 'like', '%@%').where(start, '<', cutoff).limit(limit).execute();
-    const sums = await trx.selectFrom('usage_pruned_spend').select('spend_id').where(prunedStart, '<', cutoff).limit(limit).execute();
-    // The id's own check: a lifetime row whose id merely ends so is never taken for a period's.
-    const expired = (id: string): boolean => {
-      const at = periodStartOf(id);
-      return at !== null && at < before;
-    };
+    const rows = await trx.selectFrom('key_spend').select('key_id').where('key_id', 'like', '%@%').where(startOf('key_id'), '<', cutoff).limit(limit).execute();
     const ids = rows.map((r) => r.key_id).filter(expired);
-    const sumIds = sums.map((r) => r.spend_id).filter(expired);
-    if (ids.length > 0) await trx.deleteFrom('key_spend').where('key_id', 'in', ids).execute();
-    if (sumIds.length > 0) await trx.deleteFrom('usage_pruned_spend').where('spend_id', 'in', sumIds).execute();
+    if (ids.length > 0) {
+      await trx.deleteFrom('key_spend').where('key_id', 'in', ids).execute();
+      await trx.deleteFrom('usage_pruned_spend').where('spend_id', 'in', ids).execute();
+    }
+    // Sums left behind: their records were pruned after their row went (usage.retention_days longer than periods are kept).
+    const orphans = await trx
+      .selectFrom('usage_pruned_spend')
+      .select('spend_id')
+      .where(startOf('spend_id'), '<', cutoff)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('key_spend').select('key_id').whereRef('key_spend.key_id', '=', 'usage_pruned_spend.spend_id'))))
+      .limit(limit)
+      .execute();
+    const orphanIds = orphans.map((r) => r.spend_id).filter(expired);
+    if (orphanIds.length > 0) await trx.deleteFrom('usage_pruned_spend').where('spend_id', 'in', orphanIds).execute();
     // A full batch deleted: the caller asks again (a batch with ids left out by the check ends the run).
-    return Math.max(ids.length, sumIds.length);
+    return Math.max(ids.length, orphanIds.length);
   });
 }
