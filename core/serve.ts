@@ -130,7 +130,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     if (config.log.level !== null) logger.level = config.log.level;
     await life.start({ name: 'runtime', stop: () => runtime.retire() });
     // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
-    const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
+    // The same job deletes the spend rows of periodic caps' periods long over (on the calendar clock the periods are on).
+    const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger, ...(options.clock === undefined ? {} : { calendar: options.clock }) });
     await life.start({ name: 'usage pruner', start: () => pruner.start(), stop: () => pruner.stop() });
     const jobs = { instance: runtime.current.services.instances.id, services: () => runtime.current.services };
     for (const job of options.features.flatMap((feature) => feature.jobs?.(jobs) ?? [])) await life.start(job);

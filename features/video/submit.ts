@@ -89,7 +89,10 @@ async function pinnedChannel(ids: readonly string[], owner: LinkOwner, links: Co
 export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskShape, request: TaskRequest, signal: AbortSignal): Promise<VideoTaskRow> {
   const { pricing } = deps.config;
   const video = sectionOf(deps.config, VIDEO_SETTINGS);
-  const budgets = budgetsOf(key);
+  // The period a periodic max_spend counts the task in is the calendar clock's (a test's, moved by hand), as for every
+  // other request (the quota plugin's); the task's own times and holds keep the process clock.
+  const calendarNow = deps.clock();
+  const budgets = budgetsOf(key, calendarNow);
   const price = pricing.priceOf(request.model);
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
   // A channel due for its probe is left to the chat routes, which take the probe (one request fleet-wide).
@@ -156,7 +159,7 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
     const amount = price === null || budgets.length === 0 ? 0n : taskReserve(price, request.resolution, request.seconds, pricing.multiplierOf(key.group));
     if (amount > 0n) {
       // Held past the deadline by the poller's reach: the expiry settles (and drops them) first.
-      const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, now, expiresAt + video.maxPollIntervalMs + 60_000);
+      const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, { now, calendarNow }, expiresAt + video.maxPollIntervalMs + 60_000);
       await deps.store.part(VIDEO_TASKS).updateTask(id, { reserved: amount, holds, updatedAt: now });
     }
     // Gone before anything was sent: nothing runs, nothing is kept.

@@ -111,8 +111,15 @@ export interface VideoGateway {
 }
 
 /** `credit`: what acme and other are credited at start ('' for nothing; 10.00 by default). */
-export async function startVideoGateway(planes: VideoPlanes, options: VideoConfigOptions & { readonly credit?: string; readonly logger?: Logger } = {}): Promise<VideoGateway> {
-  const gw = await startGatewayUnderTest(videoConfig(planes, options), Object.assign({ resolveHost: testResolver, videoPollTickMs: 25 }, options.logger === undefined ? {} : { logger: options.logger }));
+/** `clock`: the calendar clock periodic budgets read (a test's, moved by hand). */
+export async function startVideoGateway(
+  planes: VideoPlanes,
+  options: VideoConfigOptions & { readonly credit?: string; readonly logger?: Logger; readonly clock?: () => number } = {},
+): Promise<VideoGateway> {
+  const gw = await startGatewayUnderTest(
+    videoConfig(planes, options),
+    Object.assign({ resolveHost: testResolver, videoPollTickMs: 25 }, options.logger === undefined ? {} : { logger: options.logger }, options.clock === undefined ? {} : { clock: options.clock }),
+  );
   const request: VideoGateway['request'] = async (key, method, path, body) => {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
