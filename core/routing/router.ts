@@ -101,8 +101,10 @@ export class Router {
   }
 
   /**
-   * The plan without the channels out of rotation; one that is due for its probe goes first, marked (one per plan: the
-   * others wait for the next request). A memory read per channel; the plan as it is when every channel is in.
+   * The plan (in tier order, highest first) without the channels out of rotation; one that is due for its probe goes
+   * first of its own tier, marked (one per plan: the others wait for the next request). Never before a higher tier's
+   * channel in rotation: a probe is one real request, sent where that request would go anyway. A memory read per
+   * channel; the plan as it is when every channel is in.
    */
   private inRotation(ordered: Attempt[]): Attempt[] {
     // Every channel in rotation (nearly always): nothing to look at, nothing allocated.
@@ -112,7 +114,11 @@ export class Router {
     const due = ordered.findIndex((_, i) => checks[i] === 'due');
     const kept = ordered.filter((_, i) => checks[i] === 'in');
     const probe = ordered[due];
-    return probe === undefined ? kept : [{ channel: probe.channel, upstreamModel: probe.upstreamModel, probe: true }, ...kept];
+    if (probe === undefined) return kept;
+    const tierStart = kept.findIndex((a) => a.channel.priority <= probe.channel.priority);
+    const at = tierStart === -1 ? kept.length : tierStart;
+    kept.splice(at, 0, { channel: probe.channel, upstreamModel: probe.upstreamModel, probe: true });
+    return kept;
   }
 
   /**
