@@ -124,11 +124,12 @@ export class Router {
   /**
    * ms until the first probe of the model's channels when the config has channels for it (as plan() asks), the
    * operator disabled none of those left, and every one is out of rotation; null otherwise. Asked only when plan()
-   * found none: the caller is refused at once (503, retry-after), nothing is sent.
+   * found none: the caller is refused at once (503, retry-after), nothing is sent. `only`: that channel alone (a
+   * request bound to it).
    */
-  outOfRotationMs(model: string, format?: ApiFormat | 'any'): number | null {
+  outOfRotationMs(model: string, format?: ApiFormat | 'any', only?: string): number | null {
     this.refresh();
-    const serving = this.entries.filter((entry) => upstreamModelOf(entry, model, format) !== null);
+    const serving = this.entries.filter((entry) => (only === undefined || entry.channel.name === only) && upstreamModelOf(entry, model, format) !== null);
     if (serving.length === 0 || serving.some((entry) => this.rotation.check(entry.channel.name) !== 'out')) return null;
     return Math.min(...serving.map((entry) => this.rotation.dueInMs(entry.channel.name)));
   }
