@@ -139,27 +139,27 @@ export class ChannelRotation {
   }
 
   /**
-   * An operator's word: the channel is back in rotation now, its window empty (fleet-wide with Redis; this instance's
-   * otherwise). The change when it was out (told as any other: logged, counted, channel_up), null when it was in.
+   * An operator's word: the channel is back in rotation now, its window empty (fleet-wide with Redis: `fleet`; this
+   * instance's otherwise). The change when it was out (told as any other: logged, counted, channel_up), null when in.
    */
-  async reset(channel: string, by: string): Promise<RotationChange | null> {
+  async reset(channel: string, by: string): Promise<{ readonly change: RotationChange | null; readonly fleet: boolean }> {
     if (this.sink !== null) {
       try {
         const change = await this.sink.reset(channel, by);
         // Applied here at once (the fleet's notice follows), whether it was out here or only in the fleet.
         this.taken(channel, 0);
         if (change !== null) this.onChange(change);
-        return change;
+        return { change, fleet: true };
       } catch {
         // Redis that cannot answer: this instance's own, as every change while Redis is out.
       }
     }
     const wasOut = this.out.has(channel);
     this.windows.delete(channel);
-    if (!wasOut) return null;
+    if (!wasOut) return { change: null, fleet: false };
     const change: RotationChange = Object.assign(this.change(channel, 'in', 'reset', 0, 0), { by });
     this.onChange(change);
-    return change;
+    return { change, fleet: false };
   }
 
   state(channel: string, health: ResolvedHealth): ChannelHealthState {

@@ -137,10 +137,10 @@ describe('channel rotation (one instance)', () => {
 
   it('puts a channel back at an operator\'s word (told once, with who), and does nothing to one in rotation', async () => {
     const { router, rotation, changes } = setup();
-    assert.equal(await rotation.reset('a', 'ops'), null);
+    assert.deepEqual(await rotation.reset('a', 'ops'), { change: null, fleet: false });
     for (let i = 0; i < 3; i++) rotation.record('a', HEALTH, 'failed', false);
     assert.deepEqual(names(router), ['b']);
-    const change = await rotation.reset('a', 'ops');
+    const { change } = await rotation.reset('a', 'ops');
     assert.deepEqual([change?.state, change?.reason, change?.by], ['in', 'reset', 'ops']);
     assert.deepEqual(changes.map((c) => c.reason), ['errors', 'reset']);
     assert.deepEqual(names(router), ['a', 'b']);
