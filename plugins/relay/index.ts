@@ -74,6 +74,9 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     const { channel } = attempt;
     const provider = providers.get(channel.type);
     if (provider === undefined) continue;
+    // What the request names if this attempt sends nothing after all (its probe taken by another request).
+    const sentTo = ctx.channel;
+    const sentModel = ctx.upstreamModel;
     ctx.channel = channel.name;
     ctx.upstreamModel = attempt.upstreamModel;
     const dialect = dialectFor(ctx, attempt);
@@ -91,7 +94,11 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     }
     // A channel out of rotation gets one request, its probe: claimed only now that its body is ready (a refused
     // translation above claimed nothing); another request (here or on another instance) took it otherwise.
-    if (attempt.probe === true && !(await claimAttempt(router.rotation, attempt))) continue;
+    if (attempt.probe === true && !(await claimAttempt(router.rotation, attempt))) {
+      ctx.channel = sentTo;
+      ctx.upstreamModel = sentModel;
+      continue;
+    }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     // In flight from the call on; a failed attempt ends at once, the one that answers at the request's finish.
     const accounted = new AccountedAttempt(services, serving, ctx, attempt);
