@@ -139,6 +139,16 @@ export class ChannelRotation {
   }
 
   /**
+   * Another instance gave back the probe of time out `serial` (it sent nothing): this instance, which may have lost the
+   * claim to it, may claim it now instead of waiting out the lease.
+   */
+  probeReleased(channel: string, serial: string): void {
+    const entry = this.out.get(channel);
+    if (entry === undefined || entry.serial !== serial || entry.probingUntil === 0) return;
+    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: 0, serial });
+  }
+
+  /**
    * An operator's word: the channel is back in rotation now, its window empty (fleet-wide with Redis: `fleet`; this
    * instance's otherwise). The change when it was out (told as any other: logged, counted, channel_up), null when in.
    */

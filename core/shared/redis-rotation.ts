@@ -5,7 +5,8 @@
 // flipped the state is told of the change (logged, counted, webhook): once per fleet. An outcome about a channel the
 // fleet has out already answers that state, applied here at once (before the notice arrives). A success is sent only
 // while the fleet's window of its channel holds a failure (a clean window stays clean: nothing to count), which the
-// script's answers and the topic's window notices tell. The probe is taken with SET NX PX: one instance sends it.
+// script's answers and the topic's window notices tell. The probe is taken with SET NX PX: one instance sends it; one
+// given back (its request sent nothing) is deleted and said, so an instance that lost the claim may take it.
 // Outcomes are fire and forget; while Redis is out each instance keeps its own window (said once in the log).
 
 import type { ResolvedHealth } from '../config/resolved.js';
@@ -177,9 +178,16 @@ export class RedisRotation implements RotationSink {
     return taken === 'OK';
   }
 
+  /** The claim dropped, and said (the instances that lost it hold it locally until told). Rare: one round trip. */
   releaseProbe(channel: string, serial: string): void {
     if (!this.#state.client.isReady) return;
-    this.#state.client.del(this.#probeKey(channel, serial)).catch((err: unknown) => this.#failed(err));
+    const notice = JSON.stringify({ channel, released: serial });
+    this.#state.client
+      .multi()
+      .del(this.#probeKey(channel, serial))
+      .publish(this.#topic, notice)
+      .exec()
+      .catch((err: unknown) => this.#failed(err));
   }
 
   async reset(channel: string, by: string): Promise<RotationChange | null> {
@@ -214,10 +222,11 @@ export class RedisRotation implements RotationSink {
 
   /** Every instance applies every flip, its own too, in Redis's order; and the window notices. */
   #receive(message: string): void {
-    const window = parseWindowNotice(message);
-    if (window !== null) {
-      if (window.dirty && this.#options.known(window.channel)) this.#dirty.add(window.channel);
-      else this.#dirty.delete(window.channel);
+    const notice = parseNotice(message);
+    if (notice !== null) {
+      if (notice.released !== null) this.#rotation.probeReleased(notice.channel, notice.released);
+      else if (notice.dirty && this.#options.known(notice.channel)) this.#dirty.add(notice.channel);
+      else this.#dirty.delete(notice.channel);
       return;
     }
     const change = parseChange(message);
@@ -274,11 +283,14 @@ export class RedisRotation implements RotationSink {
   }
 }
 
-function parseWindowNotice(text: string): { channel: string; dirty: boolean } | null {
-  if (!text.includes('"window"')) return null;
+/** A window's notice ({channel, window: dirty|clean}) or a probe given back ({channel, released: serial}); null else. */
+function parseNotice(text: string): { channel: string; dirty: boolean; released: string | null } | null {
+  if (!text.includes('"window"') && !text.includes('"released"')) return null;
   try {
-    const notice = JSON.parse(text) as { channel?: unknown; window?: unknown };
-    return typeof notice.channel === 'string' && (notice.window === 'dirty' || notice.window === 'clean') ? { channel: notice.channel, dirty: notice.window === 'dirty' } : null;
+    const notice = JSON.parse(text) as { channel?: unknown; window?: unknown; released?: unknown };
+    if (typeof notice.channel !== 'string') return null;
+    if (typeof notice.released === 'string') return { channel: notice.channel, dirty: false, released: notice.released };
+    return notice.window === 'dirty' || notice.window === 'clean' ? { channel: notice.channel, dirty: notice.window === 'dirty', released: null } : null;
   } catch {
     return null;
   }

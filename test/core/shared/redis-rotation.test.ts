@@ -30,10 +30,12 @@ interface Instance {
 describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => {
   const redis = new OwnRedis();
   const instances: Instance[] = [];
+  /** The rotations' clock: still until a test moves it (the last one). */
+  const clock = { t: 0 };
 
   function instance(): Instance {
     const config: ResolvedRedis = { url: redis.url, prefix: 'rot:', onFailure: 'open', timeoutMs: 1000 };
-    const rotation = new ChannelRotation(() => 0);
+    const rotation = new ChannelRotation(() => clock.t);
     const changes: RotationChange[] = [];
     rotation.onChange = (change) => changes.push(change);
     const warnings: string[] = [];
@@ -46,7 +48,7 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
       health: new ChannelHealth(),
       rotation,
       localAffinity: new MemoryAffinityStore(10),
-      knownChannel: (name) => ['c', 'd', 'e'].includes(name),
+      knownChannel: (name) => ['c', 'd', 'e', 'f'].includes(name),
     });
     const made = { shared, rotation, changes, warnings };
     instances.push(made);
@@ -149,5 +151,21 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
     const due = a.rotation.dueInMs('e');
     assert.ok(due > 0 && due <= 2500, `due in ${due} ms, as the fleet's time out says`);
     assert.equal(a.changes.length, 0, 'not a change of this instance\'s');
+  });
+
+  it('a probe given back (its request sent nothing) may be taken at once by an instance that lost the claim to it', async () => {
+    const a = instance();
+    const b = instance();
+    await bothReady(a, b);
+    for (let i = 0; i < 3; i++) a.rotation.record('f', HEALTH, 'failed', false);
+    await until('f out on both', () => (a.rotation.check('f') === 'out' && b.rotation.check('f') === 'out' ? true : undefined), WAIT);
+    clock.t += HEALTH.probeAfterMs;
+    assert.equal(await a.rotation.claimProbe('f'), true);
+    assert.equal(await b.rotation.claimProbe('f'), false, 'a holds it fleet-wide');
+    assert.equal(b.rotation.check('f'), 'out', 'b leaves it to the probe in flight');
+    a.rotation.releaseProbe('f');
+    assert.equal(a.rotation.check('f'), 'due', 'due again here at once');
+    await until('due again on b', () => (b.rotation.check('f') === 'due' ? true : undefined), WAIT);
+    assert.equal(await b.rotation.claimProbe('f'), true, 'b takes it now, not after the lease');
   });
 });
