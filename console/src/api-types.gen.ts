@@ -106,6 +106,7 @@ export interface ConsoleApi {
   "post-accounts-name-users": ConsoleUserMade;
   "post-accounts": ConsoleAccountCreated;
   "post-asset-groups-id-bind": ConsoleAssetGroupBound;
+  "post-channel-control-name-rotation-reset": ConsoleChannelRotationResetDone;
   "post-config-reload": ConsoleReloaded;
   "post-keys": ConsoleKeyCreated;
   "post-password-change": ConsolePasswordChanged;
@@ -1354,6 +1355,18 @@ export interface ConsoleUserMade {
    * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
    */
   link_expires_at: string;
+}
+/**
+ * POST /console/api/channel-control/{name}/rotation/reset, 200: the channel is in rotation; was_out false when it was in already (nothing changed, nothing told).
+ */
+export interface ConsoleChannelRotationResetDone {
+  object: "channel_rotation_reset";
+  name: string;
+  was_out: boolean;
+  /**
+   * true: told to every instance through Redis; false: this instance's rotation only (no Redis, or Redis out).
+   */
+  fleet: boolean;
 }
 /**
  * POST /console/api/config/reload (operator), 200: whether this instance now runs the file (false: the file was rejected and the previous config stays; the log names the problems), and a sentence saying so.

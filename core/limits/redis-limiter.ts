@@ -11,13 +11,10 @@ import type { Admission, LimitCheck, LimitKind, Limiter, LimitState, Ticket } fr
 import { take, type Bucket, type BucketResult } from './bucket.js';
 import { dailyState, statesOf } from './limit-states.js';
 import { SpendCalendar } from '../money/spend-period.js';
+import { runScript, type RedisScripting } from '../shared/redis-script.js';
 
 /** The commands this limiter needs of a Redis client (node-redis's, or a test's). */
-export interface RedisScripting {
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  scriptLoad(script: string): Promise<string>;
-}
+export type { RedisScripting };
 
 export interface RedisLimiterOptions {
   /** Prefix of every key (a deployment's, or a test run's own). */
@@ -297,18 +294,8 @@ export class RedisLimiter implements Limiter {
   }
 
   /** EVALSHA, loading the script on NOSCRIPT (a restarted or flushed Redis). */
-  async #run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    let sha = this.#shas.get(script);
-    if (sha === undefined) {
-      sha = await this.#redis.scriptLoad(script);
-      this.#shas.set(script, sha);
-    }
-    try {
-      return await this.#redis.evalSha(sha, { keys, arguments: args });
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return this.#redis.eval(script, { keys, arguments: args });
-    }
+  #run(script: string, keys: string[], args: string[]): Promise<unknown> {
+    return runScript(this.#redis, this.#shas, script, keys, args);
   }
 }
 
