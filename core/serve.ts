@@ -66,11 +66,11 @@ export interface StartOptions {
   readonly limiter?: Limiter;
   /** How links' hosts are resolved (a test's, without DNS); the system's when absent. */
   readonly resolveHost?: HostResolver;
-  /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
-  /** The calendar clock periodic budgets read (which day's spend a request counts in); the system's without. */
+  /** The calendar clock periodic budgets and tokens_per_day read (which day a request counts in); the system's without. */
   readonly clock?: () => number;
   /** The clock the key lookup cache's 5 s are counted on (a test's, moved by hand); performance.now when absent. */
   readonly keyCacheClock?: () => number;
+  /** The clock the mock channel's stores read (a test's, moved by hand); the system's when absent. */
   readonly mockClock?: () => number;
   /** The clock channel rotation's back-offs read (a test's, moved by hand); performance.now when absent. */
   readonly healthClock?: () => number;
@@ -115,7 +115,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     // The current config's channel names (a reload replaces them): the fleet's cool-downs of other names are ignored.
     const channelNames = { current: new Set(config.channels.map((c) => c.name)) };
     const knownChannel = (name: string): boolean => channelNames.current.has(name);
-    const shared = await startShared(life, config, { logger, metrics, health, rotation, localAffinity, knownChannel });
+    const shared = await startShared(life, config, Object.assign({ logger, metrics, health, rotation, localAffinity, knownChannel }, options.clock === undefined ? {} : { calendar: options.clock }));
     const reloads = new ConfigReloads({ configPath: options.configPath, env, endpoints, validator, store: storage.store, metrics, logger, applied: (next) => {
       channelNames.current = new Set(next.channels.map((c) => c.name));
       void shared?.cooldowns.refresh();
@@ -132,7 +132,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     if (config.log.level !== null) logger.level = config.log.level;
     await life.start({ name: 'runtime', stop: () => runtime.retire() });
     // usage.retention_days: old records pruned in small batches, off the request path (read at each run: a reload applies).
-    const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger });
+    // The same job deletes the spend rows of periodic caps' periods long over (on the calendar clock the periods are on).
+    const pruner = new UsagePruner({ store: storage.store, retentionDays: () => runtime.current.config.usageRetentionDays, logger, ...(options.clock === undefined ? {} : { calendar: options.clock }) });
     await life.start({ name: 'usage pruner', start: () => pruner.start(), stop: () => pruner.stop() });
     const jobs = { instance: runtime.current.services.instances.id, services: () => runtime.current.services };
     for (const job of options.features.flatMap((feature) => feature.jobs?.(jobs) ?? [])) await life.start(job);
@@ -264,7 +265,7 @@ function runtimeDeps(options: StartOptions, storage: Storage, parts: Shared): Ru
     mockImages: new MockImageFiles(),
     scanMemory: new ScanMemory(),
     leases: storage.leases,
-    limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(),
+    limiter: options.limiter ?? shared?.limiter ?? new MemoryLimiter(options.clock === undefined ? {} : { calendar: options.clock }),
     // One id for the process, whatever the reloads.
     instances: shared?.redis ?? new LocalInstances(`gw-${randomUUID()}`),
     disabledAccounts: parts.disabledAccounts,

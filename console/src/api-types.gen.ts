@@ -106,6 +106,7 @@ export interface ConsoleApi {
   "post-accounts-name-users": ConsoleUserMade;
   "post-accounts": ConsoleAccountCreated;
   "post-asset-groups-id-bind": ConsoleAssetGroupBound;
+  "post-channel-control-name-rotation-reset": ConsoleChannelRotationResetDone;
   "post-config-reload": ConsoleReloaded;
   "post-keys": ConsoleKeyCreated;
   "post-password-change": ConsolePasswordChanged;
@@ -199,6 +200,15 @@ export interface ConsoleLimits {
   rpm?: number;
   tpm?: number;
   concurrency?: number;
+  /**
+   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   */
+  tokens_per_day?:
+    | number
+    | {
+        tokens: number;
+        timezone: string;
+      };
 }
 /**
  * DELETE /console/api/session, 200: the session ended (its cookie is cleared with Max-Age=0).
@@ -999,6 +1009,15 @@ export interface ConsoleLimits1 {
   rpm?: number;
   tpm?: number;
   concurrency?: number;
+  /**
+   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   */
+  tokens_per_day?:
+    | number
+    | {
+        tokens: number;
+        timezone: string;
+      };
 }
 /**
  * GET /console/api/sessions, 200: the signed-in user's own open sessions, newest first; the one asking is marked current.
@@ -1359,6 +1378,18 @@ export interface ConsoleUserMade {
    * A time in UTC as Date.toISOString writes it (2026-01-31T09:00:00.000Z).
    */
   link_expires_at: string;
+}
+/**
+ * POST /console/api/channel-control/{name}/rotation/reset, 200: the channel is in rotation; was_out false when it was in already (nothing changed, nothing told).
+ */
+export interface ConsoleChannelRotationResetDone {
+  object: "channel_rotation_reset";
+  name: string;
+  was_out: boolean;
+  /**
+   * true: told to every instance through Redis; false: this instance's rotation only (no Redis, or Redis out).
+   */
+  fleet: boolean;
 }
 /**
  * POST /console/api/config/reload (operator), 200: whether this instance now runs the file (false: the file was rejected and the previous config stays; the log names the problems), and a sentence saying so.

@@ -8,7 +8,7 @@ import type { EndpointRegistry } from '../endpoints/registry.js';
 import { parseMoney } from '../money/decimal.js';
 import { knownTimezone } from '../money/spend-period.js';
 import { parseCidr } from '../keys/address-list.js';
-import type { Amount, GatewayConfig, PeriodicSpend } from './gateway.gen.js';
+import type { Amount, GatewayConfig, GroupLimits, Limits, PeriodicSpend } from './gateway.gen.js';
 import type { ConfigIssue } from './issues.js';
 import type { ConfigPath } from './resolved.js';
 
@@ -42,6 +42,7 @@ export function checkSemantics(config: GatewayConfig, endpoints: EndpointRegistr
     ...checkAmounts(config),
     ...checkSpendZones(config),
     ...checkFormats(config, endpoints),
+    ...checkDailyZones(config),
     // The features' own checks of their keys.
     ...endpoints.sections.flatMap((section) => section.check?.(config as unknown as ValidDocument) ?? []),
     ...checkBodyCap(config),
@@ -155,4 +156,21 @@ function findDuplicates(
     else issues.push({ path: pathOf(index), message: describe(value, first) });
   });
   return issues;
+}
+
+/** A tokens_per_day's timezone, wherever limits are written (keys, accounts, groups and their models). */
+function checkDailyZones(config: GatewayConfig): ConfigIssue[] {
+  const places: [ConfigPath, Limits | GroupLimits | undefined][] = [
+    ...(config.keys ?? []).map((k, i): [ConfigPath, Limits | undefined] => [['keys', i, 'limits'], k.limits]),
+    ...(config.accounts ?? []).map((a, i): [ConfigPath, Limits | undefined] => [['accounts', i, 'limits'], a.limits]),
+    ...Object.entries(config.groups ?? {}).flatMap(([name, g]): [ConfigPath, Limits | GroupLimits | undefined][] => [
+      [['groups', name, 'limits'], g?.limits],
+      ...Object.entries(g?.limits?.models ?? {}).map(([pattern, l]): [ConfigPath, Limits | undefined] => [['groups', name, 'limits', 'models', pattern], l]),
+    ]),
+  ];
+  return places.flatMap(([path, limits]): ConfigIssue[] => {
+    const daily = limits?.tokens_per_day;
+    const zone = typeof daily === 'object' ? daily.timezone : undefined;
+    return zone === undefined || knownTimezone(zone) ? [] : [{ path: [...path, 'tokens_per_day', 'timezone'], message: `unknown timezone "${zone}"; use an IANA name such as Europe/Berlin` }];
+  });
 }

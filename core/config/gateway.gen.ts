@@ -292,11 +292,28 @@ export interface GroupLimits {
    */
   concurrency?: number;
   /**
+   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the day resets (retry-after, x-gateway-budget-reset).
+   */
+  tokens_per_day?: number | TokensPerDay;
+  /**
    * Limits of each key on the models a glob matches (the first that matches, in file order), on top of its others.
    */
   models?: {
     [k: string]: Limits | undefined;
   };
+}
+/**
+ * A daily token cap whose day starts at a timezone's midnight.
+ */
+export interface TokensPerDay {
+  /**
+   * Input plus output tokens per day.
+   */
+  tokens: number;
+  /**
+   * The IANA zone whose midnight starts the day (Europe/Berlin); UTC without one.
+   */
+  timezone?: string;
 }
 /**
  * Rate limits, each optional: of each key of a group (a key's own override its group's, value by value), of a key, or of all an account's keys together. rpm and tpm are token buckets that refill continuously, as OpenAI's and Anthropic's own: the whole limit at once, then more as it refills; a request that does not fit gets 429.
@@ -314,6 +331,10 @@ export interface Limits {
    * Requests in flight at once, streams included.
    */
   concurrency?: number;
+  /**
+   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the day resets (retry-after, x-gateway-budget-reset).
+   */
+  tokens_per_day?: number | TokensPerDay;
 }
 export interface DeclaredKey {
   /**

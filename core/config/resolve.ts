@@ -5,12 +5,14 @@ import type { ValidDocument } from './section.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { resolveStoreUrl } from '../store/store-url.js';
 import { parseMoney } from '../money/decimal.js';
+import { dailyTokens } from '../limits/daily-tokens.js';
 import { AFFINITY_DEFAULTS, CHANNEL_DEFAULTS, HEALTH_DEFAULTS, LOG_DEFAULTS, MOCK_DEFAULTS, SERVER_DEFAULTS, STORE_DEFAULT_URL, STORE_DEFAULTS } from './defaults.js';
 import { resolvePricing } from './resolve-pricing.js';
 import { defaultRoutesExcept } from './default-routes.js';
 import type { Channel, GatewayConfig, GroupLimits, Health, Limits, ModelList, Route } from './gateway.gen.js';
 import type {
   ConfigPath,
+  DailyTokens,
   ResolvedChannel,
   ResolvedConfig,
   ResolvedGroup,
@@ -180,10 +182,12 @@ function definedEntries<T>(record: Readonly<Record<string, T | undefined>>): [st
 
 /** The limits given (absent ones are no limit). */
 function limitsOf(limits: Limits | GroupLimits | undefined): ResolvedLimits {
-  const resolved: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  const resolved: { rpm?: number; tpm?: number; concurrency?: number; tpd?: DailyTokens } = {};
   if (limits?.rpm !== undefined) resolved.rpm = limits.rpm;
   if (limits?.tpm !== undefined) resolved.tpm = limits.tpm;
   if (limits?.concurrency !== undefined) resolved.concurrency = limits.concurrency;
+  const daily = limits?.tokens_per_day;
+  if (daily !== undefined) resolved.tpd = dailyTokens(typeof daily === 'number' ? daily : daily.tokens, typeof daily === 'number' ? undefined : daily.timezone);
   return resolved;
 }
 

@@ -109,6 +109,14 @@ export interface ResolvedLimits {
   readonly rpm?: number;
   readonly tpm?: number;
   readonly concurrency?: number;
+  /** Tokens per calendar day (limits.tokens_per_day). */
+  readonly tpd?: DailyTokens;
+}
+
+/** A daily token cap: `tokens` per day of `period` (its unit is always 'day'; the object is the calendar's cache key). */
+export interface DailyTokens {
+  readonly tokens: number;
+  readonly period: SpendPeriod;
 }
 
 /** A group's limits on the models a glob matches. */

@@ -5,12 +5,13 @@
 
 import type { LimitState } from './limiter.js';
 
-/** OpenAI's duration notation: "644ms", "6s", "1m30s". */
+/** OpenAI's duration notation: "644ms", "6s", "1m30s", "5h2m0s". */
 export function openAIDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
   const seconds = Math.ceil(ms / 1000);
   if (seconds < 60) return `${seconds}s`;
-  return `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+  return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m${seconds % 60}s`;
 }
 
 function tightest(states: readonly LimitState[], kind: 'rpm' | 'tpm'): LimitState | undefined {

@@ -65,6 +65,11 @@ export class LimitPlan {
     return checks;
   }
 
+  /** The key's own limits (its values over its group's), or null when it has none. */
+  ownCheck(key: AuthedKey): LimitCheck | null {
+    return this.#ofKey(key).own;
+  }
+
   /** A key's own check (its values over its group's), made once per key object: its strings are not made per request. */
   #ofKey(key: AuthedKey): KeyChecks {
     let known = this.#keys.get(key);
@@ -74,13 +79,15 @@ export class LimitPlan {
     const rpm = own?.rpm ?? group?.limits.rpm;
     const tpm = own?.tpm ?? group?.limits.tpm;
     const concurrency = own?.concurrency ?? group?.limits.concurrency;
-    const limited = rpm !== undefined || tpm !== undefined || concurrency !== undefined;
-    known = { own: limited ? { subject: `key:${key.id}`, scope: 'key', label: `key "${key.name}"`, rpm, tpm, concurrency } : null, models: new Map() };
+    const tpd = own?.tpd ?? group?.limits.tpd;
+    const limited = rpm !== undefined || tpm !== undefined || concurrency !== undefined || tpd !== undefined;
+    const check = limited ? Object.assign({ subject: `key:${key.id}`, scope: 'key' as const, label: `key "${key.name}"`, rpm, tpm, concurrency }, tpd === undefined ? {} : { tpd }) : null;
+    known = { own: check, models: new Map() };
     this.#keys.set(key, known);
     return known;
   }
 }
 
 function hasAny(limits: ResolvedLimits): boolean {
-  return limits.rpm !== undefined || limits.tpm !== undefined || limits.concurrency !== undefined;
+  return limits.rpm !== undefined || limits.tpm !== undefined || limits.concurrency !== undefined || limits.tpd !== undefined;
 }

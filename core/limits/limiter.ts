@@ -2,9 +2,16 @@
 // or nothing (a request refused by one limit takes nothing from the others), and its ending reported once, which
 // frees its concurrency slots and corrects its tokens to what it used. The state behind it is in this process
 // (MemoryLimiter) or shared by every instance (Redis, issue 24).
+//
+// tokens_per_day is a count per calendar day, not a bucket: what the requests admitted in a day reserved (their
+// estimates, corrected to their usage at their end) against the day's cap, exact like max_spend. Which day it is
+// comes from the calendar clock the limiter is given (the instances' clocks, so a test can move it past midnight); a
+// request's correction goes to the day it was admitted in.
+
+import type { DailyTokens } from '../config/resolved.js';
 
 /** Which kind of limit. */
-export type LimitKind = 'rpm' | 'tpm' | 'concurrency';
+export type LimitKind = 'rpm' | 'tpm' | 'concurrency' | 'tpd';
 
 /**
  * Whose limits: a key (its own or its group's values), a key on one model of its group, an account's keys together,
@@ -22,6 +29,7 @@ export interface LimitCheck {
   readonly rpm?: number | undefined;
   readonly tpm?: number | undefined;
   readonly concurrency?: number | undefined;
+  readonly tpd?: DailyTokens | undefined;
 }
 
 /** Where one limit stands, for the answer's headers and a refusal's message. */
@@ -31,8 +39,10 @@ export interface LimitState {
   readonly label: string;
   readonly limit: number;
   readonly remaining: number;
-  /** Until the limit is whole again, ms (concurrency: 0, a slot frees when a request ends). */
+  /** Until the limit is whole again, ms (concurrency: 0, a slot frees when a request ends; tpd: the day's end). */
   readonly resetMs: number;
+  /** When a calendar limit (tpd) resets, epoch ms: its day's end. */
+  readonly resetsAt?: number;
 }
 
 /** What an admitted request holds until its end. */
@@ -42,6 +52,8 @@ export interface Ticket {
   readonly tokens: number;
   /** The concurrency slots it holds, by subject: released once. */
   readonly slots: readonly string[];
+  /** For each of `checks` with a tpd, the start (epoch ms) of the day its tokens were counted in; else null. */
+  readonly days: readonly (number | null)[];
 }
 
 export type Admission =
@@ -64,4 +76,6 @@ export interface Limiter {
   finish(ticket: Ticket, usedTokens: number | null): void | Promise<void>;
   /** Requests holding a slot of `subject` now. */
   inFlight(subject: string): number;
+  /** Tokens counted against `check`'s tokens_per_day in the current day (0 without one): what /v1/me shows. */
+  usedToday(check: LimitCheck): number | Promise<number>;
 }

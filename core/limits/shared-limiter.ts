@@ -112,6 +112,15 @@ export class SharedLimiter implements Limiter {
     await Promise.all([...this.#finishing]);
   }
 
+  /** Redis's count; this instance's own while Redis does not answer (what it admits meanwhile). */
+  async usedToday(check: LimitCheck): Promise<number> {
+    try {
+      return await within(this.#redis.usedToday(check), this.#options.timeoutMs);
+    } catch {
+      return this.#local.usedToday(check);
+    }
+  }
+
   inFlight(subject: string): number {
     return this.#redis.inFlight(subject) + this.#local.inFlight(subject);
   }
@@ -121,5 +130,6 @@ export class SharedLimiter implements Limiter {
 function divided(check: LimitCheck, share: number): LimitCheck {
   if (share === 1) return check;
   const part = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(1, Math.ceil(n / share)));
-  return Object.assign({}, check, { rpm: part(check.rpm), tpm: part(check.tpm), concurrency: part(check.concurrency) });
+  const tpd = check.tpd === undefined ? undefined : { tokens: part(check.tpd.tokens) as number, period: check.tpd.period };
+  return Object.assign({}, check, { rpm: part(check.rpm), tpm: part(check.tpm), concurrency: part(check.concurrency), tpd });
 }

@@ -104,7 +104,7 @@ export class GatewayMetrics {
     );
     this.channelHealthChanges = new Counter({
       name: 'gateway_channel_health_changes_total',
-      help: 'Changes of a channel\'s rotation made by this instance (once per fleet with Redis): errors (taken out), probe_failed (kept out), probe_served (back in).',
+      help: 'Changes of a channel\'s rotation made by this instance (once per fleet with Redis): errors (taken out), probe_failed (kept out), probe_served (back in), reset (put back by an operator).',
       labelNames: ['channel', 'change'],
       registers,
     });

@@ -1,10 +1,12 @@
 // `gateway accounts audit`: the books checked from their sources. Every balance against the sum of its ledger; every
-// charge against its usage record's cost (the store's SQL, LedgerStore.auditLedger); and every priced record's cost
-// computed again from its tokens at the prices of its version (what the store kept of each Pricing). Any mismatch
-// is a problem; none means nothing was lost or invented. An account below zero is no mismatch (requests in flight
-// may overrun their reservations: docs/money.md) but is named with its overdraft, for the operator to act on.
+// charge against its usage record's cost (the store's SQL, LedgerStore.auditLedger); every priced record's cost
+// computed again from its tokens at the prices of its version (what the store kept of each Pricing); and every
+// periodic cap's spend row against the costs of the records that name it (spend_id). Any mismatch is a problem; none
+// means nothing was lost or invented. An account below zero is no mismatch (requests in flight may overrun their
+// reservations: docs/money.md) but is named with its overdraft, for the operator to act on.
 
 import type { Usage } from '../ir/usage.js';
+import { periodRowExpired } from '../store/period-spends.js';
 import type { Store, UsageRecord } from '../store/store.js';
 import { callCost, costOf } from './price.js';
 import { pricingFromDocument, type Pricing } from './pricing.js';
@@ -49,8 +51,30 @@ function expectedCost(record: UsageRecord, pricing: Pricing): bigint {
   return price === null ? 0n : costOf(usageOf(record), price, pricing.multiplierOf(record.group));
 }
 
-export async function auditBooks(store: Store): Promise<AuditReport> {
+/**
+ * Each period spend row (`<id>@<ISO start>`) equals what the records naming it cost, those kept and those pruned. A
+ * row the pruner may have deleted (its period ended long ago: PERIOD_ROWS_KEPT_MS) is not missed; one it may not have
+ * is.
+ */
+async function auditPeriodRows(store: Store, now: number): Promise<string[]> {
+  const { rows, recorded, pruned } = await store.periodSpends();
+  const problems: string[] = [];
+  for (const id of [...new Set([...rows.keys(), ...recorded.keys(), ...pruned.keys()])].sort()) {
+    const row = rows.get(id);
+    const cost = (recorded.get(id) ?? 0n) + (pruned.get(id) ?? 0n);
+    if (row === undefined) {
+      if (cost !== 0n && !periodRowExpired(id, now)) problems.push(`spend row "${id}" is missing but its usage records cost ${cost} (nano-units)`);
+    } else if (row !== cost) {
+      problems.push(`spend row "${id}": spent ${row} but the usage records naming it cost ${cost} (nano-units)`);
+    }
+  }
+  return problems;
+}
+
+/** `now`: which period rows the pruner may have deleted by then (the audit skips them). */
+export async function auditBooks(store: Store, now: number = Date.now()): Promise<AuditReport> {
   const problems = (await store.ledger.auditLedger()).map((p) => p.what);
+  problems.push(...(await auditPeriodRows(store, now)));
   const documents = await store.ledger.priceVersions();
   const versions = new Map<string, Pricing>();
   let pricedRecords = 0;

@@ -16,15 +16,17 @@ export type Outcome = 'failed' | 'served' | 'neutral';
 /** A change of a channel's state, as the instance that made it saw it. */
 export interface RotationChange {
   readonly channel: string;
-  /** out: taken out (by its window, or a failed probe); in: a probe succeeded. */
+  /** out: taken out (by its window, or a failed probe); in: a probe succeeded, or an operator put it back. */
   readonly state: 'out' | 'in';
-  readonly reason: 'errors' | 'probe_failed' | 'probe_served';
+  readonly reason: 'errors' | 'probe_failed' | 'probe_served' | 'reset';
   /** The wait until the next probe (0 when back in). */
   readonly backoffMs: number;
   /** Failures in the window when it was taken out by its window. */
   readonly failures: number;
   /** Distinct for each change of this channel (the fleet's count with Redis): a webhook's occurrence key. */
   readonly serial: string;
+  /** Who put it back (reason `reset`): the operator's name, for the log. */
+  readonly by?: string;
 }
 
 /** Where the outcomes go when the fleet shares the state (Redis); `false` when it cannot take them now. */
@@ -35,6 +37,10 @@ export interface RotationSink {
    * it otherwise. Per time out: an instance that has not heard of the probe's outcome yet cannot take a second one.
    */
   claimProbe(channel: string, serial: string, leaseMs: number): Promise<boolean>;
+  /** Gives the probe of time out `serial` back (its request sent nothing, or gave up): another may take it at once. */
+  releaseProbe(channel: string, serial: string): void;
+  /** Puts the channel back in rotation fleet-wide (an operator's word): the change when it was out, else null. */
+  reset(channel: string, by: string): Promise<RotationChange | null>;
 }
 
 interface Out {
@@ -47,8 +53,19 @@ interface Out {
   readonly serial: string;
 }
 
-/** A probe that never told its outcome (its instance died) is given up after this; another may then be sent. */
+/**
+ * A probe that never told its outcome (its instance died) is given up after this; another may then be sent. The
+ * least: a channel whose requests may run longer (its timeout) holds its probe that long (probeLeaseMs).
+ */
 export const PROBE_LEASE_MS = 120_000;
+
+/** Past the channel's own timeout: the time to read the answer's end and tell the outcome. */
+const PROBE_LEASE_MARGIN_MS = 30_000;
+
+/** How long a probe of a channel whose requests may take `timeoutMs` is held: never shorter than the request itself. */
+export function probeLeaseMs(timeoutMs: number): number {
+  return Math.max(PROBE_LEASE_MS, timeoutMs + PROBE_LEASE_MARGIN_MS);
+}
 
 /** What a caller refused while a probe is in flight is told to wait: its outcome is near. */
 const PROBING_RETRY_MS = 1000;
@@ -95,16 +112,64 @@ export class ChannelRotation {
     return Math.max(0, Math.ceil(entry.until - now));
   }
 
-  /** Takes the probe of a due channel: true when this request is to send it (nobody else does meanwhile). */
-  claimProbe(channel: string): boolean | Promise<boolean> {
+  /**
+   * Takes the probe of a due channel for `leaseMs` (probeLeaseMs): true when this request is to send it (nobody else
+   * does meanwhile). Its sender then records its outcome, or gives it back (releaseProbe) when it sends nothing.
+   */
+  claimProbe(channel: string, leaseMs: number = PROBE_LEASE_MS): boolean | Promise<boolean> {
     const entry = this.out.get(channel);
     const now = this.now();
     if (entry === undefined || entry.until > now || entry.probingUntil > now) return false;
     // Taken here first, synchronously: this instance's other requests skip it while the fleet is asked.
-    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: now + PROBE_LEASE_MS, serial: entry.serial });
+    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: now + leaseMs, serial: entry.serial });
     if (this.sink === null) return true;
     // Redis that cannot answer: this instance probes on its own, as without Redis.
-    return this.sink.claimProbe(channel, entry.serial, PROBE_LEASE_MS).catch(() => true);
+    return this.sink.claimProbe(channel, entry.serial, leaseMs).catch(() => true);
+  }
+
+  /**
+   * The probe a request claimed but will not tell the outcome of (it sent nothing: a refused translation, a client
+   * gone, an error not the channel's): due again at once, here and fleet-wide, not after the lease.
+   */
+  releaseProbe(channel: string): void {
+    const entry = this.out.get(channel);
+    if (entry === undefined || entry.probingUntil === 0) return;
+    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: 0, serial: entry.serial });
+    this.sink?.releaseProbe(channel, entry.serial);
+  }
+
+  /**
+   * Another instance gave back the probe of time out `serial` (it sent nothing): this instance, which may have lost the
+   * claim to it, may claim it now instead of waiting out the lease.
+   */
+  probeReleased(channel: string, serial: string): void {
+    const entry = this.out.get(channel);
+    if (entry === undefined || entry.serial !== serial || entry.probingUntil === 0) return;
+    this.out.set(channel, { until: entry.until, backoffMs: entry.backoffMs, probingUntil: 0, serial });
+  }
+
+  /**
+   * An operator's word: the channel is back in rotation now, its window empty (fleet-wide with Redis: `fleet`; this
+   * instance's otherwise). The change when it was out (told as any other: logged, counted, channel_up), null when in.
+   */
+  async reset(channel: string, by: string): Promise<{ readonly change: RotationChange | null; readonly fleet: boolean }> {
+    if (this.sink !== null) {
+      try {
+        const change = await this.sink.reset(channel, by);
+        // Applied here at once (the fleet's notice follows), whether it was out here or only in the fleet.
+        this.taken(channel, 0);
+        if (change !== null) this.onChange(change);
+        return { change, fleet: true };
+      } catch {
+        // Redis that cannot answer: this instance's own, as every change while Redis is out.
+      }
+    }
+    const wasOut = this.out.has(channel);
+    this.windows.delete(channel);
+    if (!wasOut) return { change: null, fleet: false };
+    const change: RotationChange = Object.assign(this.change(channel, 'in', 'reset', 0, 0), { by });
+    this.onChange(change);
+    return { change, fleet: false };
   }
 
   state(channel: string, health: ResolvedHealth): ChannelHealthState {
@@ -155,11 +220,25 @@ export class ChannelRotation {
     return this.change(channel, 'out', 'errors', health.probeAfterMs, failures);
   }
 
-  /** A change (this instance's, or the fleet's news through Redis): out for `backoffMs` from now, or back in (0). */
-  taken(channel: string, backoffMs: number, serial = '0'): void {
+  /**
+   * A change (this instance's, or the fleet's news through Redis): out with `backoffMs` as its back-off, due for a
+   * probe in `dueInMs` (its back-off from now, unless said), or back in (0). The time out this instance knows already
+   * (the same serial) keeps its probe in flight: hearing of it again must not let a second one go.
+   */
+  taken(channel: string, backoffMs: number, serial = '0', dueInMs = backoffMs): void {
     this.windows.delete(channel);
-    if (backoffMs <= 0) this.out.delete(channel);
-    else this.out.set(channel, { until: this.now() + backoffMs, backoffMs, probingUntil: 0, serial });
+    if (backoffMs <= 0) {
+      this.out.delete(channel);
+      return;
+    }
+    const known = this.out.get(channel);
+    if (known !== undefined && known.serial === serial && serial !== '0') return;
+    this.out.set(channel, { until: this.now() + dueInMs, backoffMs, probingUntil: 0, serial });
+  }
+
+  /** The serial of the channel's time out this instance knows; null when it is in here. */
+  serialOf(channel: string): string | null {
+    return this.out.get(channel)?.serial ?? null;
   }
 
   outChannels(): string[] {

@@ -101,8 +101,10 @@ export class Router {
   }
 
   /**
-   * The plan without the channels out of rotation; one that is due for its probe goes first, marked (one per plan: the
-   * others wait for the next request). A memory read per channel; the plan as it is when every channel is in.
+   * The plan (in tier order, highest first) without the channels out of rotation; one that is due for its probe goes
+   * first of its own tier, marked (one per plan: the others wait for the next request). Never before a higher tier's
+   * channel in rotation: a probe is one real request, sent where that request would go anyway. A memory read per
+   * channel; the plan as it is when every channel is in.
    */
   private inRotation(ordered: Attempt[]): Attempt[] {
     // Every channel in rotation (nearly always): nothing to look at, nothing allocated.
@@ -112,17 +114,22 @@ export class Router {
     const due = ordered.findIndex((_, i) => checks[i] === 'due');
     const kept = ordered.filter((_, i) => checks[i] === 'in');
     const probe = ordered[due];
-    return probe === undefined ? kept : [{ channel: probe.channel, upstreamModel: probe.upstreamModel, probe: true }, ...kept];
+    if (probe === undefined) return kept;
+    const tierStart = kept.findIndex((a) => a.channel.priority <= probe.channel.priority);
+    const at = tierStart === -1 ? kept.length : tierStart;
+    kept.splice(at, 0, { channel: probe.channel, upstreamModel: probe.upstreamModel, probe: true });
+    return kept;
   }
 
   /**
    * ms until the first probe of the model's channels when the config has channels for it (as plan() asks), the
    * operator disabled none of those left, and every one is out of rotation; null otherwise. Asked only when plan()
-   * found none: the caller is refused at once (503, retry-after), nothing is sent.
+   * found none: the caller is refused at once (503, retry-after), nothing is sent. `only`: that channel alone (a
+   * request bound to it).
    */
-  outOfRotationMs(model: string, format?: ApiFormat | 'any'): number | null {
+  outOfRotationMs(model: string, format?: ApiFormat | 'any', only?: string): number | null {
     this.refresh();
-    const serving = this.entries.filter((entry) => upstreamModelOf(entry, model, format) !== null);
+    const serving = this.entries.filter((entry) => (only === undefined || entry.channel.name === only) && upstreamModelOf(entry, model, format) !== null);
     if (serving.length === 0 || serving.some((entry) => this.rotation.check(entry.channel.name) !== 'out')) return null;
     return Math.min(...serving.map((entry) => this.rotation.dueInMs(entry.channel.name)));
   }

@@ -5,6 +5,7 @@
 // cool-downs, as without Redis, and the hash is read again when the subscription comes back.
 
 import type { ChannelHealth, CooldownSink } from '../routing/health.js';
+import { RedisNews } from './redis-news.js';
 import type { RedisState } from './redis-state.js';
 
 // KEYS: the hash. ARGV: channel, ms (0: cleared), the message to publish, the pub/sub channel.
@@ -61,8 +62,7 @@ export class RedisCooldowns implements CooldownSink {
   readonly #hash: string;
   readonly #topic: string;
   readonly #options: RedisCooldownsOptions;
-  readonly #subscriber: RedisState['client'];
-  #subscribed = false;
+  readonly #news: RedisNews;
 
   constructor(state: RedisState, health: ChannelHealth, options: RedisCooldownsOptions) {
     this.#state = state;
@@ -70,26 +70,15 @@ export class RedisCooldowns implements CooldownSink {
     this.#hash = `${options.prefix}cooldowns`;
     this.#topic = `${options.prefix}cooldowns`;
     this.#options = options;
-    // A subscribed connection can do nothing else: a second one. Its errors are the main connection's too (same
-    // server), which logs them; a failed subscription is counted where it fails.
-    this.#subscriber = state.client.duplicate();
-    this.#subscriber.on('error', () => undefined);
-    // Every (re)connection of either: what was missed meanwhile is in the hash. node-redis subscribes again by
-    // itself on a reconnection; the first subscription is made (and retried) here.
-    this.#subscriber.on('ready', () => void this.#subscribeThenLoad());
+    // Every (re)connection of either connection: what was missed meanwhile is in the hash.
+    this.#news = new RedisNews(state, { topic: this.#topic, onMessage: (message) => this.#receive(message), reload: () => this.refresh(), onError: options.onError });
     this.#state.client.on('ready', () => void this.refresh());
-    // The main connection was found dead (a frozen or unreachable server): this one, to the same server, is too.
-    state.onRecycled(() => {
-      if (this.#subscriber.isOpen) this.#subscriber.destroy();
-      this.#subscribed = false;
-      this.#subscriber.connect().catch((err: unknown) => this.#options.onError(err));
-    });
   }
 
   /** Connects in the background (a Redis that is down is retried by the client) and tells `health` to publish. */
   start(): void {
     this.#health.sink = this;
-    this.#subscriber.connect().catch((err: unknown) => this.#options.onError(err));
+    this.#news.start();
   }
 
   cooled(channel: string, ms: number): void {
@@ -102,7 +91,7 @@ export class RedisCooldowns implements CooldownSink {
 
   async close(): Promise<void> {
     this.#health.sink = null;
-    this.#subscriber.destroy();
+    this.#news.close();
     return Promise.resolve();
   }
 
@@ -131,20 +120,6 @@ export class RedisCooldowns implements CooldownSink {
   #take(channel: string, ms: number): void {
     if (!Number.isFinite(ms) || !this.#options.known(channel)) return;
     this.#health.apply(channel, Math.min(ms, MAX_COOLDOWN_MS));
-  }
-
-  async #subscribeThenLoad(): Promise<void> {
-    if (!this.#subscribed) {
-      try {
-        await this.#subscriber.subscribe(this.#topic, (message) => this.#receive(message));
-        this.#subscribed = true;
-      } catch (err) {
-        // Retried at the next 'ready' (the connection dropped in between).
-        this.#options.onError(err);
-        return;
-      }
-    }
-    await this.refresh();
   }
 
   /**

@@ -41,6 +41,8 @@ export interface SharedStateOptions {
   readonly localAffinity: MemoryAffinityStore;
   /** Whether a channel is one of the current config's (the fleet's news of others is ignored). */
   readonly knownChannel: (name: string) => boolean;
+  /** The calendar clock tokens_per_day's days follow (a test's); the system's without. */
+  readonly calendar?: () => number;
 }
 
 /** Connects (in the background) and starts the heartbeat and the cool-downs' subscription. */
@@ -55,8 +57,9 @@ export function startSharedState(redis: ResolvedRedis, options: SharedStateOptio
     onHeartbeat: async () => limiter?.renew(),
     onError: () => metrics.sharedStateErrors.inc(['heartbeat']),
   });
-  limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS });
-  const shared = new SharedLimiter(limiter, new MemoryLimiter(), {
+  const calendar = options.calendar ?? Date.now;
+  limiter = new RedisLimiter(state.scripting, { prefix: redis.prefix, slotTtlMs: SLOT_TTL_MS, calendar });
+  const shared = new SharedLimiter(limiter, new MemoryLimiter({ calendar }), {
     onFailure: redis.onFailure,
     timeoutMs: redis.timeoutMs,
     liveInstances: () => state.liveInstances,

@@ -4,6 +4,7 @@ import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow, spendPeriodOf } from './row-codec.js';
+import { keepPrunedSpends, prunePeriodRows, readPeriodSpends, type PeriodSpends } from './period-spends.js';
 import type { Database } from './schema.js';
 import type { StorePart } from './store-part.js';
 import type { Slot } from '../slot.js';
@@ -47,7 +48,7 @@ export class KyselyStore implements Store {
   async pruneUsage(before: number, limit: number): Promise<number> {
     return writeTransaction(this.#db, this.#dialect, async (trx) => {
       // By the (ts, id) index: the batch's ids, accounts and costs only, never the table.
-      const rows = await trx.selectFrom('usage_records').select(['id', 'account', 'cost']).where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit).execute();
+      const rows = await trx.selectFrom('usage_records').select(['id', 'account', 'cost', 'spend_id']).where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit).execute();
       if (rows.length === 0) return 0;
       const pruned = new Map<string, { cost: bigint; records: number }>();
       for (const row of rows) {
@@ -65,9 +66,19 @@ export class KyselyStore implements Store {
           .onConflict((oc) => oc.column('account').doUpdateSet({ cost: sql<bigint>`usage_pruned.cost + ${sum.cost}`, records: sql<number>`usage_pruned.records + ${sum.records}` }))
           .execute();
       }
+      // A periodic cap's rows keep what these records cost too (the audit checks each row against its records).
+      await keepPrunedSpends(trx, rows);
       await trx.deleteFrom('usage_records').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
     });
+  }
+
+  periodSpends(): Promise<PeriodSpends> {
+    return readPeriodSpends(this.#db);
+  }
+
+  prunePeriodRows(before: number, limit: number): Promise<number> {
+    return prunePeriodRows(this.#db, this.#dialect, before, limit);
   }
 
   async ping(): Promise<void> {

@@ -314,6 +314,22 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await addMissingColumns(db, dialect, 'usage_records', [['subject', 'text']]);
       },
     },
+    '0028_period_spend_audit': {
+      // A periodic cap's spend row (`<id>@<period start>` in key_spend) checked by the audit: each usage record names
+      // the period rows its charge added to (spend_id), and what records pruned by usage.retention_days cost stays
+      // per row (usage_pruned_spend). Rows there before this migration were added to by records that name none: their
+      // spend so far is put in usage_pruned_spend, so each row is exact from here on.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'usage_records', [['spend_id', 'text']]);
+        await db.schema
+          .createTable('usage_pruned_spend')
+          .ifNotExists()
+          .addColumn('spend_id', 'text', (c) => c.primaryKey())
+          .addColumn('cost', 'bigint', (c) => c.notNull())
+          .execute();
+        await sql`insert into usage_pruned_spend (spend_id, cost) select key_id, spent from key_spend where key_id like '%@%' on conflict (spend_id) do nothing`.execute(db);
+      },
+    },
     '0021_console_session_details': {
       // A user's own list of their sessions (issue 44): a public id to end one by (the token's digest stays the key,
       // never shown), where it signed in from and when it was last used. Sessions made before have none of these

@@ -2,7 +2,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 import type { ApiKeysTable, UsageHourlyTable, UsageRecordsTable } from './schema.js';
-import type { HourlyUsage, KeyPatch, NewKey, StoredKey, UsageAttempt, UsageRecord } from './store.js';
+import type { HoldDraw, HourlyUsage, KeyPatch, NewKey, StoredKey, UsageAttempt, UsageRecord } from './store.js';
 
 type KeyRow = Selectable<ApiKeysTable>;
 type UsageRow = Selectable<UsageRecordsTable>;
@@ -166,7 +166,23 @@ export function encodeUsageRow(record: UsageRecord, chargeId: string | null = nu
     error_message: record.errorMessage ?? null,
     charge_id: chargeId,
     subject: record.subject ?? null,
+    spend_id: encodeSpendIds(record.draws),
   };
+}
+
+/**
+ * The period spend rows a record's charge adds to (its draws' spendIds: a key's period, and another owner's when it
+ * has one; core/store/period-spends.ts), space-separated (ids hold no spaces: names are `[A-Za-z0-9_.-]`); null for none.
+ */
+export function encodeSpendIds(draws: readonly HoldDraw[] | undefined): string | null {
+  // The usual record (no periodic cap) allocates nothing here: it is encoded on the usage batch's path.
+  if (draws === undefined || !draws.some((d) => d.spendId !== undefined)) return null;
+  const ids = [...new Set(draws.flatMap((d) => (d.spendId === undefined ? [] : [d.spendId])))].sort();
+  return ids.join(' ');
+}
+
+export function decodeSpendIds(column: string): string[] {
+  return column.split(' ').filter((id) => id !== '');
 }
 
 function encodeAttempts(attempts: readonly UsageAttempt[]): string {

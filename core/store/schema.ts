@@ -88,6 +88,8 @@ export interface UsageRecordsTable {
   charge_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the request made or acted on, `<kind>:<id>` (request-slots.ts SUBJECT); null for most. */
   subject: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The period spend rows its charge added to (period-spends.ts), space-separated; null for none, and before 0028. */
+  spend_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Usage summed per hour, account, key, model and channel (store/usage-hourly.ts): what dashboards read. */
@@ -201,11 +203,21 @@ export interface UsagePrunedTable {
   records: ColumnType<number | string | bigint, number, number>;
 }
 
+/**
+ * What a period spend row's records cost that are not in usage_records (pruned by usage.retention_days, or written
+ * before records named their rows: migration 0028), per row id; the audit adds it to the records kept.
+ */
+export interface UsagePrunedSpendTable {
+  spend_id: string;
+  cost: ColumnType<number | string | bigint, bigint, bigint>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
   usage_pruned: UsagePrunedTable;
+  usage_pruned_spend: UsagePrunedSpendTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   console_links: ConsoleLinksTable;

@@ -5,6 +5,7 @@
 import type { Slot } from '../slot.js';
 import type { ConsoleStore } from './console-store.js';
 import type { LedgerStore } from './ledger-store.js';
+import type { PeriodSpends } from './period-spends.js';
 import type { UsageFilter, UsageLogQuery, UsageLogRow, UsageTotals } from './usage-log.js';
 import type { ResolvedLimits, SpendCap, SpendPeriod } from '../config/resolved.js';
 
@@ -220,6 +221,13 @@ export interface UsageStore {
    * their accounts' pruned sums (usage_pruned) in it; how many went. Their hourly sums stay.
    */
   pruneUsage(before: number, limit: number): Promise<number>;
+  /** The period spend rows, and what the records naming them cost (kept, and pruned); for the audit (period-spends.ts). */
+  periodSpends(): Promise<PeriodSpends>;
+  /**
+   * Deletes up to `limit` period spend rows (`<id>@<ISO start>`) whose period started before `before`, with their
+   * pruned sums, in one transaction; a full batch returns `limit` (ask again).
+   */
+  prunePeriodRows(before: number, limit: number): Promise<number>;
 }
 
 /**

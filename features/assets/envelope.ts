@@ -2,7 +2,7 @@
 // `ResponseMetadata.Error {Code, Message}` and no Result on failure. Every answer of /v1/videogen/asset/* has it, the
 // gateway's own refusals (401, 402, 403, 404, 429, 5xx) included, with the gateway's request id.
 
-import type { GatewayError } from '../../core/errors.js';
+import { waitHeaders, type GatewayError } from '../../core/errors.js';
 import { encodeFrame } from '../../core/sse/frame-writer.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 import type { ErrorAbout, RenderedError } from '../../core/formats/format.js';
@@ -81,7 +81,8 @@ export function encodeError(err: GatewayError, about?: ErrorAbout): RenderedErro
   const metadata = responseMetadata(about?.requestId ?? '', actionOf(about?.path));
   metadata['Error'] = { Code: volcengineCode(err), Message: err.message };
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (err.retryAfter !== null) headers['retry-after'] = String(err.retryAfter);
+  // retry-after, and a periodic max_spend's x-gateway-budget-reset, as every other API shape says them.
+  waitHeaders(err, headers);
   return { status: err.status, headers, body: JSON.stringify({ ResponseMetadata: metadata }) };
 }
 

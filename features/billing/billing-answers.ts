@@ -1,6 +1,7 @@
 // What a key may know of its own money. GET /v1/me: its name, group, account, the account's
 // balance, its own spend and what is left of its max_spend (amounts as decimal strings; for a max_spend per day, week or
-// month, what is left of the current period, whose spend and reset time max_spend_period shows). And the legacy OpenAI
+// month, what is left of the current period, whose spend and reset time max_spend_period shows; its tokens_per_day's
+// count of the day). And the legacy OpenAI
 // routes chat front-ends (NextChat, LobeChat) read to show a balance: GET /v1/dashboard/billing/subscription
 // (hard_limit_usd: the balance plus all that was spent, so that limit less usage is the balance, as new-api
 // answers) and GET /v1/dashboard/billing/usage?start_date=&end_date= (total_usage in cents over those days).
@@ -8,7 +9,9 @@
 
 import { GatewayError } from '../../core/errors.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
+import { LimitPlan } from '../../core/limits/limit-plan.js';
 import { budgetsOf } from '../../core/money/budgets.js';
+import { periodBounds } from '../../core/money/spend-period.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import type { RequestContext } from '../../core/pipeline/context.js';
 import { jsonAnswer } from '../../core/pipeline/json-answer.js';
@@ -64,6 +67,7 @@ async function me(key: AuthedKey, services: GatewayServices): Promise<Record<str
         ? null
         : { period: key.spendPeriod.unit, timezone: key.spendPeriod.timezone, spend: formatMoney(period.spend), resets_at: new Date(period.resetsAt).toISOString() },
     account_max_spend: await accountCap(key, services),
+    tokens_per_day: await tokensToday(key, services),
   };
 }
 
@@ -84,6 +88,15 @@ async function accountCap(key: AuthedKey, services: GatewayServices): Promise<Re
     timezone: period?.timezone ?? null,
     resets_at: budget.resetsAt === undefined ? null : new Date(budget.resetsAt).toISOString(),
   };
+}
+
+/** The key's tokens_per_day (its own or its group's): the day's count so far, what is left and when the day ends; null without one. */
+async function tokensToday(key: AuthedKey, services: GatewayServices): Promise<Record<string, unknown> | null> {
+  const check = new LimitPlan(services.config).ownCheck(key);
+  if (check?.tpd === undefined) return null;
+  const used = await services.limiter.usedToday(check);
+  const { end } = periodBounds(check.tpd.period, services.clock());
+  return { limit: check.tpd.tokens, used, left: Math.max(0, check.tpd.tokens - used), timezone: check.tpd.period.timezone, resets_at: new Date(end).toISOString() };
 }
 
 /** The current period of a key's periodic max_spend (by the calendar clock): its spend so far and its end; null for a lifetime cap. */

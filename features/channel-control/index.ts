@@ -4,7 +4,7 @@
 
 import { consoleRoute } from '../../core/endpoints/route-groups.js';
 import type { Feature, FeatureServices } from '../../core/feature/feature.js';
-import { clearChannelOverride, listChannelControl, putChannelOverride } from './routes.js';
+import { clearChannelOverride, listChannelControl, putChannelOverride, resetChannelRotation } from './routes.js';
 import { channelControlStorePart } from './store-part.js';
 import { CHANNEL_CONTROL, channelControl, overrideSync, type ChannelControl } from './sync.js';
 
@@ -16,6 +16,7 @@ export const channelControlFeature: Feature = {
     consoleRoute('GET', '/console/api/channel-control', listChannelControl, 'operator'),
     consoleRoute('PATCH', '/console/api/channel-control/{name}', putChannelOverride, 'operator', { names: ['disabled', 'weight'] }),
     consoleRoute('DELETE', '/console/api/channel-control/{name}', clearChannelOverride, 'operator'),
+    consoleRoute('POST', '/console/api/channel-control/{name}/rotation/reset', resetChannelRotation, 'operator'),
   ],
   store: channelControlStorePart,
   services: [control],

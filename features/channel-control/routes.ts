@@ -99,6 +99,19 @@ export async function clearChannelOverride(ctx: RequestContext, services: Gatewa
   return consoleJson(200, { object: 'channel_override', name, cleared, configured: channel !== undefined });
 }
 
+/**
+ * POST /console/api/channel-control/{name}/rotation/reset: the channel back in rotation now, not at its next served
+ * probe (the operator knows the upstream is fixed). Its window starts empty. With Redis every instance has it back at
+ * once (the rotation's own news); without, the instance that answers (each instance keeps its own rotation then).
+ * Logged with who did it (core's rotation report: one line, the count, channel_up) only when it was out.
+ */
+export async function resetChannelRotation(ctx: RequestContext, services: GatewayServices): Promise<RelayResult> {
+  const channel = configured(services, ctx.params?.['name'] ?? '');
+  const who = sessionOf(ctx).user.name;
+  const { change, fleet } = await services.router.rotation.reset(channel.name, who);
+  return consoleJson(200, { object: 'channel_rotation_reset', name: channel.name, was_out: change !== null, fleet });
+}
+
 /** Counted, logged with who made it, applied here and told to the fleet. */
 async function changed(services: GatewayServices, name: string, yamlWeight: number | null, override: StoredOverride | undefined, action: string, who: string): Promise<void> {
   const control = services.feature(CHANNEL_CONTROL);

@@ -6,6 +6,7 @@ import { keyPrefix } from '../../core/keys/key-material.js';
 import { budgetsOf } from '../../core/money/budgets.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
+import { limitsJson } from '../../core/limits/daily-tokens.js';
 
 type DeclaredKey = GatewayServices['config']['keys'][number];
 
@@ -45,7 +46,7 @@ export function describeDeclared(key: DeclaredKey, spent: bigint, lastUsed: numb
   if (key.account !== undefined) described['account'] = key.account;
   if (key.maxSpend !== undefined) described['max_spend'] = formatMoney(key.maxSpend);
   const counted = period === undefined ? spent : period.spent;
-  if (key.limits !== undefined) described['limits'] = key.limits;
+  if (key.limits !== undefined) described['limits'] = limitsJson(key.limits);
   return Object.assign(described, {
     enabled: true,
     expires_at: null,

@@ -8,6 +8,7 @@ import type { RequestContext } from '../../core/pipeline/context.js';
 import type { GatewayServices, RelayResult } from '../../core/pipeline/plugin.js';
 import { keyGroupsOf } from './account-groups.js';
 import { requiredText } from './required-text.js';
+import { limitsJson } from '../../core/limits/daily-tokens.js';
 
 type Signed = { readonly name: string; readonly account: string | null };
 
@@ -51,7 +52,7 @@ async function groupsOf(services: GatewayServices, user: Signed): Promise<Record
   const names = user.account === null ? [...config.groups.keys()] : await keyGroupsOf(services, user.account);
   return names.flatMap((name) => {
     const group = config.groups.get(name);
-    return group === undefined ? [] : [{ name, models: group.models, limits: group.limits }];
+    return group === undefined ? [] : [{ name, models: group.models, limits: limitsJson(group.limits) }];
   });
 }
 

@@ -38,5 +38,6 @@ export function videoDepsOf(services: GatewayServices): VideoDeps {
     events: services.findFeature(GATEWAY_EVENTS),
     logger: services.logger,
     resolveHost: services.resolveHost,
+    clock: services.clock,
   };
 }

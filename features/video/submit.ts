@@ -12,6 +12,8 @@ import { isStoreUnreachable } from '../../core/store/store-unreachable.js';
 import type { AuthedKey } from '../../core/keys/key-ring.js';
 import { scrubSecrets } from '../../core/scrub-secrets.js';
 import type { Attempt } from '../../core/routing/router.js';
+import { outOfRotation } from '../../core/routing/out-of-rotation.js';
+import { claimAttempt, releaseAttempt } from '../../core/routing/probe-claim.js';
 import type { VideoTaskRow, VideoTaskStore } from './video-task-store.js';
 import { VIDEO_ERRORS } from './errors.js';
 import type { ContentLinks, LinkOwner } from '../../core/feature/content-links.js';
@@ -89,13 +91,18 @@ async function pinnedChannel(ids: readonly string[], owner: LinkOwner, links: Co
 export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskShape, request: TaskRequest, signal: AbortSignal): Promise<VideoTaskRow> {
   const { pricing } = deps.config;
   const video = sectionOf(deps.config, VIDEO_SETTINGS);
-  const budgets = budgetsOf(key);
+  // The period a periodic max_spend counts the task in is the calendar clock's (a test's, moved by hand), as for every
+  // other request (the quota plugin's); the task's own times and holds keep the process clock.
+  const calendarNow = deps.clock();
+  const budgets = budgetsOf(key, calendarNow);
   const price = pricing.priceOf(request.model);
   if (price === null && budgets.length > 0 && pricing.unpriced === 'refuse') throw modelNotPriced(request.model);
-  // A channel due for its probe is left to the chat routes, which take the probe (one request fleet-wide).
-  let attempts = deps.router.plan(request.model, 'video').filter((a) => a.probe !== true);
+  // A channel out of rotation is left out, but for its probe (claimed when it is sent, as the model routes do).
+  let attempts = deps.router.plan(request.model, 'video');
   const first = attempts[0];
-  if (first === undefined) throw deps.router.disabledByOperator(request.model, 'video') ? modelOutOfService(request.model) : modelNotServed(request.model);
+  if (first === undefined) {
+    throw outOfRotation(deps.router, request.model, 'video') ?? (deps.router.disabledByOperator(request.model, 'video') ? modelOutOfService(request.model) : modelNotServed(request.model));
+  }
   // The links, before anything is written: every URL Ark would fetch resolves to public addresses only, and every
   // asset link is the caller's, ready, and in one library, whose channel the task is pinned to.
   await checkTaskHosts(request.hosts, deps.resolveHost);
@@ -103,6 +110,9 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
   if (pinned !== null) {
     attempts = attempts.filter((a) => a.channel.name === pinned);
     // The library's channel serves the model but the operator disabled it: out of service, not the caller's mistake.
+    // The library's channel is out of rotation: the model routes' answer (503, retry-after), not the caller's mistake.
+    const resting = attempts.length === 0 ? outOfRotation(deps.router, request.model, 'video', pinned) : null;
+    if (resting !== null) throw resting;
     if (attempts.length === 0 && deps.router.overrides.snapshot.get(pinned)?.disabled === true) {
       throw new GatewayError('GW_ERR_MODEL_OUT_OF_SERVICE', "The linked assets' library is on a channel that is out of service right now; retry later.", { param: 'model' });
     }
@@ -156,7 +166,7 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
     const amount = price === null || budgets.length === 0 ? 0n : taskReserve(price, request.resolution, request.seconds, pricing.multiplierOf(key.group));
     if (amount > 0n) {
       // Held past the deadline by the poller's reach: the expiry settles (and drops them) first.
-      const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, now, expiresAt + video.maxPollIntervalMs + 60_000);
+      const holds = await reserveForTask(deps.store.ledger, budgets, amount, id, { now, calendarNow }, expiresAt + video.maxPollIntervalMs + 60_000);
       await deps.store.part(VIDEO_TASKS).updateTask(id, { reserved: amount, holds, updatedAt: now });
     }
     // Gone before anything was sent: nothing runs, nothing is kept.
@@ -183,17 +193,28 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
     });
   const body = Object.assign({}, request.body, { execution_expires_after: executionWindow(request.body['execution_expires_after'], sectionOf(deps.config, VIDEO_SETTINGS).taskTimeoutMs) });
   let last: unknown = null;
+  const { rotation } = deps.router;
   for (const attempt of attempts) {
     const upstream = deps.videoUpstreams.get(attempt.channel.type);
     if (upstream === undefined) continue;
+    // A channel out of rotation gets one submission, its probe: another request (here or elsewhere) took it otherwise.
+    if (!(await claimAttempt(rotation, attempt))) continue;
     const key = deps.router.keys.pick(attempt.channel.name, attempt.channel.keys);
+    const { name, health } = attempt.channel;
     let upstreamId: string;
     try {
       // Not cut when the caller leaves: a task the upstream may already run must be recorded (and settled).
       upstreamId = await upstream.create({ channel: attempt.channel, key, signal: AbortSignal.timeout(attempt.channel.timeoutMs) }, Object.assign({ model: attempt.upstreamModel }, body));
     } catch (err) {
       last = err;
-      if (err instanceof VideoUpstreamError && err.kind === 'refused' && !mayFailOver(err)) {
+      if (!(err instanceof VideoUpstreamError)) {
+        // Not the channel's (a bug, a store): its probe tells nothing, and goes to the next request.
+        releaseAttempt(rotation, attempt);
+        throw err;
+      }
+      // The caller's refusal (a 4xx of its own) says the channel serves; anything else is the channel's failure.
+      rotation.record(name, health, err.kind === 'refused' && !mayFailOver(err) ? 'neutral' : 'failed', attempt.probe === true);
+      if (err.kind === 'refused' && !mayFailOver(err)) {
         await failed(err.code, err.message.slice(0, 500));
         throw refusal(err, attempt.channel.keys);
       }
@@ -206,12 +227,15 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
       deps.logger.warn({ err, channel: attempt.channel.name, task: row.id }, 'submitting a video task failed before it reached the upstream; trying the next channel');
       continue;
     }
+    rotation.record(name, health, 'served', attempt.probe === true);
     const at = Date.now();
     const taken = { upstreamId, channel: attempt.channel.name, upstreamModel: attempt.upstreamModel, keyFingerprint: keyFingerprint(key), status: 'queued' as const, nextPollAt: nextPollAt(deps, 0, at), updatedAt: at };
     await saveTaken(deps, row.id, taken);
     return Object.assign({}, row, taken);
   }
   await failed('UpstreamUnavailable', 'No channel took the task.');
+  // Nothing sent: the plan was a probe another request took meanwhile (the model routes' answer then).
+  if (last === null) throw outOfRotation(deps.router, row.model, 'video') ?? new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { retryAfter: 1 });
   throw new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { cause: last, retryAfter: 1 });
 }
 

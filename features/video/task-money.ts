@@ -33,9 +33,19 @@ export function taskReserve(price: ModelPrice, resolution: string, seconds: numb
 
 /**
  * Sets `amount` aside in every budget for the task, or none of it: the 402 of the first budget short (what was taken
- * of the others given back). The holds last until `expiresAt` unless the task ends first.
+ * of the others given back). The holds last until `expiresAt` unless the task ends first. `at.now` is the process
+ * clock the holds' times are on; `at.calendarNow` the calendar clock the budgets' periods were worked out at, which
+ * a periodic cap's refusal counts its wait from (retry-after until the period's end).
  */
-export async function reserveForTask(ledger: LedgerStore, budgets: readonly Budget[], amount: bigint, taskId: string, now: number, expiresAt: number): Promise<HoldDraw[]> {
+export async function reserveForTask(
+  ledger: LedgerStore,
+  budgets: readonly Budget[],
+  amount: bigint,
+  taskId: string,
+  at: { readonly now: number; readonly calendarNow: number },
+  expiresAt: number,
+): Promise<HoldDraw[]> {
+  const { now } = at;
   const owner = holdOwner(taskId);
   const holds: HoldDraw[] = [];
   for (const budget of budgets) {
@@ -50,7 +60,7 @@ export async function reserveForTask(ledger: LedgerStore, budgets: readonly Budg
       await ledger.releaseHolds(owner);
       throw budget.kind === 'account'
         ? new GatewayError('GW_ERR_INSUFFICIENT_BALANCE', `The balance of account "${budget.account}" does not cover this video task. Add credit to continue.`)
-        : maxSpendReached(budget, now, 'task');
+        : maxSpendReached(budget, at.calendarNow, 'task');
     }
     // A periodic max_spend's hold: the task is charged to the period it was admitted in.
     holds.push(budget.kind === 'key' && budget.spendId !== undefined ? { holdId: result.holdId, amount: result.amount, spendId: budget.spendId } : { holdId: result.holdId, amount: result.amount });

@@ -22,4 +22,6 @@ export interface VideoDeps {
   readonly logger: Logger;
   /** How a result URL's host is resolved, to refuse internal addresses before a download. */
   readonly resolveHost: HostResolver;
+  /** The calendar clock (services.clock): which period of a periodic max_spend a submitted task counts in. */
+  readonly clock: () => number;
 }

@@ -25,7 +25,7 @@ interface Held {
   readonly inFlight: InFlight | null;
 }
 
-const PER_MINUTE: Readonly<Record<'rpm' | 'tpm', string>> = { rpm: 'requests per min (RPM)', tpm: 'tokens per min (TPM)' };
+const PER_PERIOD: Readonly<Record<'rpm' | 'tpm' | 'tpd', string>> = { rpm: 'requests per min (RPM)', tpm: 'tokens per min (TPM)', tpd: 'tokens per day (TPD)' };
 
 const USES = ['config', 'limiter', 'metrics'] as const;
 type Uses = (typeof USES)[number];
@@ -78,7 +78,7 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions, Uses> = {
         if (!plan.declared && key.limits === undefined) return undefined;
         const checks = plan.checksFor(key, ctx.request.model);
         if (checks.length === 0) return undefined;
-        const tokens = checks.some((c) => c.tpm !== undefined) ? requestTokens(ctx.request, ctx.format.outputCaps) : 0;
+        const tokens = checks.some((c) => c.tpm !== undefined || c.tpd !== undefined) ? requestTokens(ctx.request, ctx.format.outputCaps) : 0;
         const admission = limiter.admit(checks, tokens);
         if (admission instanceof Promise) return admission.then((a) => admitted(ctx, key.group, a));
         admitted(ctx, key.group, admission);
@@ -127,11 +127,14 @@ function refusal(admission: Extract<Admission, { admitted: false }>): GatewayErr
       options,
     );
   }
-  const code = refused.kind === 'tpm' ? 'GW_ERR_TOKEN_RATE_LIMITED' : 'GW_ERR_RATE_LIMITED';
+  const code = refused.kind === 'rpm' ? 'GW_ERR_RATE_LIMITED' : 'GW_ERR_TOKEN_RATE_LIMITED';
   if (retryAfter === undefined) {
-    return new GatewayError(code, `Request too large for ${refused.label} on ${PER_MINUTE[refused.kind]}: Limit ${refused.limit}, Requested ${requested}. Send fewer tokens (a smaller input or max_tokens).`, options);
+    return new GatewayError(code, `Request too large for ${refused.label} on ${PER_PERIOD[refused.kind]}: Limit ${refused.limit}, Requested ${requested}. Send fewer tokens (a smaller input or max_tokens).`, options);
   }
-  return new GatewayError(code, `Rate limit reached for ${refused.label} on ${PER_MINUTE[refused.kind]}: ${usedOf(refused)}, Requested ${requested}. Please try again in ${openAIDuration(retryAfterMs)}.`, options);
+  // A day's cap says when the day ends, in the message and in x-gateway-budget-reset, as a periodic max_spend does.
+  const resets = refused.resetsAt === undefined ? '' : ` (the day resets at ${new Date(refused.resetsAt).toISOString()})`;
+  const when = refused.resetsAt === undefined ? options : Object.assign(options, { resetsAt: refused.resetsAt });
+  return new GatewayError(code, `Rate limit reached for ${refused.label} on ${PER_PERIOD[refused.kind]}: ${usedOf(refused)}, Requested ${requested}. Please try again in ${openAIDuration(retryAfterMs)}${resets}.`, when);
 }
 
 function usedOf(state: LimitState): string {

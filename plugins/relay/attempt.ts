@@ -9,6 +9,7 @@ import { ATTEMPTS } from '../../core/pipeline/request-slots.js';
 import type { GatewayServices } from '../../core/pipeline/plugin.js';
 import type { AttemptTrace } from '../../core/pipeline/tracing.js';
 import { UpstreamFailure, type UpstreamResponse } from '../../core/providers/provider.js';
+import { releaseAttempt } from '../../core/routing/probe-claim.js';
 import type { Attempt } from '../../core/routing/router.js';
 import type { UsageAttempt } from '../../core/store/store.js';
 import { reasonOf, type Failure } from './last-failure.js';
@@ -52,7 +53,11 @@ export class AccountedAttempt {
     try {
       res = await send();
     } catch (err) {
-      if (!(err instanceof UpstreamFailure)) throw err;
+      if (!(err instanceof UpstreamFailure)) {
+        // Not the channel's (the client gone before the call, a bug): a probe tells nothing, and goes to the next request.
+        releaseAttempt(this.services.router.rotation, this.attempt);
+        throw err;
+      }
       return this.#failed({ kind: 'transport', error: err }, `upstream attempt failed: ${err.message}`, { reason: err.reason });
     }
     this.span?.answered(res.status);
@@ -99,8 +104,9 @@ export class AccountedAttempt {
     traceAttempt(this.ctx, { channel: channel.name, status, error: reasonOf(failure), latencyMs: Math.round(performance.now() - this.#sentAt) });
     this.services.metrics.upstreamErrors.inc([channel.name, reasonOf(failure)]);
     this.services.router.health.markFailure(channel.name, channel.cooldownMs);
-    // A call the caller gave up on is not the channel's failure.
+    // A call the caller gave up on is not the channel's failure: its probe (if it was one) goes to the next request.
     if (!this.ctx.abort.aborted) this.services.router.rotation.record(channel.name, channel.health, 'failed', this.attempt.probe === true);
+    else releaseAttempt(this.services.router.rotation, this.attempt);
     // Which request, where, how long: never a key or a body.
     const line = { requestId: this.ctx.id, route: this.ctx.route, model: this.ctx.request.model, channel: channel.name, latencyMs: Math.round(performance.now() - this.#sentAt) };
     this.services.logger.warn(Object.assign(line, outcome), message);

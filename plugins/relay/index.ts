@@ -12,6 +12,8 @@ import { readWhole } from '../../core/providers/read-body.js';
 import { failingAs, pulledBody, type Chunks, type PulledBody } from '../../core/sse/pulled-body.js';
 import { scrubError, scrubErrorBody, scrubErrorFrame } from '../../core/scrub-secrets.js';
 import type { Attempt } from '../../core/routing/router.js';
+import { outOfRotation as rotationRefusal } from '../../core/routing/out-of-rotation.js';
+import { claimAttempt } from '../../core/routing/probe-claim.js';
 import { frameBatches, PASS_THROUGH, type FrameTransform } from '../../core/sse/frame-batches.js';
 import type { SseFrame } from '../../core/sse/frame.js';
 import type { RelayOptions } from './options.gen.js';
@@ -72,8 +74,9 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     const { channel } = attempt;
     const provider = providers.get(channel.type);
     if (provider === undefined) continue;
-    // A channel out of rotation gets one request, its probe: another request (here or on another instance) took it.
-    if (attempt.probe === true && !(await router.rotation.claimProbe(channel.name))) continue;
+    // What the request names if this attempt sends nothing after all (its probe taken by another request).
+    const sentTo = ctx.channel;
+    const sentModel = ctx.upstreamModel;
     ctx.channel = channel.name;
     ctx.upstreamModel = attempt.upstreamModel;
     const dialect = dialectFor(ctx, attempt);
@@ -87,6 +90,13 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       if (!(err instanceof GatewayError) || err.code !== 'GW_ERR_TRANSLATION_UNSUPPORTED') throw err;
       last = { kind: 'rejected', error: err };
       traceAttempt(ctx, { channel: channel.name, status: null, error: reasonOf(last), latencyMs: 0 });
+      continue;
+    }
+    // A channel out of rotation gets one request, its probe: claimed only now that its body is ready (a refused
+    // translation above claimed nothing); another request (here or on another instance) took it otherwise.
+    if (attempt.probe === true && !(await claimAttempt(router.rotation, attempt))) {
+      ctx.channel = sentTo;
+      ctx.upstreamModel = sentModel;
       continue;
     }
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
@@ -147,16 +157,9 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
   throw toClientError(model, plan.length, last);
 }
 
-/**
- * Every channel of the model is out of rotation and none is due for its probe: refused at once, nothing sent (as
- * LiteLLM's "no deployments available"), with the seconds until the first probe as retry-after.
- */
+/** Every channel of the model (in this route's format) is out of rotation: refused at once (core's one answer). */
 function outOfRotation(ctx: RequestContext, services: Services): GatewayError | null {
-  const ms = ctx.format.translatable ? services.router.outOfRotationMs(ctx.request.model) : services.router.outOfRotationMs(ctx.request.model, ctx.format.name);
-  if (ms === null) return null;
-  return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', `Every channel of model "${ctx.request.model.slice(0, 256)}" is out of rotation after repeated failures; retry later.`, {
-    retryAfter: Math.max(1, Math.ceil(ms / 1000)),
-  });
+  return ctx.format.translatable ? rotationRefusal(services.router, ctx.request.model) : rotationRefusal(services.router, ctx.request.model, ctx.format.name);
 }
 
 /** No channel serves the model in this route's format: say whether other routes would, so the caller can fix it. */

@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { auditBooks } from '../../core/money/audit.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import { parseOpenAIError, postChat } from '../helpers/chat-requests.js';
 import { consoleSignIn } from '../helpers/console-session.js';
@@ -127,6 +128,8 @@ for (const backend of storeBackends()) {
       assert.equal(spends.get(`account:acme@${DAY_START}`), COST * BigInt(AFFORDABLE));
       assert.equal(spends.get('account:acme@2026-11-29T23:00:00.000Z'), COST * BigInt(instances));
       assert.equal(spends.get('account:acme'), COST * BigInt(AFFORDABLE + instances), 'the lifetime row counts every charge');
+      // The books hold: every period row (the account's among them) equals the records naming it.
+      assert.deepEqual((await auditBooks(first().gateway.runtime.deps.store, now)).problems, []);
     });
 
     it('an account made at run time takes its cap through the admin API; a PATCH reaches every instance', async () => {

@@ -343,6 +343,7 @@ describe('billing on one instance', () => {
       max_spend_left: null,
       max_spend_period: null,
       account_max_spend: null,
+      tokens_per_day: null,
     });
     const capped = await get(CAPPED, '/v1/me');
     assert.equal(capped['max_spend'], '0.0001');

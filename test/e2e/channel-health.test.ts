@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createClient } from 'redis';
+import { FakeAnthropic } from '../helpers/fake-anthropic.js';
 import { FakeOpenAI } from '../helpers/fake-openai.js';
 import { startGatewayUnderTest, type GatewayUnderTest } from '../helpers/gateway-under-test.js';
 import { until } from '../helpers/poll.js';
@@ -24,7 +25,7 @@ const SECRET = `whsec_${Buffer.from('thirty-two-bytes-of-hook-secret!').toString
 const WAIT = { timeoutMs: 10_000, intervalMs: 20 };
 const FAIL = { kind: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } } as const;
 
-function config(urls: { flaky: string; steady: string; solo: string; strict: string }, extra: string): string {
+function config(urls: { flaky: string; steady: string; solo: string; strict: string; anth?: string }, extra: string): string {
   const health = 'health: { errors: 5, window: 10, probe_after_ms: 10000, probe_max_ms: 40000 }';
   return [
     'server: { host: 127.0.0.1, port: 0, shutdown_grace_ms: 2000 }',
@@ -35,6 +36,8 @@ function config(urls: { flaky: string; steady: string; solo: string; strict: str
     `  - { name: steady, type: openai, base_url: "${urls.steady}", keys: [sk-s], models: ["duo"], priority: 0, cooldown_ms: 0, models_refresh_ms: 0 }`,
     `  - { name: solo, type: openai, base_url: "${urls.solo}", keys: [sk-o], models: ["solo"], cooldown_ms: 0, models_refresh_ms: 0, ${health} }`,
     `  - { name: strict, type: openai, base_url: "${urls.strict}", keys: [sk-t], models: ["strict"], cooldown_ms: 0, models_refresh_ms: 0 }`,
+    // Served to OpenAI clients through translation (what cannot be translated is refused before anything is sent).
+    ...(urls.anth === undefined ? [] : [`  - { name: anth, type: anthropic, base_url: "${urls.anth}", keys: [sk-a], models: ["trans"], cooldown_ms: 0, models_refresh_ms: 0, ${health} }`]),
     // The top-level default: strict's.
     'health: { errors: 2, window: 4 }',
     'groups: { default: { models: ["*"] } }',
@@ -189,13 +192,15 @@ describe('channel health shared by two instances (Redis, SQLite each)', { skip: 
 describe('channel health without Redis: each instance its own', () => {
   const flaky = new FakeOpenAI('flaky');
   const steady = new FakeOpenAI('steady');
+  const anth = new FakeAnthropic('anth');
   const clock = { t: 0 };
   const gws: GatewayUnderTest[] = [];
 
   before(async () => {
     await flaky.start();
     await steady.start();
-    const yaml = config({ flaky: flaky.url, steady: steady.url, solo: steady.url, strict: steady.url }, '');
+    await anth.start();
+    const yaml = config({ flaky: flaky.url, steady: steady.url, solo: steady.url, strict: steady.url, anth: anth.url }, '');
     for (let i = 0; i < 2; i++) gws.push(await startGatewayUnderTest(yaml, { healthClock: () => clock.t }));
   });
 
@@ -203,6 +208,7 @@ describe('channel health without Redis: each instance its own', () => {
     for (const gw of gws) await gw.stop();
     await flaky.close();
     await steady.close();
+    await anth.close();
   });
 
   it('takes a channel out on the instance that saw it fail 5 times, not on the other', async () => {
@@ -220,5 +226,46 @@ describe('channel health without Redis: each instance its own', () => {
     flaky.reply = () => ({ kind: 'completion', text: 'fine again' });
     assert.equal(await chat(a), 'fine again');
     assert.equal(check(a, 'flaky'), 'in');
+  });
+
+  it('gives a probe back at once when its client leaves while it is sent: the next request probes', async () => {
+    const [a] = gws as [GatewayUnderTest];
+    flaky.reply = () => FAIL;
+    for (let i = 0; i < 5; i++) await chat(a);
+    assert.equal(check(a, 'flaky'), 'out');
+    clock.t += 10_000;
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    flaky.gate = () => held;
+    const sent = flaky.requests.length;
+    const leaving = new AbortController();
+    const probe = openai(a).chat.completions.create({ model: 'duo', messages: [{ role: 'user', content: 'hi' }] }, { signal: leaving.signal }).catch((err: unknown) => err);
+    await until('the probe to reach flaky', () => (flaky.requests.length === sent + 1 ? true : undefined), WAIT);
+    assert.equal(check(a, 'flaky'), 'out', 'probing: no other request is sent to it');
+    leaving.abort();
+    await probe;
+    // No outcome (the caller left): due again now, not after the probe's lease.
+    await until('flaky due again', () => (check(a, 'flaky') === 'due' ? true : undefined), WAIT);
+    release();
+    flaky.gate = null;
+    flaky.reply = () => ({ kind: 'completion', text: 'probed again' });
+    assert.equal(await chat(a), 'probed again');
+    assert.equal(check(a, 'flaky'), 'in');
+  });
+
+  it('claims no probe for a request its channel cannot be sent (a refused translation): the next request probes', async () => {
+    const [a] = gws as [GatewayUnderTest];
+    anth.reply = () => ({ kind: 'status', status: 500 });
+    for (let i = 0; i < 5; i++) await assert.rejects(chat(a, 'trans'));
+    assert.equal(check(a, 'anth'), 'out');
+    clock.t += 10_000;
+    // n: 2 cannot be said to an Anthropic upstream: refused before anything is sent.
+    const refused = await openai(a).chat.completions.create({ model: 'trans', n: 2, messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (err: unknown) => err);
+    assert.ok(refused instanceof OpenAI.APIError && refused.status === 400, String(refused));
+    assert.equal(anth.requests.length, 5, 'nothing sent');
+    assert.equal(check(a, 'anth'), 'due', 'no probe held by a request that sent nothing');
+    anth.reply = () => ({ kind: 'message', content: [{ type: 'text', text: 'anth is back' }] });
+    assert.equal(await chat(a, 'trans'), 'anth is back');
+    assert.equal(check(a, 'anth'), 'in');
   });
 });

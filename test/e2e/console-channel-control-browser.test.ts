@@ -1,7 +1,8 @@
 // Channel control in real Chromium (issue 44): the operator disables a channel on instance A's console page; instance
 // B (another gateway on the same store) stops sending it requests within a second, told through Redis in one run and
 // by polling the store in the other; enabling brings it back; a weight set on the page shifts B's traffic; B restarted
-// on the same store keeps the override. Traffic is counted at the fake upstreams. Screenshots under
+// on the same store keeps the override; a channel out of rotation is put back with the button beside its state.
+// Traffic is counted at the fake upstreams. Screenshots under
 // test-output/console-channel-control/.
 
 import assert from 'node:assert/strict';
@@ -126,6 +127,25 @@ for (const variant of variants) {
       assert.ok(seen.one < 50 && seen.two > 150, JSON.stringify(seen));
       await (await rowOf('two')).getByTestId('channel-clear').click();
       await until('the page to show the YAML value', async () => ((await (await rowOf('two')).getByTestId('channel-weight').textContent()) === 'weight 1' ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
+    });
+
+    it('a channel out of rotation has a button beside its state that puts it back (on B too through Redis)', async () => {
+      const strict = { errors: 1, window: 1, probeAfterMs: 600_000, probeMaxMs: 600_000 };
+      const rotationOf = (gw: GatewayUnderTest) => gw.gateway.runtime.current.services.router.rotation;
+      rotationOf(a).record('one', strict, 'failed', false);
+      const fleet = variant.redis !== null && !variant.lostNotices;
+      await until('one out on A', () => (rotationOf(a).check('one') === 'out' ? true : undefined), { timeoutMs: 5_000, intervalMs: 20 });
+      if (fleet) await until('one out on B', () => (rotationOf(b).check('one') === 'out' ? true : undefined), { timeoutMs: 5_000, intervalMs: 20 });
+      await pageReloaded();
+      assert.equal(await (await rowOf('one')).getByTestId('channel-rotation').textContent(), 'out of rotation');
+      assert.equal(await (await rowOf('two')).getByTestId('channel-rotation-reset').count(), 0, 'no button for a channel in rotation');
+      await page.screenshot({ path: join(shots, `${variant.name.replace(/\W+/g, '-')}-out-of-rotation.png`), fullPage: true });
+      await (await rowOf('one')).getByTestId('channel-rotation-reset').click();
+      await until('the page to show it in rotation', async () => ((await (await rowOf('one')).getByTestId('channel-rotation-reset').count()) === 0 ? true : undefined), { timeoutMs: 5_000, intervalMs: 50 });
+      assert.equal(rotationOf(a).check('one'), 'in');
+      if (fleet) await until('one back on B', () => (rotationOf(b).check('one') === 'in' ? true : undefined), { timeoutMs: FLEET_MS, intervalMs: 20 });
+      // Without Redis (or its notices lost) B keeps its own rotation: put back there by its own word.
+      if (!fleet) rotationOf(b).taken('one', 0);
     });
 
     it('B restarted on the same store keeps the override', async () => {

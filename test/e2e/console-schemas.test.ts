@@ -375,10 +375,11 @@ channels:
     assert.equal(adjust.status, 201, adjust.text);
   });
 
-  it('a channel overridden and cleared (features/channel-control)', async () => {
+  it('a channel overridden and cleared, and put back in rotation (features/channel-control)', async () => {
     assert.equal((await call('operator', 'PATCH', '/console/api/channel-control/up', { disabled: false, weight: 3 })).status, 200);
     assert.ok(dataOf(await call('operator', 'GET', '/console/api/channel-control')).length >= 2);
     assert.equal((await call('operator', 'DELETE', '/console/api/channel-control/up')).status, 200);
+    assert.equal((await call('operator', 'POST', '/console/api/channel-control/up/rotation/reset', {})).status, 200);
   });
 
   it('a key revoked and a session ended', async () => {

@@ -94,9 +94,16 @@ async function read(response: Response): Promise<AssetAnswer> {
   return { status: response.status, body, headers: response.headers, text };
 }
 
-export async function startAssetGateway(options: { readonly processingMs?: number; readonly extra?: string; readonly logger?: Logger } = {}): Promise<AssetGateway> {
+/** `keys`: more declared keys (`  - { name: ..., key: ..., group: pro }\n`); `clock`: the calendar clock periodic budgets read. */
+export async function startAssetGateway(
+  options: { readonly processingMs?: number; readonly extra?: string; readonly logger?: Logger; readonly keys?: string; readonly clock?: () => number } = {},
+): Promise<AssetGateway> {
   const fake = await startFakeVolcengine({ accessKeyId: AK, secretAccessKey: SK, processingMs: options.processingMs ?? 200 });
-  const gw = await startGatewayUnderTest(assetConfig(fake.url, options.extra), options.logger === undefined ? { resolveHost: testResolver } : { resolveHost: testResolver, logger: options.logger });
+  const yaml = assetConfig(fake.url, options.extra).replace('\nchannels:\n', `\n${options.keys ?? ''}channels:\n`);
+  const gw = await startGatewayUnderTest(
+    yaml,
+    Object.assign({ resolveHost: testResolver }, options.logger === undefined ? {} : { logger: options.logger }, options.clock === undefined ? {} : { clock: options.clock }),
+  );
   const call = async (key: string | null, action: string, body?: unknown): Promise<AssetAnswer> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== null) headers['authorization'] = `Bearer ${key}`;

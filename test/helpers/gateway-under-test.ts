@@ -16,6 +16,7 @@ import type { UsageRecord } from '../../core/store/store.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { FEATURES } from '../../features/index.js';
 import { createVideoFeature } from '../../features/video/index.js';
+import { webhookJobs } from '../../features/webhooks/jobs.js';
 import type { Feature } from '../../core/feature/feature.js';
 import { STORE_PARTS } from '../../features/index.js';
 
@@ -88,6 +89,8 @@ export interface GatewayUnderTestOptions {
   readonly clock?: () => number;
   /** The clock the key lookup cache's 5 s are counted on (a run-time key's change reaches another instance then). */
   readonly keyCacheClock?: () => number;
+  /** How often the webhook scan (balances, keys) and sender run (every minute and second without). */
+  readonly webhookEveryMs?: number;
   /** The clock channel rotation's back-offs read (health.probe_after_ms), moved by the test. */
   readonly healthClock?: () => number;
   /** The config file's permission bits (chmod), when the test cares who may read it. */
@@ -102,7 +105,7 @@ export async function startGatewayUnderTest(yaml: string, options: GatewayUnderT
   if (options.configMode !== undefined) await chmod(configPath, options.configMode);
   const gateway = await startGateway({
     configPath,
-    features: featuresFor(options.videoPollTickMs),
+    features: featuresFor(options.videoPollTickMs, options.webhookEveryMs),
     factories: new Map([...builtinPlugins(), ...(options.extraPlugins ?? []).map((f): [string, PluginFactory] => [f.name, f])]),
     logger: options.logger ?? createSilentLogger(),
     port: 0,
@@ -160,7 +163,14 @@ export function channel(name: string, url: string, extra = ''): string {
 ${extra}`;
 }
 
-/** The built-in features; with `pollTickMs`, the video poller looks that often (a feature's own option). */
-function featuresFor(pollTickMs: number | undefined): readonly Feature[] {
-  return pollTickMs === undefined ? FEATURES : FEATURES.map((f) => (f.name === 'video' ? createVideoFeature({ pollTickMs }) : f));
+/**
+ * The built-in features; with `pollTickMs`, the video poller looks that often; with `webhookEveryMs`, the webhook scan
+ * and sender run that often (a feature's own options).
+ */
+function featuresFor(pollTickMs: number | undefined, webhookEveryMs?: number): readonly Feature[] {
+  return FEATURES.map((f) => {
+    if (f.name === 'video' && pollTickMs !== undefined) return createVideoFeature({ pollTickMs });
+    if (f.name === 'webhooks' && webhookEveryMs !== undefined) return Object.assign({}, f, { jobs: (env: Parameters<typeof webhookJobs>[0]) => webhookJobs(env, { scanEveryMs: webhookEveryMs, sendEveryMs: webhookEveryMs }) });
+    return f;
+  });
 }

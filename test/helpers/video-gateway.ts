@@ -53,6 +53,11 @@ export interface VideoConfigOptions {
   readonly prices?: string;
   /** More keys (`  - { name: ..., key: ..., group: pro, account: acme }\n`) after the fixed ones. */
   readonly keys?: string;
+  /**
+   * The top-level `health` (channel rotation), `{ errors: 11, window: 10 }` by default: never out of rotation, as
+   * configWith's (the tests of failed submissions fail a channel many times on purpose).
+   */
+  readonly health?: string;
 }
 
 export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {}): string {
@@ -82,7 +87,8 @@ video:
   poll_interval_ms: ${options.pollIntervalMs ?? 100}
   max_poll_interval_ms: ${Math.max(200, options.pollIntervalMs ?? 0)}
   refresh_after_ms: 0
-${options.taskTimeoutMs === undefined ? '' : `  task_timeout_ms: ${options.taskTimeoutMs}\n`}pricing:
+${options.taskTimeoutMs === undefined ? '' : `  task_timeout_ms: ${options.taskTimeoutMs}\n`}health: ${options.health ?? '{ errors: 11, window: 10 }'}
+pricing:
   models:
 ${options.prices ?? ''}    "doubao-seedance-*": { output: "2.00" }
 groups:
@@ -111,8 +117,18 @@ export interface VideoGateway {
 }
 
 /** `credit`: what acme and other are credited at start ('' for nothing; 10.00 by default). */
-export async function startVideoGateway(planes: VideoPlanes, options: VideoConfigOptions & { readonly credit?: string; readonly logger?: Logger } = {}): Promise<VideoGateway> {
-  const gw = await startGatewayUnderTest(videoConfig(planes, options), Object.assign({ resolveHost: testResolver, videoPollTickMs: 25 }, options.logger === undefined ? {} : { logger: options.logger }));
+/** `clock`: the calendar clock periodic budgets read; `healthClock`: rotation's back-offs' (a test's, moved by hand). */
+export async function startVideoGateway(
+  planes: VideoPlanes,
+  options: VideoConfigOptions & { readonly credit?: string; readonly logger?: Logger; readonly clock?: () => number; readonly healthClock?: () => number } = {},
+): Promise<VideoGateway> {
+  const extra = Object.assign(
+    {},
+    options.logger === undefined ? {} : { logger: options.logger },
+    options.clock === undefined ? {} : { clock: options.clock },
+    options.healthClock === undefined ? {} : { healthClock: options.healthClock },
+  );
+  const gw = await startGatewayUnderTest(videoConfig(planes, options), Object.assign({ resolveHost: testResolver, videoPollTickMs: 25 }, extra));
   const request: VideoGateway['request'] = async (key, method, path, body) => {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);

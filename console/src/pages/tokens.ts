@@ -27,6 +27,8 @@ function formatLimits(limits: Limits | undefined): string {
   if (limits.rpm !== undefined) parts.push(`${formatCount(limits.rpm)} rpm`);
   if (limits.tpm !== undefined) parts.push(`${formatCount(limits.tpm)} tpm`);
   if (limits.concurrency !== undefined) parts.push(`${formatCount(limits.concurrency)} concurrent`);
+  const daily = limits.tokens_per_day;
+  if (daily !== undefined) parts.push(typeof daily === 'number' ? `${formatCount(daily)} tokens/day` : `${formatCount(daily.tokens)} tokens/day (${daily.timezone})`);
   return parts.length === 0 ? '—' : parts.join(' · ');
 }
 

@@ -1,9 +1,15 @@
 // #/channel-control (operator): each channel's YAML weight beside the operator's run-time override ("weight 3 (yaml
 // 1)", "disabled at run time"), its cool-down here and its health over 5 and 60 minutes (every instance's records);
 // disable, enable, set the weight, or clear the override (back to YAML). A change reaches every instance within a second.
+// A channel out of rotation (or probing) has a button that puts it back now.
 
 import { useState } from 'preact/hooks';
-import type { ConsoleChannelControlList as List, ConsoleChannelControlRow as Row, ConsoleChannelOverrideCleared as Cleared } from '../../../console/src/api-types.gen.js';
+import type {
+  ConsoleChannelControlList as List,
+  ConsoleChannelControlRow as Row,
+  ConsoleChannelOverrideCleared as Cleared,
+  ConsoleChannelRotationResetDone as Reset,
+} from '../../../console/src/api-types.gen.js';
 import { useApp } from '../../../console/src/app-context.js';
 import { formatCount, formatMs, formatRate } from '../../../console/src/components/format-number.js';
 import { html } from '../../../console/src/components/html.js';
@@ -32,6 +38,19 @@ function rotation(h: Row['health_state']) {
     return html` <span class="badge status-disabled" data-testid="channel-rotation">out of rotation</span>${left}`;
   }
   return h.failures > 0 ? html` <span class="muted" data-testid="channel-rotation">${h.failures} of last ${h.window} failed</span>` : null;
+}
+
+/** Out of rotation (or probing): the operator may put it back now, not at its next served probe. */
+function ResetRotation(props: { readonly row: Row; readonly action: Action; readonly saved: () => void }) {
+  const app = useApp();
+  const { row, action } = props;
+  if (row.health_state.state === 'in') return null;
+  return html` <button type="button" data-testid="channel-rotation-reset" disabled=${action.busy} onClick=${() =>
+    void action.run(async () => {
+      const done = await app.api.post<Reset>(`/channel-control/${encodeURIComponent(row.name)}/rotation/reset`, {});
+      app.notify.notice(`${done.name}: back in rotation${done.fleet ? ' on every instance' : ' on this instance (no Redis: each instance keeps its own)'}.`);
+      props.saved();
+    })}>Back in rotation</button>`;
 }
 
 function weight(r: Row) {
@@ -110,7 +129,7 @@ export function ChannelControlPage() {
   const loaded = useLoad(() => app.api.get<List>('/channel-control'), []);
   const columns: Column<Row>[] = [
     { id: 'name', title: 'Channel', cell: (r) => r.name },
-    { id: 'state', title: 'State', cell: state },
+    { id: 'state', title: 'State', cell: (r) => html`${state(r)}<${ResetRotation} row=${r} action=${action} saved=${() => loaded.reload()} />` },
     { id: 'weight', title: 'Weight', cell: weight },
     { id: 'actions', title: 'Change', cell: (r) => html`<${Controls} key=${`${r.name}-${r.effective.weight}`} row=${r} action=${action} saved=${() => loaded.reload()} />` },
     { id: 'health-5', title: 'Last 5 min', cell: (r) => health(r.health?.m5) },

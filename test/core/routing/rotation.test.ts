@@ -1,12 +1,15 @@
 // Channel rotation without Redis: out after `errors` failures in the last `window` outcomes, one probe after the
 // back-off (every other plan skips it meanwhile), back in after a served probe, out for twice as long after a failed
-// one (up to the cap); the caller's 4xx never count; an operator's disable always wins over a probe.
+// one (up to the cap); the caller's 4xx never count; an operator's disable always wins over a probe. A due probe goes
+// first of its own tier only; its lease outlasts its channel's timeout; a probe given back is due again at once; an
+// operator's reset puts a channel back.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ResolvedHealth } from '../../../core/config/resolved.js';
 import { ChannelOverrides } from '../../../core/routing/overrides.js';
 import { ChannelRotation, type RotationChange } from '../../../core/routing/rotation.js';
+import { claimAttempt, releaseAttempt } from '../../../core/routing/probe-claim.js';
 import { Router } from '../../../core/routing/router.js';
 import { resolvedChannel } from './resolved-channel.js';
 
@@ -95,5 +98,51 @@ describe('channel rotation (one instance)', () => {
     assert.deepEqual(names(router), ['b']);
     overrides.set(new Map());
     assert.deepEqual(names(router), ['a*', 'b']);
+  });
+
+  it('puts a due probe first of its own tier, never before a higher tier\'s channel in rotation', () => {
+    const { router, rotation, clock } = setup();
+    // b is priority 0, a priority 1: b's probe waits behind a.
+    for (let i = 0; i < 3; i++) rotation.record('b', HEALTH, 'failed', false);
+    clock.t = 1000;
+    assert.deepEqual(names(router), ['a', 'b*']);
+    // a (the higher tier) due too: its probe first, one probe per plan.
+    for (let i = 0; i < 3; i++) rotation.record('a', HEALTH, 'failed', false);
+    clock.t = 2000;
+    assert.deepEqual(names(router), ['a*']);
+  });
+
+  it('holds a probe at least as long as its channel\'s timeout, and gives it back at once when nothing was sent', async () => {
+    const clock = { t: 0 };
+    const rotation = new ChannelRotation(() => clock.t);
+    const slow = resolvedChannel('slow', { health: HEALTH, cooldownMs: 0, timeoutMs: 600_000 });
+    const router = new Router([slow], { rotation, random: () => 0 });
+    for (let i = 0; i < 3; i++) rotation.record('slow', HEALTH, 'failed', false);
+    clock.t = 1000;
+    const [probe] = router.plan('m');
+    assert.equal(probe?.probe, true);
+    assert.equal(await claimAttempt(rotation, probe as NonNullable<typeof probe>), true);
+    // Past the 120 s floor, within the channel's own 600 s timeout: the probe may still be running.
+    clock.t = 1000 + 300_000;
+    assert.equal(rotation.check('slow'), 'out');
+    clock.t = 1000 + 630_000;
+    assert.equal(rotation.check('slow'), 'due', 'given up after the timeout and its margin');
+    assert.equal(await claimAttempt(rotation, probe as NonNullable<typeof probe>), true);
+    assert.equal(rotation.check('slow'), 'out');
+    // Its request sent nothing (a refused translation, a client gone): the next request may probe now.
+    releaseAttempt(rotation, probe as NonNullable<typeof probe>);
+    assert.equal(rotation.check('slow'), 'due');
+    assert.deepEqual(router.plan('m').map((a) => a.probe), [true]);
+  });
+
+  it('puts a channel back at an operator\'s word (told once, with who), and does nothing to one in rotation', async () => {
+    const { router, rotation, changes } = setup();
+    assert.deepEqual(await rotation.reset('a', 'ops'), { change: null, fleet: false });
+    for (let i = 0; i < 3; i++) rotation.record('a', HEALTH, 'failed', false);
+    assert.deepEqual(names(router), ['b']);
+    const { change } = await rotation.reset('a', 'ops');
+    assert.deepEqual([change?.state, change?.reason, change?.by], ['in', 'reset', 'ops']);
+    assert.deepEqual(changes.map((c) => c.reason), ['errors', 'reset']);
+    assert.deepEqual(names(router), ['a', 'b']);
   });
 });

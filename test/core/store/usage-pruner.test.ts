@@ -10,9 +10,15 @@ const DAY = 86_400_000;
 
 function fakeStore(left: number, fail = false) {
   const calls: { before: number; limit: number }[] = [];
+  const periodCalls: { before: number; limit: number }[] = [];
   return {
     calls,
+    periodCalls,
     store: {
+      async prunePeriodRows(before: number, limit: number): Promise<number> {
+        periodCalls.push({ before, limit });
+        return 0;
+      },
       async pruneUsage(before: number, limit: number): Promise<number> {
         calls.push({ before, limit });
         if (fail) throw new Error('database is locked');
@@ -33,13 +39,16 @@ test('deletes batch after batch until a short one, with the cut-off retention_da
     { before: 93 * DAY, limit: 1000 },
     { before: 93 * DAY, limit: 1000 },
   ]);
+  // The same run: the spend rows of periods that started 122 days before (ended more than 90 days before).
+  assert.deepEqual(fake.periodCalls, [{ before: -22 * DAY, limit: 1000 }]);
 });
 
-test('without retention_days nothing is asked of the store', async () => {
+test('without retention_days no record is pruned', async () => {
   const fake = fakeStore(10);
   const pruner = new UsagePruner({ store: fake.store, retentionDays: () => null, logger: createSilentLogger() });
   assert.equal(await pruner.run(), 0);
   assert.equal(fake.calls.length, 0);
+  assert.equal(fake.periodCalls.length, 1, 'old period rows go whatever the retention');
 });
 
 test('a failing store is logged, not thrown; stop() ends a run between batches', async () => {
