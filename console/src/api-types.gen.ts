@@ -201,13 +201,20 @@ export interface ConsoleLimits {
   tpm?: number;
   concurrency?: number;
   /**
-   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   * Declared in gateway.yaml only: tokens per UTC day, or per day, week or month of a timezone.
    */
   tokens_per_day?:
     | number
     | {
         tokens: number;
-        timezone: string;
+        /**
+         * absent: day
+         */
+        period?: "day" | "week" | "month";
+        /**
+         * absent: UTC
+         */
+        timezone?: string;
       };
 }
 /**
@@ -1010,13 +1017,20 @@ export interface ConsoleLimits1 {
   tpm?: number;
   concurrency?: number;
   /**
-   * Declared in gateway.yaml only: tokens per UTC day, or per day of a timezone.
+   * Declared in gateway.yaml only: tokens per UTC day, or per day, week or month of a timezone.
    */
   tokens_per_day?:
     | number
     | {
         tokens: number;
-        timezone: string;
+        /**
+         * absent: day
+         */
+        period?: "day" | "week" | "month";
+        /**
+         * absent: UTC
+         */
+        timezone?: string;
       };
 }
 /**

@@ -292,7 +292,7 @@ export interface GroupLimits {
    */
   concurrency?: number;
   /**
-   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the day resets (retry-after, x-gateway-budget-reset).
+   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's; or per week or month with period): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the period resets (retry-after, x-gateway-budget-reset).
    */
   tokens_per_day?: number | TokensPerDay;
   /**
@@ -303,13 +303,17 @@ export interface GroupLimits {
   };
 }
 /**
- * A daily token cap whose day starts at a timezone's midnight.
+ * A token cap per calendar day (or week, or month) starting at a timezone's midnight.
  */
 export interface TokensPerDay {
   /**
-   * Input plus output tokens per day.
+   * Input plus output tokens per period.
    */
   tokens: number;
+  /**
+   * The calendar period the count is of: a day (the default), a week (Monday first) or a month.
+   */
+  period?: "day" | "week" | "month";
   /**
    * The IANA zone whose midnight starts the day (Europe/Berlin); UTC without one.
    */
@@ -332,7 +336,7 @@ export interface Limits {
    */
   concurrency?: number;
   /**
-   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the day resets (retry-after, x-gateway-budget-reset).
+   * Input plus output tokens per calendar day (UTC midnight, or a stated timezone's; or per week or month with period): a request is admitted against its estimate (as tpm's) while the day's count plus it fits, corrected to its usage when it ends; exact across instances with Redis. A refusal is a 429 that says when the period resets (retry-after, x-gateway-budget-reset).
    */
   tokens_per_day?: number | TokensPerDay;
 }

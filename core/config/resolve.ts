@@ -187,7 +187,7 @@ function limitsOf(limits: Limits | GroupLimits | undefined): ResolvedLimits {
   if (limits?.tpm !== undefined) resolved.tpm = limits.tpm;
   if (limits?.concurrency !== undefined) resolved.concurrency = limits.concurrency;
   const daily = limits?.tokens_per_day;
-  if (daily !== undefined) resolved.tpd = dailyTokens(typeof daily === 'number' ? daily : daily.tokens, typeof daily === 'number' ? undefined : daily.timezone);
+  if (daily !== undefined) resolved.tpd = typeof daily === 'number' ? dailyTokens(daily, undefined) : dailyTokens(daily.tokens, daily.timezone, daily.period);
   return resolved;
 }
 

@@ -113,7 +113,7 @@ export interface ResolvedLimits {
   readonly tpd?: DailyTokens;
 }
 
-/** A daily token cap: `tokens` per day of `period` (its unit is always 'day'; the object is the calendar's cache key). */
+/** A token cap per calendar period (tokens_per_day: a day unless it says week or month); the period object is the calendar's cache key. */
 export interface DailyTokens {
   readonly tokens: number;
   readonly period: SpendPeriod;

@@ -1,17 +1,19 @@
-// limits.tokens_per_day as the config and the admin API write it (a number of tokens a UTC day, or {tokens,
-// timezone}), as the gateway keeps it (DailyTokens: the day is a SpendPeriod, so the calendar that bounds a max_spend
-// period bounds it too), and as the answers show limits again.
+// limits.tokens_per_day as the config writes it (a number of tokens a UTC day, or {tokens, period, timezone}: per
+// day by default, or per week or month), as the gateway keeps it (DailyTokens: its period is a SpendPeriod, so the
+// calendar that bounds a max_spend period bounds it too), and as the answers show limits again.
 
-import type { DailyTokens, ResolvedLimits } from '../config/resolved.js';
+import type { DailyTokens, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 
-/** A daily cap of `tokens` whose day starts at `timezone`'s midnight (UTC without one). */
-export function dailyTokens(tokens: number, timezone: string | undefined): DailyTokens {
-  return { tokens, period: { unit: 'day', timezone: timezone ?? 'UTC' } };
+/** A cap of `tokens` per `unit` (a day without one) starting at `timezone`'s midnight (UTC without one). */
+export function dailyTokens(tokens: number, timezone: string | undefined, unit: SpendPeriod['unit'] = 'day'): DailyTokens {
+  return { tokens, period: { unit, timezone: timezone ?? 'UTC' } };
 }
 
 /** The JSON of `tokens_per_day` for `daily`: the plain number for a UTC day, as it would be written. */
-export function dailyTokensJson(daily: DailyTokens): number | { tokens: number; timezone: string } {
-  return daily.period.timezone === 'UTC' ? daily.tokens : { tokens: daily.tokens, timezone: daily.period.timezone };
+export function dailyTokensJson(daily: DailyTokens): number | { tokens: number; period?: SpendPeriod['unit']; timezone?: string } {
+  const { unit, timezone } = daily.period;
+  if (unit === 'day' && timezone === 'UTC') return daily.tokens;
+  return Object.assign({ tokens: daily.tokens }, unit === 'day' ? {} : { period: unit }, timezone === 'UTC' ? {} : { timezone });
 }
 
 /** Limits as the answers show them (the config's names): `tpd` is `tokens_per_day`. */

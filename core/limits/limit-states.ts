@@ -18,5 +18,5 @@ function stateOf(kind: LimitKind, check: LimitCheck, limit: number, remaining: n
 
 /** tokens_per_day's state: what is left of the day's tokens after `used`, until the day ends at `end` (epoch ms). */
 export function dailyState(check: LimitCheck, limit: number, used: number, end: number, today: number): LimitState {
-  return Object.assign(stateOf('tpd', check, limit, Math.max(0, limit - used), Math.max(0, end - today)), { resetsAt: end });
+  return Object.assign(stateOf('tpd', check, limit, Math.max(0, limit - used), Math.max(0, end - today)), { resetsAt: end, period: check.tpd?.period.unit ?? 'day' });
 }

@@ -41,8 +41,10 @@ export interface LimitState {
   readonly remaining: number;
   /** Until the limit is whole again, ms (concurrency: 0, a slot frees when a request ends; tpd: the day's end). */
   readonly resetMs: number;
-  /** When a calendar limit (tpd) resets, epoch ms: its day's end. */
+  /** When a calendar limit (tpd) resets, epoch ms: its period's end. */
   readonly resetsAt?: number;
+  /** A calendar limit's period (tpd: a day unless it says week or month). */
+  readonly period?: 'day' | 'week' | 'month';
 }
 
 /** What an admitted request holds until its end. */

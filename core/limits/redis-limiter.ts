@@ -195,7 +195,7 @@ export class RedisLimiter implements Limiter {
       const day = c.tpd === undefined ? null : this.#days.bounds(c.tpd.period, today);
       days.push(day === null ? null : day.start);
       ends.push(day === null ? null : day.end);
-      args.push(String(c.rpm ?? 0), String(c.tpm ?? 0), String(c.concurrency ?? 0), String(c.tpd?.tokens ?? 0), String(day === null ? 0 : day.end - today + DAY_KEPT_AFTER_MS));
+      args.push(String(c.rpm ?? 0), String(c.tpm ?? 0), String(c.concurrency ?? 0), String(c.tpd?.tokens ?? 0), String(day === null ? 0 : Math.ceil(day.end - today + DAY_KEPT_AFTER_MS)));
     }
     const reply = (await this.#run(ADMIT, this.#keysOf(checks, days), args)) as (string | number)[];
     const admittedNow = reply[0] === 1;

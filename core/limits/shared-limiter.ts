@@ -78,8 +78,11 @@ export class SharedLimiter implements Limiter {
   #withoutRedis(checks: readonly LimitCheck[], tokens: number, err: unknown): Admission {
     this.#options.onError(err, !this.#failing);
     this.#failing = true;
-    if (this.#options.onFailure === 'closed') {
-      throw new GatewayError('GW_ERR_LIMITS_UNAVAILABLE', 'The gateway cannot check rate limits right now; retry shortly.', { cause: err, retryAfter: 1 });
+    // A calendar cap is a quota, exact as max_spend is: an instance cannot know what the fleet counted today, so a
+    // request under one waits for Redis whatever on_failure says (counting a share from zero would give a key a
+    // whole extra day, and the tokens counted here would never reach Redis's count).
+    if (this.#options.onFailure === 'closed' || checks.some((c) => c.tpd !== undefined)) {
+      throw unavailable(err);
     }
     const share = Math.max(1, this.#options.liveInstances());
     const local = this.#local.admit(checks.map((c) => divided(c, share)), tokens);
@@ -114,10 +117,14 @@ export class SharedLimiter implements Limiter {
 
   /** Redis's count; this instance's own while Redis does not answer (what it admits meanwhile). */
   async usedToday(check: LimitCheck): Promise<number> {
+    if (this.#options.gate !== undefined && !this.#options.gate.open()) throw unavailable(new Error('Redis is not connected or not answering'));
     try {
       return await within(this.#redis.usedToday(check), this.#options.timeoutMs);
-    } catch {
-      return this.#local.usedToday(check);
+    } catch (err) {
+      if (err instanceof RedisTimeout) this.#options.gate?.timedOut();
+      this.#options.onError(err, !this.#failing);
+      this.#failing = true;
+      throw unavailable(err);
     }
   }
 
@@ -132,4 +139,8 @@ function divided(check: LimitCheck, share: number): LimitCheck {
   const part = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(1, Math.ceil(n / share)));
   const tpd = check.tpd === undefined ? undefined : { tokens: part(check.tpd.tokens) as number, period: check.tpd.period };
   return Object.assign({}, check, { rpm: part(check.rpm), tpm: part(check.tpm), concurrency: part(check.concurrency), tpd });
+}
+
+function unavailable(cause: unknown): GatewayError {
+  return new GatewayError('GW_ERR_LIMITS_UNAVAILABLE', 'The gateway cannot check rate limits right now; retry shortly.', { cause, retryAfter: 1 });
 }

@@ -94,9 +94,14 @@ async function accountCap(key: AuthedKey, services: GatewayServices): Promise<Re
 async function tokensToday(key: AuthedKey, services: GatewayServices): Promise<Record<string, unknown> | null> {
   const check = new LimitPlan(services.config).ownCheck(key);
   if (check?.tpd === undefined) return null;
-  const used = await services.limiter.usedToday(check);
+  // Unknown (null) while the shared count cannot be read: a request under it waits for Redis too.
+  const used = await Promise.resolve(services.limiter.usedToday(check)).catch((err: unknown) => {
+    if (err instanceof GatewayError && err.code === 'GW_ERR_LIMITS_UNAVAILABLE') return null;
+    throw err;
+  });
   const { end } = periodBounds(check.tpd.period, services.clock());
-  return { limit: check.tpd.tokens, used, left: Math.max(0, check.tpd.tokens - used), timezone: check.tpd.period.timezone, resets_at: new Date(end).toISOString() };
+  const { tokens, period } = check.tpd;
+  return { limit: tokens, used, left: used === null ? null : Math.max(0, tokens - used), period: period.unit, timezone: period.timezone, resets_at: new Date(end).toISOString() };
 }
 
 /** The current period of a key's periodic max_spend (by the calendar clock): its spend so far and its end; null for a lifetime cap. */

@@ -26,6 +26,8 @@ interface Held {
 }
 
 const PER_PERIOD: Readonly<Record<'rpm' | 'tpm' | 'tpd', string>> = { rpm: 'requests per min (RPM)', tpm: 'tokens per min (TPM)', tpd: 'tokens per day (TPD)' };
+/** tokens_per_day's name in a message by its period (OpenAI says TPD of its own daily token limits). */
+const PER_CALENDAR: Readonly<Record<'day' | 'week' | 'month', string>> = { day: 'tokens per day (TPD)', week: 'tokens per week', month: 'tokens per month' };
 
 const USES = ['config', 'limiter', 'metrics'] as const;
 type Uses = (typeof USES)[number];
@@ -55,7 +57,9 @@ export const rateLimitPlugin: PluginFactory<RateLimitOptions, Uses> = {
     const admitted = (ctx: RequestContext, group: string, admission: Admission): void => {
       const headers = limitHeaders(admission.states, ctx.format.name.startsWith('anthropic'), Date.now());
       if (!admission.admitted) {
-        if (headers !== null) ctx.responseHeaders = admission.retryAfterMs === Number.POSITIVE_INFINITY ? Object.assign(headers, { 'x-should-retry': 'false' }) : headers;
+        // A request that can never fit (more than a whole limit) says so even where no rate header applies (a day's cap).
+        if (admission.retryAfterMs === Number.POSITIVE_INFINITY) ctx.responseHeaders = Object.assign(headers ?? {}, { 'x-should-retry': 'false' });
+        else if (headers !== null) ctx.responseHeaders = headers;
         metrics.rateLimited.inc([admission.refused.scope, admission.refused.kind]);
         throw refusal(admission);
       }
@@ -128,13 +132,14 @@ function refusal(admission: Extract<Admission, { admitted: false }>): GatewayErr
     );
   }
   const code = refused.kind === 'rpm' ? 'GW_ERR_RATE_LIMITED' : 'GW_ERR_TOKEN_RATE_LIMITED';
+  const per = refused.period === undefined ? PER_PERIOD[refused.kind] : PER_CALENDAR[refused.period];
   if (retryAfter === undefined) {
-    return new GatewayError(code, `Request too large for ${refused.label} on ${PER_PERIOD[refused.kind]}: Limit ${refused.limit}, Requested ${requested}. Send fewer tokens (a smaller input or max_tokens).`, options);
+    return new GatewayError(code, `Request too large for ${refused.label} on ${per}: Limit ${refused.limit}, Requested ${requested}. Send fewer tokens (a smaller input or max_tokens).`, options);
   }
-  // A day's cap says when the day ends, in the message and in x-gateway-budget-reset, as a periodic max_spend does.
-  const resets = refused.resetsAt === undefined ? '' : ` (the day resets at ${new Date(refused.resetsAt).toISOString()})`;
+  // A calendar cap says when its period ends, in the message and in x-gateway-budget-reset, as a periodic max_spend does.
+  const resets = refused.resetsAt === undefined ? '' : ` (the ${refused.period ?? 'day'} resets at ${new Date(refused.resetsAt).toISOString()})`;
   const when = refused.resetsAt === undefined ? options : Object.assign(options, { resetsAt: refused.resetsAt });
-  return new GatewayError(code, `Rate limit reached for ${refused.label} on ${PER_PERIOD[refused.kind]}: ${usedOf(refused)}, Requested ${requested}. Please try again in ${openAIDuration(retryAfterMs)}${resets}.`, when);
+  return new GatewayError(code, `Rate limit reached for ${refused.label} on ${per}: ${usedOf(refused)}, Requested ${requested}. Please try again in ${openAIDuration(retryAfterMs)}${resets}.`, when);
 }
 
 function usedOf(state: LimitState): string {

@@ -92,6 +92,10 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
       traceAttempt(ctx, { channel: channel.name, status: null, error: reasonOf(last), latencyMs: 0 });
       continue;
     }
+    // Where the call goes: the route's path and the client's query, unless the dialect says (a translation's), or the
+    // client's API names the model in its path (Gemini's: the channel's name of the model, the caller's key out).
+    // Made before a probe is claimed: a throw here must not hold the claim.
+    const call = translation === null ? (ctx.format.nativeCall?.(ctx.request, attempt.upstreamModel, ctx.query) ?? null) : translation.upstream.upstreamCall(attempt.upstreamModel, ctx.stream);
     // A channel out of rotation gets one request, its probe: claimed only now that its body is ready (a refused
     // translation above claimed nothing); another request (here or on another instance) took it otherwise.
     if (attempt.probe === true && !(await claimAttempt(router.rotation, attempt))) {
@@ -102,9 +106,6 @@ async function relay(ctx: RequestContext, services: Services, serving: WeakMap<R
     const keyIndex = sticky?.boundKeyIndex(attempt) ?? router.keys.pickIndex(channel.name, channel.keys.length);
     // In flight from the call on; a failed attempt ends at once, the one that answers at the request's finish.
     const accounted = new AccountedAttempt(services, serving, ctx, attempt);
-    // Where the call goes: the route's path and the client's query, unless the dialect says (a translation's), or the
-    // client's API names the model in its path (Gemini's: the channel's name of the model, the caller's key out).
-    const call = translation === null ? (ctx.format.nativeCall?.(ctx.request, attempt.upstreamModel, ctx.query) ?? null) : translation.upstream.upstreamCall(attempt.upstreamModel, ctx.stream);
     const res = await accounted.call(() =>
       provider.send({
         channel,

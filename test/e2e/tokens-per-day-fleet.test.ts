@@ -130,6 +130,7 @@ for (const variant of variants) {
         limit: DAY,
         used: ADMITTED * USED,
         left: DAY - ADMITTED * USED,
+        period: 'day',
         timezone: 'Europe/Berlin',
         resets_at: '2026-11-29T23:00:00.000Z',
       });

@@ -28,7 +28,9 @@ function formatLimits(limits: Limits | undefined): string {
   if (limits.tpm !== undefined) parts.push(`${formatCount(limits.tpm)} tpm`);
   if (limits.concurrency !== undefined) parts.push(`${formatCount(limits.concurrency)} concurrent`);
   const daily = limits.tokens_per_day;
-  if (daily !== undefined) parts.push(typeof daily === 'number' ? `${formatCount(daily)} tokens/day` : `${formatCount(daily.tokens)} tokens/day (${daily.timezone})`);
+  if (daily !== undefined) {
+    parts.push(typeof daily === 'number' ? `${formatCount(daily)} tokens/day` : `${formatCount(daily.tokens)} tokens/${daily.period ?? 'day'}${daily.timezone === undefined ? '' : ` (${daily.timezone})`}`);
+  }
   return parts.length === 0 ? '—' : parts.join(' · ');
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { GatewayError } from '../../../core/errors.js';
+import { dailyTokens } from '../../../core/limits/daily-tokens.js';
 import type { LimitCheck } from '../../../core/limits/limiter.js';
 import { MemoryLimiter } from '../../../core/limits/memory-limiter.js';
 import { RedisLimiter, type RedisScripting } from '../../../core/limits/redis-limiter.js';
@@ -70,6 +71,25 @@ describe('SharedLimiter when Redis goes away and comes back', { skip }, () => {
     while (!state.client.isReady && Date.now() < deadline) await sleep(50);
     assert.equal((await admitSoon(open, check)).admitted, true);
     assert.equal(recovered, 1);
+  });
+
+  it('open: a request under a tokens_per_day cap is refused while Redis is down (the fleet\'s count is there), others are served', async () => {
+    const open = limiter('open');
+    const daily: LimitCheck = { subject: 'key:tpd', scope: 'key', label: 'key "tpd"', tpd: dailyTokens(1000, undefined) };
+    const rated: LimitCheck = { subject: 'key:rated', scope: 'key', label: 'key "rated"', rpm: 10 };
+    assert.equal((await withDeadline(open.admit([daily], 10), 3000, 'admitted')).admitted, true);
+    assert.equal(await open.usedToday(daily), 10);
+    await stopRedis();
+    await assert.rejects(
+      withDeadline(open.admit([daily], 10), 3000, 'the admission is refused (it hung)'),
+      (err: unknown) => err instanceof GatewayError && err.status === 503 && err.code === 'GW_ERR_LIMITS_UNAVAILABLE',
+    );
+    await assert.rejects(withDeadline(open.usedToday(daily), 3000, 'the count is not made up (it hung)'), (err: unknown) => err instanceof GatewayError && err.code === 'GW_ERR_LIMITS_UNAVAILABLE');
+    assert.equal((await admitSoon(open, rated)).admitted, true, 'a key without a calendar cap is served on the share');
+    await startRedis();
+    const deadline = Date.now() + 10_000;
+    while (!state.client.isReady && Date.now() < deadline) await sleep(50);
+    assert.equal((await withDeadline(open.admit([daily], 10), 3000, 'admitted again')).admitted, true);
   });
 
   it('an admission Redis answers after the timeout gives its slot back at once (nobody holds that ticket)', async () => {
