@@ -47,7 +47,7 @@ const DECOYS = ['gpt-4o ', ' gpt-4o', 'gpt-4o/', 'gpt-4o\u200b', '\ufeffgpt-4o',
 const PARAM_SAMPLES: Readonly<Record<string, readonly string[]>> = { action: ASSET_ACTIONS, name: ['acme'], file: ['app.js'] };
 /** A valid-looking value for a body field, by its last segment. */
 const FIELD_SAMPLES: Readonly<Record<string, unknown>> = {
-  amount: '1.00', group: 'pro', account: 'acme', max_spend: '1', expires_at: '2031-01-31', URL: 'https://example.com/a.png', password: 'correct horse battery',
+  amount: '1.00', group: 'pro', account: 'acme', max_spend: '1', 'max_spend.amount': '1', 'max_spend.period': 'day', 'max_spend.timezone': 'UTC', expires_at: '2031-01-31', URL: 'https://example.com/a.png', password: 'correct horse battery',
 };
 /** The rest of a request of each API (a model and what its schema requires). */
 const WIRE_BODIES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
@@ -86,7 +86,9 @@ function setAt(body: Record<string, unknown>, path: string, value: unknown): Rec
     const last = i === steps.length - 1;
     const key = step === '*' ? 0 : step;
     const next = steps[i + 1];
-    const child = last ? value : ((holder as Record<string, unknown>)[key as string] ?? (next === '*' ? [] : {}));
+    // A field read both as a value and as an object (max_spend: an amount, or {amount, period, timezone}) becomes the object.
+    const existing = (holder as Record<string, unknown>)[key as string];
+    const child = last ? value : typeof existing === 'object' && existing !== null ? existing : next === '*' ? [] : {};
     (holder as Record<string | number, unknown>)[key] = child;
     holder = child as Record<string, unknown>;
   });

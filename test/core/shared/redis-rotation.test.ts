@@ -107,10 +107,9 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
     const a = instance();
     const b = instance();
     await bothReady(a, b);
-    const evals = async (): Promise<number> => {
-      const calls = await commandCalls();
-      return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
-    };
+    // EVALSHA only: rotation's scripts are loaded ones, and each instance's heartbeat (EVAL, every few seconds, more
+    // of them when this machine is loaded) would otherwise be counted as an outcome sent.
+    const evals = async (): Promise<number> => (await commandCalls())['evalsha'] ?? 0;
     const before = await evals();
     for (let i = 0; i < 50; i++) a.rotation.record('d', HEALTH, 'served', false);
     assert.equal(await evals(), before, 'a clean window: no success is sent');
