@@ -8,7 +8,14 @@ export const ADMIN_TOKEN = 'chaos-admin-token-0123456789';
 export const POOR_CREDIT = '0.02';
 export const RICH_CREDIT = '100000.00';
 
-export function chaosConfig(store: string, redis: string, prefix: string, channels: string): string {
+/**
+ * Every channel's `health` in the fault profiles: never out of rotation (errors above the window). Their faults fail
+ * most models' only channel on purpose, and their invariants do not tell an out-of-rotation 503 after a fault window
+ * from an unexplained one; rotation under a fault is the channel-down profile's (chaos/channel-down.ts).
+ */
+export const NO_ROTATION = '{ errors: 11, window: 10 }';
+
+export function chaosConfig(store: string, redis: string, prefix: string, channels: string, health = NO_ROTATION): string {
   return `server:
   host: 127.0.0.1
   port: 0
@@ -49,10 +56,7 @@ keys:
   - { name: poor, key: ${KEYS.poor}, group: pro, account: poor }
   - { name: rpm, key: ${KEYS.rpm}, group: limited }
   - { name: busy, key: ${KEYS.busy}, group: pro, account: rich, limits: { concurrency: 2 } }
-# Channels never leave rotation here (errors above the window): the faults fail most models' only channel on
-# purpose, and the invariants do not yet tell an out-of-rotation 503 after a fault window from an unexplained one.
-# Rotation under faults is the missing channel-down profile (issue 45).
-health: { errors: 11, window: 10 }
+health: ${health}
 channels:
 ${channels}`;
 }

@@ -57,8 +57,8 @@ export interface Evidence {
   readonly inFlight: number;
   /** The tasks the fake Ark ran, by its own ids, and when each was made. */
   readonly arkTasks: readonly { readonly id: string; readonly createdMs: number }[];
-  /** Requests the spare chat channel got while it was configured, and after it was removed. */
-  readonly spare: { readonly whileConfigured: number; readonly afterRemoval: number };
+  /** Requests the spare chat channel got while it was configured, and after it was removed; null: no reloads ran. */
+  readonly spare: { readonly whileConfigured: number; readonly afterRemoval: number } | null;
 }
 
 export interface Findings {
@@ -238,7 +238,7 @@ export async function checkInvariants(evidence: Evidence): Promise<Findings> {
   }
 
   row('concurrency slots open once the load stopped (Redis; gauges)', `${evidence.openSlots}; ${evidence.inFlight}`, '0; 0', evidence.openSlots === 0 && evidence.inFlight === 0);
-  row('spare chat channel: requests while configured / after its removal', `${evidence.spare.whileConfigured} / ${evidence.spare.afterRemoval}`, '> 0 / 0', evidence.spare.whileConfigured > 0 && evidence.spare.afterRemoval === 0);
+  if (evidence.spare !== null) row('spare chat channel: requests while configured / after its removal', `${evidence.spare.whileConfigured} / ${evidence.spare.afterRemoval}`, '> 0 / 0', evidence.spare.whileConfigured > 0 && evidence.spare.afterRemoval === 0);
 
   const failed5xx = evidence.answers.filter((a) => a.status !== null && a.status >= 500);
   const unexpected = failed5xx.filter((a) => !explains5xx(a, evidence.windows));
