@@ -1,31 +1,15 @@
 // The channel-down profile (issue 45): gpt-4o and gpt-4o-mini have two channels (chat-a and chat-b, one tier), every
-// channel has rotation on, and one of the two goes fully down for 30 s under the load (its fault proxy resets or
-// answers 5xx to every request), then comes back. Its proxy keeps each request's arrival, which
-// chaos/rotation-invariants.ts holds against the back-off schedule, the fleet's log lines and its metrics.
+// channel has rotation on (chaos/config.ts, ROTATION), and one of the two goes fully down for 30 s under the load
+// (its fault proxy resets or answers 5xx to every request), then comes back. Its proxy keeps each request's arrival,
+// which chaos/rotation-invariants.ts holds against the back-off schedule, the fleet's log lines and its metrics.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Rotation } from './config.js';
 import type { Arrival, FaultProxy } from './fault-proxy.js';
 import type { FaultWindow } from './faults.js';
 
 /** How long the channel is down: the acceptance point's 30 s. */
 export const DOWN_SECONDS = 30;
-
-export interface Rotation {
-  readonly errors: number;
-  readonly window: number;
-  readonly probeAfterMs: number;
-  readonly probeMaxMs: number;
-}
-
-/**
- * Every channel's health in this profile: the defaults' 5 of 10, with back-offs short enough that the 30 s show the
- * first one, its doubling and its cap (1, 2, 4, 4, ... s), and the channel is back within 4 s of its recovery.
- */
-export const ROTATION: Rotation = { errors: 5, window: 10, probeAfterMs: 1000, probeMaxMs: 4000 };
-
-export function healthYaml(rotation: Rotation): string {
-  return `{ errors: ${rotation.errors}, window: ${rotation.window}, probe_after_ms: ${rotation.probeAfterMs}, probe_max_ms: ${rotation.probeMaxMs} }`;
-}
 
 /** The wait before the k-th probe (0: the first) after the channel was taken out. */
 export function backoffMs(rotation: Rotation, k: number): number {

@@ -13,7 +13,9 @@
 // slack but the clocks' rounding.
 
 import type { Arrival } from './fault-proxy.js';
-import { backoffMs, type ChannelDown, type Rotation } from './channel-down.js';
+import { backoffMs, type ChannelDown } from './channel-down.js';
+import type { Rotation } from './config.js';
+import type { FaultWindow } from './faults.js';
 import type { Row } from './invariants.js';
 import type { Answer } from './load.js';
 
@@ -177,4 +179,43 @@ export function checkRotation(evidence: RotationEvidence): RotationFindings {
     `back ${served === undefined ? 'never' : `+${served.at - down.end} ms`} after it came back, then ${servedLater} served`,
   ].join('; ');
   return { rows, details, summary };
+}
+
+/** The refusal of a model whose every channel is out of rotation, in each client shape (OpenAI's code, Anthropic's type). */
+const OUT_OF_ROTATION_CODES: ReadonlySet<string> = new Set(['upstream_overloaded', 'overloaded_error']);
+
+/**
+ * A 503 of the fault profiles that rotation explains: the out-of-rotation refusal, for a request one of whose groups of
+ * upstreams had every channel taken out by the fleet (its log line) inside a fault window on it, or within
+ * `faultSlackMs` after (a timeout's failure is counted up to 2 s later), and no later than the answer; sent no later
+ * than that window's end, its slack, the longest back-off and a second (the next request takes the due probe, and the
+ * fault is over). Anything else (another code, a channel the fleet never took out, a channel out long after its
+ * fault) stays unexplained.
+ */
+export function explainsOutOfRotation(answer: Answer, windows: readonly FaultWindow[], changes: readonly LoggedChange[], rotation: Rotation, faultSlackMs: number): boolean {
+  if (answer.status !== 503 || answer.code === null || !OUT_OF_ROTATION_CODES.has(answer.code)) return false;
+  const takenOut = (upstream: string): boolean =>
+    windows.some((w) => {
+      const end = w.end === 0 ? Date.now() : w.end;
+      if (!w.upstreams.includes(upstream) || answer.sentAt > end + faultSlackMs + rotation.probeMaxMs + RETURN_MS) return false;
+      return changes.some((c) => c.channel === upstream && c.reason !== 'probe_served' && c.time >= w.start && c.time <= end + faultSlackMs && c.time <= answer.endedAt);
+    });
+  return answer.upstreams.some((group) => group.every((u) => u === 'chat-spare' || takenOut(u)));
+}
+
+/** The fleet's rotation changes, and those that took a channel out with no fault on it (what nothing explains). */
+export function changesRow(windows: readonly FaultWindow[], changes: readonly LoggedChange[], faultSlackMs: number): { row: Row; details: string[] } {
+  const out = changes.filter((c) => c.reason !== 'probe_served');
+  const unexplained = out.filter((c) => !windows.some((w) => w.upstreams.includes(c.channel) && c.time >= w.start && c.time <= (w.end === 0 ? Date.now() : w.end) + faultSlackMs));
+  const count = (reason: LoggedChange['reason']): number => changes.filter((c) => c.reason === reason).length;
+  const channels = [...new Set(changes.map((c) => c.channel))].sort();
+  return {
+    row: {
+      what: `rotation changes logged: taken out / failed probes / back in (${channels.join(', ') || 'no channel'}); of them out with no fault on the channel`,
+      value: `${count('errors')} / ${count('probe_failed')} / ${count('probe_served')}; ${unexplained.length}`,
+      bound: '0 with no fault',
+      held: unexplained.length === 0,
+    },
+    details: unexplained.slice(0, 10).map((c) => `channel ${c.channel} ${c.reason} at ${c.time} with no fault on it`),
+  };
 }

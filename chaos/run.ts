@@ -1,7 +1,7 @@
 // `npm run chaos -- --profile short|long|channel-down [--seed N] [--rotation off]`: a fleet of two gateway instances
-// on one PostgreSQL and one Redis, fake upstreams behind fault proxies, a mixed load, faults of every kind injected
-// while it runs (channel-down: one chat channel down for 30 s, with rotation on), then the invariants checked and
-// printed as tables (markdown, for docs/reliability.md). Exit 0 only when every one held.
+// on one PostgreSQL and one Redis, fake upstreams behind fault proxies, every channel with rotation on, a mixed load,
+// faults of every kind injected while it runs (channel-down: one chat channel down for 30 s), then the invariants
+// checked and printed as tables (markdown, for docs/reliability.md). Exit 0 only when every one held.
 // Loopback only. PostgreSQL: GATEWAY_TEST_POSTGRES_URL (a schema of the run's own is made and dropped); Redis: a
 // redis-server the run starts itself (it is stopped and started again as one of the faults).
 
@@ -9,8 +9,8 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VIDEO_LEASE_MS } from '../features/video/poller.js';
 import { ownRedisSkip } from '../test/helpers/own-redis.js';
-import { channelDown, healthYaml, ROTATION, type ChannelDown } from './channel-down.js';
-import { ADMIN_TOKEN, chaosConfig, NO_ROTATION, POOR_CREDIT, RICH_CREDIT } from './config.js';
+import { channelDown, type ChannelDown } from './channel-down.js';
+import { ADMIN_TOKEN, chaosConfig, healthYaml, NO_ROTATION, POOR_CREDIT, RICH_CREDIT, ROTATION } from './config.js';
 import { faultCycle, type FaultKind, type FaultWindow } from './faults.js';
 import { startFleet, type Fleet } from './fleet.js';
 import { checkInvariants, statusTable } from './invariants.js';
@@ -22,7 +22,7 @@ import { startUpstreams, type Upstreams } from './upstreams.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
 interface Profile {
-  /** faults: the cycle of every fault (rotation off); channel-down: one chat channel down for 30 s, rotation on. */
+  /** faults: the cycle of every fault; channel-down: one chat channel down for 30 s. Rotation is on in both. */
   readonly scenario: 'faults' | 'channel-down';
   /** Load before the first fault and after the last. */
   readonly quietSeconds: number;
@@ -75,11 +75,11 @@ async function main(): Promise<number> {
   const random = seededRandom(seed);
   const began = Date.now();
   console.log(`chaos: profile ${values.profile}, seed ${seed}${values.rotation === 'off' ? ', rotation off for the down channel' : ''}`);
-  // The channel-down profile's: which of the two chat channels goes down; every channel rotates but, with
-  // --rotation off, that one.
-  const downName = random() < 0.5 ? 'chat-a' : 'chat-b';
-  const health = profile.scenario === 'channel-down' ? healthYaml(ROTATION) : NO_ROTATION;
-  const own: Record<string, string> = profile.scenario === 'channel-down' && values.rotation === 'off' ? { [downName]: NO_ROTATION } : {};
+  // The channel-down profile's: which of the two chat channels goes down (the fault profiles' seeds choose as before).
+  // Every channel rotates but, with --rotation off, that one.
+  const downName = profile.scenario === 'channel-down' ? (random() < 0.5 ? 'chat-a' : 'chat-b') : null;
+  const health = healthYaml(ROTATION);
+  const own: Record<string, string> = downName !== null && values.rotation === 'off' ? { [downName]: NO_ROTATION } : {};
 
   let upstreams: Upstreams | undefined;
   let fleet: Fleet | undefined;
@@ -156,6 +156,7 @@ async function main(): Promise<number> {
     rss.stop();
     const spare = ups.proxies.find((p) => p.name === 'chat-spare')?.counts.get('passed') ?? 0;
     const exits = await running.stop();
+    const logged = loggedChanges(running.instances.map((i) => i.earlierLogs + i.cli.output.stderr));
     const audit = await running.cli(['accounts', 'audit']);
     const { rows, details } = await checkInvariants({
       began,
@@ -170,6 +171,8 @@ async function main(): Promise<number> {
       openSlots: slots,
       inFlight,
       arkTasks: [...ups.ark.tasks.values()].map((t) => ({ id: t.id, createdMs: t.createdMs })),
+      rotation: ROTATION,
+      changes: logged,
       spare: profile.scenario === 'faults' ? { whileConfigured: context.state.whileConfigured, afterRemoval: spare - (context.state.removedAt ?? spare) } : null,
     });
     const rotation =
@@ -180,7 +183,7 @@ async function main(): Promise<number> {
             down,
             rotation: ROTATION,
             answers: load.answers,
-            changes: loggedChanges(running.instances.map((i) => i.earlierLogs + i.cli.output.stderr)),
+            changes: logged,
             metric: changes,
             workers: profile.workers,
           });

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROTATION } from '../../chaos/channel-down.js';
+import { ROTATION } from '../../chaos/config.js';
 import type { Arrival } from '../../chaos/fault-proxy.js';
 import type { Answer } from '../../chaos/load.js';
 import { checkRotation, loggedChanges, type LoggedChange, type RotationEvidence } from '../../chaos/rotation-invariants.js';
