@@ -157,7 +157,9 @@ export function startLoad(fleet: Fleet, workers: number, random: () => number): 
           if (reader === 'slow') await sleep(20 + random() * 80);
         }
       } else answer.complete = true;
-      if (answer.status >= 400 && answer.complete) answer.code = errorCode(text);
+      // A client that left after the first chunk has read a small error whole, code included (the out-of-rotation
+      // 503 is told apart by it); a part of one reads as not-json.
+      if (answer.status >= 400 && text !== '') answer.code = errorCode(text);
     } catch (err) {
       answer.failure = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
     } finally {

@@ -123,12 +123,13 @@ async function main(): Promise<number> {
       }
     }, 1000);
     const forget = setInterval(() => ups.forget(), 10_000);
+    // The channel-down profile's (none in the others): its proxy keeps each request's arrival from now on.
     const downProxy = ups.proxies.find((p) => p.name === downName);
-    if (profile.scenario === 'channel-down') downProxy?.track();
+    downProxy?.track();
     const loadBegan = Date.now();
     await sleep(profile.quietSeconds * 1000);
     let down: ChannelDown | null = null;
-    if (profile.scenario === 'channel-down' && downProxy !== undefined) down = await channelDown(downProxy, windows, ROTATION);
+    if (downProxy !== undefined) down = await channelDown(downProxy, windows, ROTATION);
     let cycles = 0;
     while (profile.scenario === 'faults' && (cycles < profile.cycles || Date.now() - loadBegan < profile.minLoadSeconds * 1000)) {
       await faultCycle(context, profile.gapMs);
@@ -198,7 +199,8 @@ async function main(): Promise<number> {
     for (const p of ups.proxies) for (const [what, n] of p.counts) if (what !== 'passed') injected.set(what, (injected.get(what) ?? 0) + n);
     const readers = { slow: load.answers.filter((a) => a.reader === 'slow').length, abort: load.answers.filter((a) => a.reader === 'abort').length };
 
-    console.log(`\n## Chaos run: profile ${values.profile}, seed ${seed}, ${loadSeconds} s of load, ${cycles} fault cycle${cycles === 1 ? '' : 's'}, ${Math.round((Date.now() - began) / 1000)} s in all\n`);
+    const what = down === null ? `${cycles} fault cycle${cycles === 1 ? '' : 's'}` : `${down.channel} down ${Math.round((down.end - down.start) / 1000)} s${values.rotation === 'off' ? ', rotation off for it' : ''}`;
+    console.log(`\n## Chaos run: profile ${values.profile}, seed ${seed}, ${loadSeconds} s of load, ${what}, ${Math.round((Date.now() - began) / 1000)} s in all\n`);
     console.log(
       table(
         ['fault', 'times', 'requests it met'],
