@@ -8,7 +8,29 @@ export const ADMIN_TOKEN = 'chaos-admin-token-0123456789';
 export const POOR_CREDIT = '0.02';
 export const RICH_CREDIT = '100000.00';
 
-export function chaosConfig(store: string, redis: string, prefix: string, channels: string): string {
+export interface Rotation {
+  readonly errors: number;
+  readonly window: number;
+  readonly probeAfterMs: number;
+  readonly probeMaxMs: number;
+}
+
+/**
+ * Every channel's `health` in every profile: the defaults' 5 of 10, with back-offs short enough that a fault window
+ * of seconds keeps a channel out for seconds more at most (the invariants explain an out-of-rotation 503 up to the
+ * longest back-off after its window), and that the channel-down profile's 30 s show the first back-off, its doubling
+ * and its cap (1, 2, 4, 4, ... s).
+ */
+export const ROTATION: Rotation = { errors: 5, window: 10, probeAfterMs: 1000, probeMaxMs: 4000 };
+
+/** A channel that never leaves rotation (errors above its window): the down channel of `--rotation off`. */
+export const NO_ROTATION = '{ errors: 11, window: 10 }';
+
+export function healthYaml(rotation: Rotation): string {
+  return `{ errors: ${rotation.errors}, window: ${rotation.window}, probe_after_ms: ${rotation.probeAfterMs}, probe_max_ms: ${rotation.probeMaxMs} }`;
+}
+
+export function chaosConfig(store: string, redis: string, prefix: string, channels: string, health: string): string {
   return `server:
   host: 127.0.0.1
   port: 0
@@ -49,10 +71,7 @@ keys:
   - { name: poor, key: ${KEYS.poor}, group: pro, account: poor }
   - { name: rpm, key: ${KEYS.rpm}, group: limited }
   - { name: busy, key: ${KEYS.busy}, group: pro, account: rich, limits: { concurrency: 2 } }
-# Channels never leave rotation here (errors above the window): the faults fail most models' only channel on
-# purpose, and the invariants do not yet tell an out-of-rotation 503 after a fault window from an unexplained one.
-# Rotation under faults is the missing channel-down profile (issue 45).
-health: { errors: 11, window: 10 }
+health: ${health}
 channels:
 ${channels}`;
 }

@@ -1,11 +1,23 @@
 // An HTTP proxy in front of one fake upstream that injects the faults a real provider shows: the connection reset
 // before the answer or in the middle of it, no answer at all (the gateway's timeout decides), and storms of 5xx or
-// 429 answers in the provider's own error shape. Everything else passes through as bytes, streams as they come.
+// 429 answers in the provider's own error shape, or the provider down altogether (every request reset or answered
+// 5xx). Everything else passes through as bytes, streams as they come. Asked to, it keeps each request's arrival.
 
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type UpstreamFault = 'reset-before' | 'reset-mid' | 'timeout' | 'status-5xx' | 'status-429';
+export type UpstreamFault = 'reset-before' | 'reset-mid' | 'timeout' | 'status-5xx' | 'status-429' | 'down';
+
+/** A request as the proxy received it: when, what it met ('passed' or the fault), and the load's tag of it. */
+export interface Arrival {
+  readonly at: number;
+  readonly met: string;
+  /** The `x-chaos-request` header (chaos/load.ts): which client request this is; null without one. */
+  readonly tag: string | null;
+}
+
+/** The header the load tags each request with; the gateway forwards it (an end-to-end header) to the upstream. */
+export const TAG_HEADER = 'x-chaos-request';
 
 /** The provider's error answer for a status: its headers and body. */
 export type ErrorAnswer = (status: number) => { readonly headers: Readonly<Record<string, string>>; readonly body: string };
@@ -17,6 +29,9 @@ export interface FaultProxy {
   inject(fault: UpstreamFault | null, share?: number): void;
   /** Requests passed and faults injected, by kind. */
   readonly counts: Map<string, number>;
+  /** Every request's arrival since `track()` (none before: a long run would keep them all). */
+  readonly arrivals: Arrival[];
+  track(): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +41,8 @@ export async function startFaultProxy(name: string, target: string, errorAnswer:
   let share = 0;
   const counts = new Map<string, number>();
   const count = (what: string): void => void counts.set(what, (counts.get(what) ?? 0) + 1);
+  const arrivals: Arrival[] = [];
+  let tracking = false;
   const sockets = new Set<Socket>();
 
   /** Forwards the exchange; with `cutAt`, the connection dies halfway through that chunk (1: the first) of the answer. */
@@ -64,8 +81,14 @@ export async function startFaultProxy(name: string, target: string, errorAnswer:
   };
 
   const server: Server = createServer((req, res) => {
-    const now = fault !== null && random() < share ? fault : null;
+    const chosen = fault !== null && random() < share ? fault : null;
+    // Down: every request fails, half of them reset before the answer, half answered 5xx.
+    const now = chosen === 'down' ? (random() < 0.5 ? 'reset-before' : 'status-5xx') : chosen;
     count(now ?? 'passed');
+    if (tracking) {
+      const tag = req.headers[TAG_HEADER];
+      arrivals.push({ at: Date.now(), met: now ?? 'passed', tag: typeof tag === 'string' ? tag : null });
+    }
     switch (now) {
       case null:
         return pass(req, res, null);
@@ -101,6 +124,10 @@ export async function startFaultProxy(name: string, target: string, errorAnswer:
     name,
     url: `http://127.0.0.1:${port}${origin.pathname === '/' ? '' : origin.pathname}`,
     counts,
+    arrivals,
+    track() {
+      tracking = true;
+    },
     inject(next, nextShare = 0.5) {
       fault = next;
       share = next === null ? 0 : nextShare;

@@ -17,7 +17,8 @@ export type FaultKind =
   | 'rolling SIGTERM restart'
   | 'kill -9 of one instance'
   | 'Redis stopped and restarted'
-  | 'PostgreSQL cut and restored';
+  | 'PostgreSQL cut and restored'
+  | 'channel down';
 
 export interface FaultWindow {
   readonly kind: FaultKind;

@@ -1,12 +1,15 @@
 // What must hold after a chaos run, each a row of figures with its bound and whether it held: every answer of a
 // metered route has exactly one usage record that agrees with it (but for the stated kill -9 window), the books
 // audit clean (an overdraft within its stated bound), nothing left held, every video task settled and recorded
-// once, no failure that no fault explains, and each instance process's memory back within its bound.
+// once, no failure that no fault explains (a channel's rotation included), and each instance process's memory back
+// within its bound.
 
 import pg from 'pg';
 import { formatMoney } from '../core/money/decimal.js';
+import type { Rotation } from './config.js';
 import type { FaultWindow } from './faults.js';
 import type { Answer, VideoTaskSeen } from './load.js';
+import { changesRow, explainsOutOfRotation, type LoggedChange } from './rotation-invariants.js';
 
 /**
  * Usage records are written every 200 ms (core/store/usage-writer.ts); with the batch's own write time under load,
@@ -57,8 +60,11 @@ export interface Evidence {
   readonly inFlight: number;
   /** The tasks the fake Ark ran, by its own ids, and when each was made. */
   readonly arkTasks: readonly { readonly id: string; readonly createdMs: number }[];
-  /** Requests the spare chat channel got while it was configured, and after it was removed. */
-  readonly spare: { readonly whileConfigured: number; readonly afterRemoval: number };
+  /** Every channel's rotation, and its changes as the instances logged them. */
+  readonly rotation: Rotation;
+  readonly changes: readonly LoggedChange[];
+  /** Requests the spare chat channel got while it was configured, and after it was removed; null: no reloads ran. */
+  readonly spare: { readonly whileConfigured: number; readonly afterRemoval: number } | null;
 }
 
 export interface Findings {
@@ -238,12 +244,25 @@ export async function checkInvariants(evidence: Evidence): Promise<Findings> {
   }
 
   row('concurrency slots open once the load stopped (Redis; gauges)', `${evidence.openSlots}; ${evidence.inFlight}`, '0; 0', evidence.openSlots === 0 && evidence.inFlight === 0);
-  row('spare chat channel: requests while configured / after its removal', `${evidence.spare.whileConfigured} / ${evidence.spare.afterRemoval}`, '> 0 / 0', evidence.spare.whileConfigured > 0 && evidence.spare.afterRemoval === 0);
+  if (evidence.spare !== null) row('spare chat channel: requests while configured / after its removal', `${evidence.spare.whileConfigured} / ${evidence.spare.afterRemoval}`, '> 0 / 0', evidence.spare.whileConfigured > 0 && evidence.spare.afterRemoval === 0);
 
   const failed5xx = evidence.answers.filter((a) => a.status !== null && a.status >= 500);
-  const unexpected = failed5xx.filter((a) => !explains5xx(a, evidence.windows));
-  row('5xx answers explained by an injected fault', failed5xx.length - unexpected.length, '', true);
+  // The rotation's refusals first, so that the row counts them all (most fall inside their fault window, which
+  // would explain them as well).
+  const byRotation = new Set(failed5xx.filter((a) => explainsOutOfRotation(a, evidence.windows, evidence.changes, evidence.rotation, FAULT_SLACK_MS)));
+  const byFault = new Set(failed5xx.filter((a) => !byRotation.has(a) && explains5xx(a, evidence.windows)));
+  const unexpected = failed5xx.filter((a) => !byFault.has(a) && !byRotation.has(a));
+  row('5xx answers explained by an injected fault (beside the rotation\'s)', byFault.size, '', true);
+  row(
+    `503 "out of rotation" explained by every channel of a group the request needs taken out in a fault window on it (after its end: ${FAULT_SLACK_MS / 1000} s, the longest back-off and 1 s)`,
+    byRotation.size,
+    '',
+    true,
+  );
   row('unexpected 5xx', unexpected.length, '0', unexpected.length === 0);
+  const changes = changesRow(evidence.windows, evidence.changes, FAULT_SLACK_MS);
+  rows.push(changes.row);
+  details.push(...changes.details);
   for (const a of unexpected.slice(0, 20)) details.push(`unexpected 5xx: ${describe(a, began)}`);
   const broken = evidence.answers.filter((a) => a.broken);
   const unexplainedBroken = broken.filter((a) => !explainsBroken(a, evidence.windows));

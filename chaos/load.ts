@@ -3,12 +3,15 @@
 // when, to which instance process, and what came back (status, x-request-id, error code).
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TAG_HEADER } from './fault-proxy.js';
 import type { Fleet, Instance } from './fleet.js';
 import { assetRequest, KEYS, modelRequest, videoRequest, type ChaosRequest, type KeyName } from './requests.js';
 
 export type Reader = 'whole' | 'slow' | 'abort';
 
 export interface Answer {
+  /** Sent as the `x-chaos-request` header, which the gateway forwards: the fault proxies name the request by it. */
+  readonly tag: string;
   readonly kind: string;
   readonly key: KeyName;
   readonly reader: Reader;
@@ -94,6 +97,7 @@ export function startLoad(fleet: Fleet, workers: number, random: () => number): 
   let running = true;
   let n = 0;
   let turn = 0;
+  let sent = 0;
 
   const instance = async (): Promise<Instance | null> => {
     for (let i = 0; running && i < 200; i++) {
@@ -108,6 +112,7 @@ export function startLoad(fleet: Fleet, workers: number, random: () => number): 
     const target = await instance();
     if (target === null) return null;
     const answer: Answer = {
+      tag: String(++sent),
       kind: request.kind,
       key,
       reader,
@@ -129,7 +134,7 @@ export function startLoad(fleet: Fleet, workers: number, random: () => number): 
     const timer = setTimeout(() => controller.abort(new Error('client timeout')), CLIENT_TIMEOUT_MS);
     let text = '';
     try {
-      const init: RequestInit = { method, headers: request.headers, signal: controller.signal };
+      const init: RequestInit = { method, headers: Object.assign({ [TAG_HEADER]: answer.tag }, request.headers), signal: controller.signal };
       if (method === 'POST') init.body = request.body;
       const response = await fetch(`${target.url}${request.path}`, init);
       answer.status = response.status;
@@ -152,7 +157,9 @@ export function startLoad(fleet: Fleet, workers: number, random: () => number): 
           if (reader === 'slow') await sleep(20 + random() * 80);
         }
       } else answer.complete = true;
-      if (answer.status >= 400 && answer.complete) answer.code = errorCode(text);
+      // A client that left after the first chunk has read a small error whole, code included (the out-of-rotation
+      // 503 is told apart by it); a part of one reads as not-json.
+      if (answer.status >= 400 && text !== '') answer.code = errorCode(text);
     } catch (err) {
       answer.failure = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
     } finally {

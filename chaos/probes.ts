@@ -1,5 +1,6 @@
 // What the end of a chaos run reads from the fleet's own state: Redis's open concurrency slots, the instances'
-// in-flight gauges, the store's unsettled video tasks, and whether the fleet wrote to a restarted Redis again.
+// in-flight gauges and channel health changes, the store's unsettled video tasks, and whether the fleet wrote to a
+// restarted Redis again.
 
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -62,4 +63,24 @@ export async function unsettledTasks(url: string): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * `gateway_channel_health_changes_total` summed over the instances, by `<channel> <change>` (errors, probe_failed,
+ * probe_served): each change counted once, by the instance whose script made it.
+ */
+export async function healthChanges(instances: readonly Instance[]): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  for (const instance of instances) {
+    const text = await (await fetch(`${instance.url}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const labels = /^gateway_channel_health_changes_total\{(.*)\} (\S+)$/.exec(line);
+      if (labels === null) continue;
+      const channel = /channel="([^"]*)"/.exec(labels[1] ?? '')?.[1];
+      const change = /change="([^"]*)"/.exec(labels[1] ?? '')?.[1];
+      const key = `${channel} ${change}`;
+      sums.set(key, (sums.get(key) ?? 0) + Number(labels[2]));
+    }
+  }
+  return sums;
 }

@@ -1,6 +1,7 @@
-// `npm run chaos -- --profile short|long [--seed N]`: a fleet of two gateway instances on one PostgreSQL and one
-// Redis, fake upstreams behind fault proxies, a mixed load, faults of every kind injected while it runs, then the
-// invariants checked and printed as tables (markdown, for docs/reliability.md). Exit 0 only when every one held.
+// `npm run chaos -- --profile short|long|channel-down [--seed N] [--rotation off]`: a fleet of two gateway instances
+// on one PostgreSQL and one Redis, fake upstreams behind fault proxies, every channel with rotation on, a mixed load,
+// faults of every kind injected while it runs (channel-down: one chat channel down for 30 s), then the invariants
+// checked and printed as tables (markdown, for docs/reliability.md). Exit 0 only when every one held.
 // Loopback only. PostgreSQL: GATEWAY_TEST_POSTGRES_URL (a schema of the run's own is made and dropped); Redis: a
 // redis-server the run starts itself (it is stopped and started again as one of the faults).
 
@@ -8,17 +9,21 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VIDEO_LEASE_MS } from '../features/video/poller.js';
 import { ownRedisSkip } from '../test/helpers/own-redis.js';
-import { ADMIN_TOKEN, chaosConfig, POOR_CREDIT, RICH_CREDIT } from './config.js';
+import { channelDown, type ChannelDown } from './channel-down.js';
+import { ADMIN_TOKEN, chaosConfig, healthYaml, NO_ROTATION, POOR_CREDIT, RICH_CREDIT, ROTATION } from './config.js';
 import { faultCycle, type FaultKind, type FaultWindow } from './faults.js';
 import { startFleet, type Fleet } from './fleet.js';
 import { checkInvariants, statusTable } from './invariants.js';
 import { startLoad } from './load.js';
-import { inFlightGauge, openSlots, unsettledTasks } from './probes.js';
+import { healthChanges, inFlightGauge, openSlots, unsettledTasks } from './probes.js';
+import { checkRotation, loggedChanges } from './rotation-invariants.js';
 import { watchRss } from './rss.js';
 import { startUpstreams, type Upstreams } from './upstreams.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
 interface Profile {
+  /** faults: the cycle of every fault; channel-down: one chat channel down for 30 s. Rotation is on in both. */
+  readonly scenario: 'faults' | 'channel-down';
   /** Load before the first fault and after the last. */
   readonly quietSeconds: number;
   /** Fault cycles run at least, and the load's least length (cycles repeat until it is reached). */
@@ -30,8 +35,10 @@ interface Profile {
 }
 
 const PROFILES: Readonly<Record<string, Profile>> = {
-  short: { quietSeconds: 3, cycles: 1, minLoadSeconds: 0, faultSeconds: 3, gapMs: 1000, workers: 12 },
-  long: { quietSeconds: 10, cycles: 1, minLoadSeconds: 600, faultSeconds: 8, gapMs: 4000, workers: 16 },
+  short: { scenario: 'faults', quietSeconds: 3, cycles: 1, minLoadSeconds: 0, faultSeconds: 3, gapMs: 1000, workers: 12 },
+  long: { scenario: 'faults', quietSeconds: 10, cycles: 1, minLoadSeconds: 600, faultSeconds: 8, gapMs: 4000, workers: 16 },
+  // Its 30 s down are the scenario's own (chaos/channel-down.ts); cycles and gaps are the fault cycle's, unused.
+  'channel-down': { scenario: 'channel-down', quietSeconds: 5, cycles: 0, minLoadSeconds: 0, faultSeconds: 0, gapMs: 0, workers: 12 },
 };
 
 
@@ -54,9 +61,12 @@ function missing(what: string): number {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { profile: { type: 'string', default: 'short' }, seed: { type: 'string' } } });
+  const { values } = parseArgs({ options: { profile: { type: 'string', default: 'short' }, seed: { type: 'string' }, rotation: { type: 'string', default: 'on' } } });
   const profile = PROFILES[values.profile ?? 'short'];
   if (profile === undefined) throw new Error(`--profile must be one of ${Object.keys(PROFILES).join(', ')}`);
+  // `--rotation off`: the down channel never leaves rotation (errors above its window), so that the run shows its
+  // invariants failing.
+  if (values.rotation !== 'on' && (values.rotation !== 'off' || profile.scenario !== 'channel-down')) throw new Error('--rotation is on, or off with --profile channel-down');
   const postgresUrl = process.env['GATEWAY_TEST_POSTGRES_URL'];
   // What is missing, in one line, not a stack trace: the run cannot start without either.
   if (postgresUrl === undefined) return missing('set GATEWAY_TEST_POSTGRES_URL to a PostgreSQL server it may make a schema in, e.g. postgres://postgres@127.0.0.1:5432/test (.ci/run sets it)');
@@ -64,7 +74,12 @@ async function main(): Promise<number> {
   const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
   const random = seededRandom(seed);
   const began = Date.now();
-  console.log(`chaos: profile ${values.profile}, seed ${seed}`);
+  console.log(`chaos: profile ${values.profile}, seed ${seed}${values.rotation === 'off' ? ', rotation off for the down channel' : ''}`);
+  // The channel-down profile's: which of the two chat channels goes down (the fault profiles' seeds choose as before).
+  // Every channel rotates but, with --rotation off, that one.
+  const downName = profile.scenario === 'channel-down' ? (random() < 0.5 ? 'chat-a' : 'chat-b') : null;
+  const health = healthYaml(ROTATION);
+  const own: Record<string, string> = downName !== null && values.rotation === 'off' ? { [downName]: NO_ROTATION } : {};
 
   let upstreams: Upstreams | undefined;
   let fleet: Fleet | undefined;
@@ -81,7 +96,7 @@ async function main(): Promise<number> {
   try {
     const ups = await startUpstreams(random);
     upstreams = ups;
-    const running = await startFleet({ postgresUrl, config: (store, redis, prefix) => chaosConfig(store, redis, prefix, ups.channels(false)) });
+    const running = await startFleet({ postgresUrl, config: (store, redis, prefix) => chaosConfig(store, redis, prefix, ups.channels(false, own), health) });
     fleet = running;
     await credit(running, 'rich', RICH_CREDIT);
     await credit(running, 'poor', POOR_CREDIT);
@@ -93,7 +108,7 @@ async function main(): Promise<number> {
       windows,
       state: { spare: false, addedAt: 0, removedAt: null as number | null, whileConfigured: 0 },
       seconds: profile.faultSeconds,
-      writeConfig: (spare: boolean) => running.writeConfig(chaosConfig(running.storeUrl, running.redis.url, running.redisPrefix, ups.channels(spare))),
+      writeConfig: (spare: boolean) => running.writeConfig(chaosConfig(running.storeUrl, running.redis.url, running.redisPrefix, ups.channels(spare, own), health)),
     };
     const rss = watchRss(running);
     const load = startLoad(running, profile.workers, random);
@@ -108,10 +123,15 @@ async function main(): Promise<number> {
       }
     }, 1000);
     const forget = setInterval(() => ups.forget(), 10_000);
+    // The channel-down profile's (none in the others): its proxy keeps each request's arrival from now on.
+    const downProxy = ups.proxies.find((p) => p.name === downName);
+    downProxy?.track();
     const loadBegan = Date.now();
     await sleep(profile.quietSeconds * 1000);
+    let down: ChannelDown | null = null;
+    if (downProxy !== undefined) down = await channelDown(downProxy, windows, ROTATION);
     let cycles = 0;
-    while (cycles < profile.cycles || Date.now() - loadBegan < profile.minLoadSeconds * 1000) {
+    while (profile.scenario === 'faults' && (cycles < profile.cycles || Date.now() - loadBegan < profile.minLoadSeconds * 1000)) {
       await faultCycle(context, profile.gapMs);
       cycles++;
       console.log(`chaos: cycle ${cycles} done, ${Math.round((Date.now() - loadBegan) / 1000)} s of load, ${load.answers.length} requests`);
@@ -132,10 +152,12 @@ async function main(): Promise<number> {
     let slots = await openSlots(running.redis.url, running.redisPrefix);
     for (const until = Date.now() + 35_000; slots > 0 && Date.now() < until; slots = await openSlots(running.redis.url, running.redisPrefix)) await sleep(1000);
     const inFlight = await inFlightGauge(running.instances);
+    const changes = await healthChanges(running.instances);
     const figures = await rss.figures();
     rss.stop();
     const spare = ups.proxies.find((p) => p.name === 'chat-spare')?.counts.get('passed') ?? 0;
     const exits = await running.stop();
+    const logged = loggedChanges(running.instances.map((i) => i.earlierLogs + i.cli.output.stderr));
     const audit = await running.cli(['accounts', 'audit']);
     const { rows, details } = await checkInvariants({
       began,
@@ -150,8 +172,26 @@ async function main(): Promise<number> {
       openSlots: slots,
       inFlight,
       arkTasks: [...ups.ark.tasks.values()].map((t) => ({ id: t.id, createdMs: t.createdMs })),
-      spare: { whileConfigured: context.state.whileConfigured, afterRemoval: spare - (context.state.removedAt ?? spare) },
+      rotation: ROTATION,
+      changes: logged,
+      spare: profile.scenario === 'faults' ? { whileConfigured: context.state.whileConfigured, afterRemoval: spare - (context.state.removedAt ?? spare) } : null,
     });
+    const rotation =
+      down === null
+        ? null
+        : checkRotation({
+            began,
+            down,
+            rotation: ROTATION,
+            answers: load.answers,
+            changes: logged,
+            metric: changes,
+            workers: profile.workers,
+          });
+    if (rotation !== null) {
+      rows.push(...rotation.rows);
+      details.push(...rotation.details);
+    }
 
     const kinds = new Map<FaultKind, number>();
     for (const w of windows) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
@@ -159,12 +199,13 @@ async function main(): Promise<number> {
     for (const p of ups.proxies) for (const [what, n] of p.counts) if (what !== 'passed') injected.set(what, (injected.get(what) ?? 0) + n);
     const readers = { slow: load.answers.filter((a) => a.reader === 'slow').length, abort: load.answers.filter((a) => a.reader === 'abort').length };
 
-    console.log(`\n## Chaos run: profile ${values.profile}, seed ${seed}, ${loadSeconds} s of load, ${cycles} fault cycle${cycles === 1 ? '' : 's'}, ${Math.round((Date.now() - began) / 1000)} s in all\n`);
+    const what = down === null ? `${cycles} fault cycle${cycles === 1 ? '' : 's'}` : `${down.channel} down ${Math.round((down.end - down.start) / 1000)} s${values.rotation === 'off' ? ', rotation off for it' : ''}`;
+    console.log(`\n## Chaos run: profile ${values.profile}, seed ${seed}, ${loadSeconds} s of load, ${what}, ${Math.round((Date.now() - began) / 1000)} s in all\n`);
     console.log(
       table(
         ['fault', 'times', 'requests it met'],
         [
-          ...[...kinds].map(([kind, n]) => [kind, String(n), kind.startsWith('upstream') ? String(injected.get(proxyFault(kind)) ?? 0) : '']),
+          ...[...kinds].map(([kind, n]) => [kind, String(n), kind.startsWith('upstream') ? String(injected.get(proxyFault(kind)) ?? 0) : kind === 'channel down' ? String(down?.arrivals.filter((a) => a.met !== 'passed').length ?? 0) : '']),
           ['slow-reading clients', '', String(readers.slow)],
           ['clients that left mid-answer', '', String(readers.abort)],
           ['video tasks failed by the upstream', '', String(failedTasks)],
@@ -173,6 +214,7 @@ async function main(): Promise<number> {
     );
     console.log('\n' + table(['request', 'answers by status'], [...statusTable(load.answers)].sort(([a], [b]) => a.localeCompare(b)).map(([kind, byStatus]) => [kind, [...byStatus].map(([s, n]) => `${s}: ${n}`).join(', ')])));
     console.log('\n' + table(['invariant', 'value', 'bound', 'held'], rows.map((r) => [r.what, r.value, r.bound, r.held ? 'yes' : '**NO**'])));
+    if (rotation !== null) console.log(`\n${rotation.summary}`);
     const failed = rows.filter((r) => !r.held);
     if (audit.code !== 0) console.log(`\naudit output:\n${audit.stdout}${audit.stderr}`);
     if (failed.length > 0) {

@@ -48,8 +48,11 @@ export interface Upstreams {
   readonly serving: Readonly<Record<string, readonly string[]>>;
   readonly ark: FakeArk;
   readonly control: FakeVolcengine;
-  /** The channels: `spare` adds a third chat channel (what a reload changes). */
-  channels(spare: boolean): string;
+  /**
+   * The channels: `spare` adds a third chat channel (what a reload changes); `health` gives a chat channel a `health:`
+   * of its own (a YAML flow mapping), by name.
+   */
+  channels(spare: boolean, health?: Readonly<Record<string, string>>): string;
   /** Drops what the fakes recorded of the requests (a long run would keep them all). */
   forget(): void;
   close(): Promise<void>;
@@ -76,7 +79,7 @@ export async function startUpstreams(random: () => number): Promise<Upstreams> {
     proxy('control', control.url, controlError),
   ]);
   const at = (name: string): FaultProxy => proxies.find((p) => p.name === name) as FaultProxy;
-  const chatChannel = (name: string): string => `  - name: ${name}
+  const chatChannel = (name: string, health: string | undefined): string => `  - name: ${name}
     type: openai
     base_url: ${at(name).url}
     keys: [sk-upstream-${name}]
@@ -85,7 +88,7 @@ export async function startUpstreams(random: () => number): Promise<Upstreams> {
     timeout_ms: 2000
     idle_timeout_ms: 3000
     cooldown_ms: 2000
-`;
+${health === undefined ? '' : `    health: ${health}\n`}`;
   return {
     proxies,
     ark,
@@ -98,8 +101,8 @@ export async function startUpstreams(random: () => number): Promise<Upstreams> {
       video: ['ark'],
       asset: ['control'],
     },
-    channels(spare) {
-      return `${chatChannel('chat-a')}${chatChannel('chat-b')}${spare ? chatChannel('chat-spare') : ''}  - name: responses
+    channels(spare, health = {}) {
+      return `${chatChannel('chat-a', health['chat-a'])}${chatChannel('chat-b', health['chat-b'])}${spare ? chatChannel('chat-spare', health['chat-spare']) : ''}  - name: responses
     type: openai
     base_url: ${at('responses').url}
     keys: [sk-upstream-responses]
