@@ -207,14 +207,17 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
       upstreamId = await upstream.create({ channel: attempt.channel, key, signal: AbortSignal.timeout(attempt.channel.timeoutMs) }, Object.assign({ model: attempt.upstreamModel }, body));
     } catch (err) {
       last = err;
-      if (!(err instanceof VideoUpstreamError)) {
+      // The submission's own deadline (its signal's) may end the call before the upstream client says it timed out.
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      if (!(err instanceof VideoUpstreamError) && !timedOut) {
         // Not the channel's (a bug, a store): its probe tells nothing, and goes to the next request.
         releaseAttempt(rotation, attempt);
         throw err;
       }
+      const refused = err instanceof VideoUpstreamError && err.kind === 'refused' && !mayFailOver(err);
       // The caller's refusal (a 4xx of its own) says the channel serves; anything else is the channel's failure.
-      rotation.record(name, health, err.kind === 'refused' && !mayFailOver(err) ? 'neutral' : 'failed', attempt.probe === true);
-      if (err.kind === 'refused' && !mayFailOver(err)) {
+      rotation.record(name, health, refused ? 'neutral' : 'failed', attempt.probe === true);
+      if (refused) {
         await failed(err.code, err.message.slice(0, 500));
         throw refusal(err, attempt.channel.keys);
       }
