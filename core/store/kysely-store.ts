@@ -47,9 +47,15 @@ export class KyselyStore implements Store {
 
   async pruneUsage(before: number, limit: number): Promise<number> {
     return writeTransaction(this.#db, this.#dialect, async (trx) => {
-      // By the (ts, id) index: the batch's ids, accounts and costs only, never the table.
-      const rows = await trx.selectFrom('usage_records').select(['id', 'account', 'cost', 'spend_id']).where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit).execute();
-      if (rows.length === 0) return 0;
+      // By the (ts, id) index: the batch's ids only, never the table. On PostgreSQL the rows are locked as they are
+      // taken, and rows another instance's pruner holds are passed over: two pruners take two batches, not one twice.
+      let batch = trx.selectFrom('usage_records').select('id').where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit);
+      if (this.#dialect === 'postgres') batch = batch.forUpdate().skipLocked();
+      const ids = (await batch.execute()).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      // Only what this call deleted is added to the pruned sums: a record another transaction deleted first (whatever
+      // let it) comes back from neither the DELETE nor into the sums. RETURNING: PostgreSQL, and SQLite >= 3.35.
+      const rows = await trx.deleteFrom('usage_records').where('id', 'in', ids).returning(['account', 'cost', 'spend_id']).execute();
       const pruned = new Map<string, { cost: bigint; records: number }>();
       for (const row of rows) {
         if (row.account === null || row.cost === null) continue;
@@ -68,7 +74,6 @@ export class KyselyStore implements Store {
       }
       // A periodic cap's rows keep what these records cost too (the audit checks each row against its records).
       await keepPrunedSpends(trx, rows);
-      await trx.deleteFrom('usage_records').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
     });
   }
