@@ -218,7 +218,9 @@ export interface UsageStore {
   pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
   /**
    * Deletes up to `limit` records older than `before` (oldest first) in one transaction, adding what they cost to
-   * their accounts' pruned sums (usage_pruned) in it; how many went. Their hourly sums stay.
+   * their accounts' pruned sums (usage_pruned) and period rows' (usage_pruned_spend) in it; how many went. Their hourly
+   * sums stay. Several instances may prune at once: each adds only what its own DELETE removed (PostgreSQL: a batch
+   * locked as taken, another pruner's locked rows passed over).
    */
   pruneUsage(before: number, limit: number): Promise<number>;
   /** The period spend rows, and what the records naming them cost (kept, and pruned); for the audit (period-spends.ts). */
