@@ -7,7 +7,7 @@
 
 import type { Usage } from '../ir/usage.js';
 import { periodRowExpired } from '../store/period-spends.js';
-import type { Store, UsageRecord } from '../store/store.js';
+import type { BooksView, Store, UsageRecord } from '../store/store.js';
 import { callCost, costOf } from './price.js';
 import { pricingFromDocument, type Pricing } from './pricing.js';
 
@@ -56,8 +56,8 @@ function expectedCost(record: UsageRecord, pricing: Pricing): bigint {
  * row the pruner may have deleted (its period ended long ago: PERIOD_ROWS_KEPT_MS) is not missed; one it may not have
  * is.
  */
-async function auditPeriodRows(store: Store, now: number): Promise<string[]> {
-  const { rows, recorded, pruned } = await store.periodSpends();
+async function auditPeriodRows(books: BooksView, now: number): Promise<string[]> {
+  const { rows, recorded, pruned } = await books.periodSpends();
   const problems: string[] = [];
   for (const id of [...new Set([...rows.keys(), ...recorded.keys(), ...pruned.keys()])].sort()) {
     const row = rows.get(id);
@@ -71,8 +71,15 @@ async function auditPeriodRows(store: Store, now: number): Promise<string[]> {
   return problems;
 }
 
-/** `now`: which period rows the pruner may have deleted by then (the audit skips them). */
-export async function auditBooks(store: Store, now: number = Date.now()): Promise<AuditReport> {
+/**
+ * `now`: which period rows the pruner may have deleted by then (the audit skips them). Every table is read from one
+ * snapshot (Store.readBooks): a charge batch or a pruning committing while the audit runs cannot make a row look wrong.
+ */
+export function auditBooks(store: Pick<Store, 'readBooks'>, now: number = Date.now()): Promise<AuditReport> {
+  return store.readBooks((books) => auditIn(books, now));
+}
+
+async function auditIn(store: BooksView, now: number): Promise<AuditReport> {
   const problems = (await store.ledger.auditLedger()).map((p) => p.what);
   problems.push(...(await auditPeriodRows(store, now)));
   const documents = await store.ledger.priceVersions();

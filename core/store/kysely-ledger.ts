@@ -25,6 +25,8 @@ import type { UsageRecord } from './store.js';
 import type { SpendCap } from '../config/resolved.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { chargeIds, chargeNote, planCharges, sorted } from './charge-plan.js';
+import { auditLedgerIn } from './ledger-audit.js';
+import { readSnapshot } from './read-snapshot.js';
 import { writeTransaction } from './write-transaction.js';
 
 type Db = Kysely<Database>;
@@ -357,43 +359,9 @@ export class KyselyLedger implements LedgerStore {
     return new Map(rows.map((r) => [r.version, r.document]));
   }
 
-  async auditLedger(): Promise<AuditProblem[]> {
-    const problems: AuditProblem[] = [];
-    const sums = await this.db
-      .selectFrom('accounts')
-      .leftJoin('ledger', 'ledger.account', 'accounts.name')
-      .select((eb) => ['accounts.name as name', 'accounts.balance as balance', eb.fn.sum<number | string | bigint | null>('ledger.amount').as('total')])
-      .groupBy(['accounts.name', 'accounts.balance'])
-      .execute();
-    for (const row of sums) {
-      const balance = decodeMoney(row.balance);
-      const total = decodeMoney(row.total ?? 0);
-      if (balance !== total) problems.push({ what: `account "${row.name}": balance ${balance} but its ledger sums to ${total} (nano-units)` });
-    }
-    // An account's charges are the costs of the usage records billed to it (each charge sums a batch of them).
-    const charged = await this.db
-      .selectFrom('ledger')
-      .select((eb) => ['account', eb.fn.sum<number | string | bigint | null>('amount').as('total')])
-      .where('kind', '=', 'charge')
-      .groupBy('account')
-      .execute();
-    const costs = await this.db
-      .selectFrom('usage_records')
-      .select((eb) => ['account', eb.fn.sum<number | string | bigint | null>('cost').as('total')])
-      .where('account', 'is not', null)
-      .groupBy('account')
-      .execute();
-    // Records pruned by usage.retention_days are counted by what they cost (usage_pruned).
-    const pruned = await this.db.selectFrom('usage_pruned').select(['account', 'cost']).execute();
-    const chargedBy = new Map(charged.map((c) => [c.account, -decodeMoney(c.total ?? 0)]));
-    const costBy = new Map(costs.map((c) => [c.account ?? '', decodeMoney(c.total ?? 0)]));
-    for (const p of pruned) costBy.set(p.account, (costBy.get(p.account) ?? 0n) + decodeMoney(p.cost));
-    for (const account of new Set([...chargedBy.keys(), ...costBy.keys()])) {
-      const charges = chargedBy.get(account) ?? 0n;
-      const recorded = costBy.get(account) ?? 0n;
-      if (charges !== recorded) problems.push({ what: `account "${account}": charged ${charges} but its usage records cost ${recorded} (nano-units)` });
-    }
-    return problems;
+  /** Its reads in one snapshot (read-snapshot.ts): a charge committing meanwhile is wholly in or wholly out. */
+  auditLedger(): Promise<AuditProblem[]> {
+    return readSnapshot(this.db, this.dialect, auditLedgerIn);
   }
 
   /**

@@ -2,21 +2,36 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { KyselyConsole } from './kysely-console.js';
 import { KyselyLedger } from './kysely-ledger.js';
+import { auditLedgerIn } from './ledger-audit.js';
 import { migrateToLatest, type StoreDialect } from './migrations.js';
 import { decodeHourlyRow, decodeInteger, decodeKeyRow, decodeMoney, decodeUsageRow, encodeKeyPatch, encodeKeyRow, encodeUsageRow, spendPeriodOf } from './row-codec.js';
 import { keepPrunedSpends, prunePeriodRows, readPeriodSpends, type PeriodSpends } from './period-spends.js';
 import type { Database } from './schema.js';
 import type { StorePart } from './store-part.js';
 import type { Slot } from '../slot.js';
-import type { FoundKey, HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
+import type { BooksView, FoundKey, HourlyQuery, HourlyUsage, KeyPatch, NewKey, Store, StoredKey, UsageQuery, UsageRecord } from './store.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { HOURLY_SUMS, hourlyRows, insertedOnce } from './usage-hourly.js';
 import { lastUsed, usageLog, usageTotals, type UsageFilter, type UsageLogQuery, type UsageLogRow, type UsageTotals } from './usage-log.js';
+import { readSnapshot } from './read-snapshot.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** 500 rows x 28 columns stays far below SQLite's bound-variable limit (32766) and PostgreSQL's (65535). */
 const INSERT_CHUNK_ROWS = 500;
 const DEFAULT_USAGE_LIMIT = 100;
+
+/** The records that carry a cost, in the order written, after row `afterId`; for the audit. */
+async function pricedUsage(db: Kysely<Database>, afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {
+  const rows = await db
+    .selectFrom('usage_records')
+    .selectAll()
+    .where('cost', 'is not', null)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(Math.max(1, Math.floor(limit)))
+    .execute();
+  return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
+}
 
 export class KyselyStore implements Store {
   readonly #db: Kysely<Database>;
@@ -47,9 +62,15 @@ export class KyselyStore implements Store {
 
   async pruneUsage(before: number, limit: number): Promise<number> {
     return writeTransaction(this.#db, this.#dialect, async (trx) => {
-      // By the (ts, id) index: the batch's ids, accounts and costs only, never the table.
-      const rows = await trx.selectFrom('usage_records').select(['id', 'account', 'cost', 'spend_id']).where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit).execute();
-      if (rows.length === 0) return 0;
+      // By the (ts, id) index: the batch's ids only, never the table. On PostgreSQL the rows are locked as they are
+      // taken, and rows another instance's pruner holds are passed over: two pruners take two batches, not one twice.
+      let batch = trx.selectFrom('usage_records').select('id').where('ts', '<', before).orderBy('ts').orderBy('id').limit(limit);
+      if (this.#dialect === 'postgres') batch = batch.forUpdate().skipLocked();
+      const ids = (await batch.execute()).map((r) => r.id);
+      if (ids.length === 0) return 0;
+      // Only what this call deleted is added to the pruned sums: a record another transaction deleted first (whatever
+      // let it) comes back from neither the DELETE nor into the sums. RETURNING: PostgreSQL, and SQLite >= 3.35.
+      const rows = await trx.deleteFrom('usage_records').where('id', 'in', ids).returning(['account', 'cost', 'spend_id']).execute();
       const pruned = new Map<string, { cost: bigint; records: number }>();
       for (const row of rows) {
         if (row.account === null || row.cost === null) continue;
@@ -68,13 +89,24 @@ export class KyselyStore implements Store {
       }
       // A periodic cap's rows keep what these records cost too (the audit checks each row against its records).
       await keepPrunedSpends(trx, rows);
-      await trx.deleteFrom('usage_records').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
     });
   }
 
   periodSpends(): Promise<PeriodSpends> {
     return readPeriodSpends(this.#db);
+  }
+
+  readBooks<T>(read: (books: BooksView) => Promise<T>): Promise<T> {
+    const dialect = this.#dialect;
+    return readSnapshot(this.#db, dialect, (trx) => {
+      const ledger = new KyselyLedger(trx, dialect);
+      return read({
+        ledger: { auditLedger: () => auditLedgerIn(trx), priceVersions: () => ledger.priceVersions(), listAccounts: () => ledger.listAccounts() },
+        pricedUsage: (afterId, limit) => pricedUsage(trx, afterId, limit),
+        periodSpends: () => readPeriodSpends(trx),
+      });
+    });
   }
 
   prunePeriodRows(before: number, limit: number): Promise<number> {
@@ -196,16 +228,8 @@ export class KyselyStore implements Store {
     return lastUsed(this.#db, keyIds);
   }
 
-  async pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {
-    const rows = await this.#db
-      .selectFrom('usage_records')
-      .selectAll()
-      .where('cost', 'is not', null)
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(Math.max(1, Math.floor(limit)))
-      .execute();
-    return rows.map((row) => ({ id: decodeInteger(row.id), record: decodeUsageRow(row) }));
+  pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]> {
+    return pricedUsage(this.#db, afterId, limit);
   }
 
   async countUsage(): Promise<number> {

@@ -218,7 +218,9 @@ export interface UsageStore {
   pricedUsage(afterId: number, limit: number): Promise<{ readonly id: number; readonly record: UsageRecord }[]>;
   /**
    * Deletes up to `limit` records older than `before` (oldest first) in one transaction, adding what they cost to
-   * their accounts' pruned sums (usage_pruned) in it; how many went. Their hourly sums stay.
+   * their accounts' pruned sums (usage_pruned) and period rows' (usage_pruned_spend) in it; how many went. Their hourly
+   * sums stay. Several instances may prune at once: each adds only what its own DELETE removed (PostgreSQL: a batch
+   * locked as taken, another pruner's locked rows passed over).
    */
   pruneUsage(before: number, limit: number): Promise<number>;
   /** The period spend rows, and what the records naming them cost (kept, and pruned); for the audit (period-spends.ts). */
@@ -230,6 +232,13 @@ export interface UsageStore {
   prunePeriodRows(before: number, limit: number): Promise<number>;
 }
 
+/** What the audit reads (core/money/audit.ts), every read from one snapshot of the store (Store.readBooks). */
+export interface BooksView {
+  readonly ledger: Pick<LedgerStore, 'auditLedger' | 'priceVersions' | 'listAccounts'>;
+  pricedUsage: UsageStore['pricedUsage'];
+  periodSpends: UsageStore['periodSpends'];
+}
+
 /**
  * The whole store. Keys and usage are read and written through their own narrow interfaces (the key ring takes a
  * KeyStore, the usage writer a UsageStore); the money is its own object, `ledger`.
@@ -239,6 +248,11 @@ export interface Store extends KeyStore, UsageStore {
   readonly console: ConsoleStore;
   /** A feature's part of the store (store-part.ts), by its slot; throws for one the store was not opened with. */
   part<T>(slot: Slot<T>): T;
+  /**
+   * Runs `read` over one consistent snapshot of the books (read-snapshot.ts: PostgreSQL's REPEATABLE READ, read-only;
+   * SQLite's one transaction): a charge or a pruning committed meanwhile is wholly seen or not at all.
+   */
+  readBooks<T>(read: (books: BooksView) => Promise<T>): Promise<T>;
   /** Applies pending schema migrations; idempotent. */
   migrate(): Promise<void>;
   /** One round trip to the database (readiness: it answers); throws when it does not. */

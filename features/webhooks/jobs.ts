@@ -63,7 +63,7 @@ export function webhookJobs(env: JobEnv, options: WebhookJobOptions = {}): reado
     const settings = sectionOf(services.config, WEBHOOK_SETTINGS);
     if (settings.hooks.length === 0) return;
     try {
-      await scan({ settings, store: services.store.part(WEBHOOK_STORE), declaredKeys: services.config.keys, clock: services.clock }, now());
+      await scan({ settings, store: services.store.part(WEBHOOK_STORE), declaredKeys: services.config.keys, declaredAccounts: services.config.accounts, clock: services.clock }, now());
     } catch (err) {
       services.logger.warn({ err }, 'the webhook scan failed; retrying at the next');
     }

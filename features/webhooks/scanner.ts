@@ -1,22 +1,17 @@
-// The scan: what happens without a request to make it (a balance that ran low, a key that reached its cap or is
-// about to expire) is looked for every scan, on every instance; each occurrence has a key of its own (the account and
-// its last credit, the key and its cap or expiry; a periodic cap's period too), so the fleet keeps, and sends, it once
-// however many instances see it, and a new top-up, a new cap or a new period makes the next one.
+// The scan: what happens without a request to make it (a balance that ran low, a key or an account that reached its
+// max_spend, a key about to expire) is looked for every scan, on every instance; each occurrence has a key of its own
+// (the account and its last credit, the key or account and its cap, the key and its expiry; a periodic cap's period
+// too), so the fleet keeps, and sends, it once however many instances see it, and a new top-up, a new cap or a new
+// period makes the next one.
 
-import type { ResolvedDeclaredKey } from '../../core/config/resolved.js';
+import type { ResolvedAccount, ResolvedDeclaredKey } from '../../core/config/resolved.js';
 import type { EventType } from './event-types.js';
-import { budgetsOf } from '../../core/money/budgets.js';
 import { formatMoney } from '../../core/money/decimal.js';
 import type { WebhookSettings, WebhookTarget } from './config.js';
 import { keepFor } from './emitter.js';
 import type { WebhookStore } from './store-part.js';
-import type { CappedKey, LowAccount } from './watched-facts.js';
-
-/** A key at its cap, and the spend row it reached it in: a periodic cap's names its period (ISO start, reset). */
-interface CappedAt extends CappedKey {
-  readonly row: string;
-  readonly period: { readonly unit: string; readonly timezone: string; readonly start: string; readonly resetsAt: number } | null;
-}
+import { capsReached } from './budget-scan.js';
+import type { LowAccount } from './watched-facts.js';
 
 const DAY_MS = 86_400_000;
 /** Delivered and given-up events are kept this long (to look into), then deleted. */
@@ -29,6 +24,8 @@ export interface ScanDeps {
   readonly store: WebhookStore;
   /** The config's declared keys (their caps are the config's). */
   readonly declaredKeys: readonly ResolvedDeclaredKey[];
+  /** The config's declared accounts (their max_spend is the config's; other accounts' the store's). */
+  readonly declaredAccounts: readonly ResolvedAccount[];
   /** The calendar clock (services.clock): which period of a periodic max_spend is the current one. */
   readonly clock: () => number;
 }
@@ -63,33 +60,14 @@ export async function scan(deps: ScanDeps, now: number): Promise<void> {
 
   const budgetHooks = wanting('budget_reached');
   if (budgetHooks.length > 0) {
-    // An account with nothing left; a key at its max_spend (a run-time key's in the store, a declared key's in the config).
+    // An account with nothing left.
     for (const empty of await accountsBelow(1n)) {
       const event = { type: 'budget_reached' as const, key: `budget_reached:account:${empty.account}:${empty.lastCredit}`, data: { scope: 'account', account: empty.account, balance: formatMoney(empty.balance) } };
       await keepFor(outbox, budgetHooks, event, now);
     }
-    const capped: CappedAt[] = (await facts.keysAtCap()).map((key) => Object.assign({ row: key.id, period: null }, key));
-    // A declared key's cap is compared with the row it counts in: a lifetime cap's, or the current period's
-    // (`<key id>@<period start>`), so a periodic cap is reached once per period, and again in the next.
-    const calendarNow = deps.clock();
-    const declared = deps.declaredKeys.flatMap((key) => {
-      const budget = budgetsOf(Object.assign({ id: `config:${key.name}` }, key), calendarNow).find((b) => b.kind === 'key');
-      return budget?.kind === 'key' ? [{ key, budget }] : [];
-    });
-    const spent = await facts.spentOf(declared.map(({ budget }) => budget.spendId ?? budget.keyId));
-    for (const { key, budget } of declared) {
-      const row = budget.spendId ?? budget.keyId;
-      const total = spent.get(row) ?? 0n;
-      if (total < budget.maxSpend) continue;
-      const period = key.spendPeriod === undefined || budget.resetsAt === undefined ? null : { unit: key.spendPeriod.unit, timezone: key.spendPeriod.timezone, start: row.slice(row.lastIndexOf('@') + 1), resetsAt: budget.resetsAt };
-      capped.push({ id: budget.keyId, row, name: key.name, account: key.account ?? null, maxSpend: budget.maxSpend, spent: total, period });
-    }
-    for (const key of capped) {
-      const data: Record<string, unknown> = { scope: 'key', key_id: key.id, key_name: key.name, account: key.account, max_spend: formatMoney(key.maxSpend), spent: formatMoney(key.spent) };
-      if (key.period !== null) Object.assign(data, { period: key.period.unit, timezone: key.period.timezone, period_start: key.period.start, resets_at: new Date(key.period.resetsAt).toISOString() });
-      // The row names the occurrence: a lifetime cap's is the key's id (as before periods), a period's carries its start.
-      const event = { type: 'budget_reached' as const, key: `budget_reached:key:${key.row}:${key.maxSpend}`, data };
-      await keepFor(outbox, budgetHooks, event, now);
+    // A key's or an account's max_spend, for life or the current period (budget-scan.ts).
+    for (const reached of await capsReached(facts, deps.declaredKeys, deps.declaredAccounts, deps.clock())) {
+      await keepFor(outbox, budgetHooks, { type: 'budget_reached' as const, key: reached.key, data: reached.data }, now);
     }
   }
 

@@ -1,10 +1,15 @@
 // What the scan reads of core's tables to see events happen that no one request makes: an account's balance below a
 // threshold (and the last credit, which names the time it went below: a top-up starts a new one), keys at their
-// max_spend, and keys about to expire. Reads only; small answers (the accounts and keys in that state).
+// max_spend, the caps per period (keys' and accounts') whose current period's row the scan compares, and keys about to
+// expire. Reads only; small answers (the accounts and keys in that state, or with such a cap).
 
 import type { Kysely } from 'kysely';
-import { decodeInteger, decodeMoney } from '../../core/store/row-codec.js';
+import type { SpendCap, SpendPeriod } from '../../core/config/resolved.js';
+import { decodeInteger, decodeMoney, spendPeriodOf } from '../../core/store/row-codec.js';
 import type { Database } from '../../core/store/schema.js';
+
+/** Spend rows asked at once (a bound-parameter list far below either database's limit). */
+const CHUNK = 500;
 
 export interface LowAccount {
   readonly account: string;
@@ -19,6 +24,21 @@ export interface CappedKey {
   readonly account: string | null;
   readonly maxSpend: bigint;
   readonly spent: bigint;
+}
+
+/** A run-time key whose max_spend resets each period (its current period's row is the calendar clock's). */
+export interface PeriodCappedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly account: string | null;
+  readonly maxSpend: bigint;
+  readonly spendPeriod: SpendPeriod;
+}
+
+/** An enabled account as the store has it: the max_spend set at run time, if any (gateway.yaml's is the config's). */
+export interface CapAccount {
+  readonly name: string;
+  readonly spendCap: SpendCap | undefined;
 }
 
 export interface ExpiringKey {
@@ -78,11 +98,47 @@ export class WatchedFacts {
     return rows.map((r) => ({ id: r.id, name: r.name, account: r.account, maxSpend: decodeMoney(r.max_spend ?? 0), spent: decodeMoney(r.spent) }));
   }
 
-  /** What `keyIds` have spent (the declared keys' caps are the config's). */
-  async spentOf(keyIds: readonly string[]): Promise<Map<string, bigint>> {
-    if (keyIds.length === 0) return new Map();
-    const rows = await this.#db.selectFrom('key_spend').select(['key_id', 'spent']).where('key_id', 'in', keyIds).execute();
-    return new Map(rows.map((r) => [r.key_id, decodeMoney(r.spent)]));
+  /** Run-time keys (not revoked) whose max_spend is per period: the scan finds their current period's row. */
+  async keysCappedPerPeriod(): Promise<PeriodCappedKey[]> {
+    const rows = await this.#db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'account', 'max_spend', 'spend_period', 'spend_timezone'])
+      .where('revoked_at', 'is', null)
+      .where('max_spend', 'is not', null)
+      .where('spend_period', 'is not', null)
+      .orderBy('id')
+      .limit(10_000)
+      .execute();
+    return rows.flatMap((r) => {
+      const { spendPeriod } = spendPeriodOf(r.spend_period, r.spend_timezone);
+      return spendPeriod === undefined ? [] : [{ id: r.id, name: r.name, account: r.account, maxSpend: decodeMoney(r.max_spend ?? 0), spendPeriod }];
+    });
+  }
+
+  /** Enabled accounts with a max_spend set at run time, and those named (gateway.yaml's, whose caps are the file's). */
+  async capAccounts(named: readonly string[]): Promise<CapAccount[]> {
+    const rows = await this.#db
+      .selectFrom('accounts')
+      .select(['name', 'max_spend', 'spend_period', 'spend_timezone'])
+      .where((eb) => eb.or([eb('disabled', 'is', null), eb('disabled', '=', 0)]))
+      .where((eb) => (named.length === 0 ? eb('max_spend', 'is not', null) : eb.or([eb('max_spend', 'is not', null), eb('name', 'in', named)])))
+      .orderBy('name')
+      .limit(10_000)
+      .execute();
+    return rows.map((r) => ({
+      name: r.name,
+      spendCap: r.max_spend === null ? undefined : Object.assign({ maxSpend: decodeMoney(r.max_spend) }, spendPeriodOf(r.spend_period, r.spend_timezone)),
+    }));
+  }
+
+  /** What the spend rows `ids` hold (a key's id, `account:<name>`, or either with `@<period start>`); absent: none yet. */
+  async spentOf(ids: readonly string[]): Promise<Map<string, bigint>> {
+    const spent = new Map<string, bigint>();
+    for (let at = 0; at < ids.length; at += CHUNK) {
+      const rows = await this.#db.selectFrom('key_spend').select(['key_id', 'spent']).where('key_id', 'in', ids.slice(at, at + CHUNK)).execute();
+      for (const r of rows) spent.set(r.key_id, decodeMoney(r.spent));
+    }
+    return spent;
   }
 
   /** Run-time keys (not revoked) that expire after `from` and by `until`. */

@@ -218,7 +218,7 @@ for (const backend of storeBackends()) {
           account: 'acme',
           expiresAt: t.now() + 3 * 86_400_000,
         });
-        const deps = { settings, store: store.store.part(WEBHOOK_STORE), declaredKeys: [{ name: 'declared', key: 'sk-x', group: 'default', maxSpend: 0n }], clock: t.now };
+        const deps = { settings, store: store.store.part(WEBHOOK_STORE), declaredKeys: [{ name: 'declared', key: 'sk-x', group: 'default', maxSpend: 0n }], declaredAccounts: [], clock: t.now };
         await scan(deps, t.now());
         await scan(deps, t.now() + 1000);
         const outbox = store.store.part(WEBHOOK_STORE).outbox;
