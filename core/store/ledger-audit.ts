@@ -1,5 +1,5 @@
 // The ledger's audit (LedgerStore.auditLedger): every balance against the sum of its ledger, and every account's
-// charges against the costs of its usage records, kept and pruned. Its queries must see one moment of the books (a
+// charges against the costs of its usage records, kept and pruned, and against its lifetime spend row. Its queries must see one moment of the books (a
 // charge batch committing between two of them would make a correct account look wrong): run it inside a snapshot
 // (read-snapshot.ts), as KyselyLedger.auditLedger and KyselyStore.readBooks do.
 
@@ -43,6 +43,15 @@ export async function auditLedgerIn(db: Kysely<Database>): Promise<AuditProblem[
     const charges = chargedBy.get(account) ?? 0n;
     const recorded = costBy.get(account) ?? 0n;
     if (charges !== recorded) problems.push({ what: `account "${account}": charged ${charges} but its usage records cost ${recorded} (nano-units)` });
+  }
+  // An account's lifetime spend row (its max_spend's, `account:<name>`) gets every charge of the account in the
+  // charge's own transaction: it equals the account's charges exactly, or a cap would be counted from a wrong figure.
+  const rows = await db.selectFrom('key_spend').select(['key_id', 'spent']).where('key_id', 'like', 'account:%').execute();
+  const lifetime = new Map(rows.filter((r) => !r.key_id.includes('@')).map((r) => [r.key_id.slice('account:'.length), decodeMoney(r.spent)]));
+  for (const account of new Set([...chargedBy.keys(), ...lifetime.keys()])) {
+    const charges = chargedBy.get(account) ?? 0n;
+    const row = lifetime.get(account) ?? 0n;
+    if (charges !== row) problems.push({ what: `account "${account}": charged ${charges} but its spend row account:${account} says ${row} (nano-units)` });
   }
   return problems;
 }

@@ -5,21 +5,12 @@
 // writers of other connections go on meanwhile; it holds this store's one connection, so this process's own queries
 // wait for it.
 
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { StoreDialect } from './migrations.js';
 import type { Database } from './schema.js';
+import { sqliteTransaction } from './write-transaction.js';
 
 export async function readSnapshot<T, DB extends Database = Database>(db: Kysely<DB>, dialect: StoreDialect, body: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   if (dialect === 'postgres') return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(body);
-  return db.connection().execute(async (conn) => {
-    await sql`begin`.execute(conn);
-    try {
-      const result = await body(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (err) {
-      await sql`rollback`.execute(conn);
-      throw err;
-    }
-  });
+  return sqliteTransaction(db, 'deferred', body);
 }

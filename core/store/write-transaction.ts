@@ -10,8 +10,13 @@ import type { Database } from './schema.js';
 /** Over core's tables, or core's and a feature's (`Kysely<Database & ItsTables>`). */
 export async function writeTransaction<T, DB extends Database = Database>(db: Kysely<DB>, dialect: StoreDialect, body: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   if (dialect === 'postgres') return db.transaction().execute(body);
+  return sqliteTransaction(db, 'immediate', body);
+}
+
+/** A SQLite transaction on the store's one connection, begun as `mode` says (read-snapshot.ts takes a deferred one). */
+export function sqliteTransaction<T, DB extends Database = Database>(db: Kysely<DB>, mode: 'immediate' | 'deferred', body: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    await (mode === 'immediate' ? sql`begin immediate` : sql`begin deferred`).execute(conn);
     try {
       const result = await body(conn);
       await sql`commit`.execute(conn);

@@ -202,13 +202,14 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
     const key = deps.router.keys.pick(attempt.channel.name, attempt.channel.keys);
     const { name, health } = attempt.channel;
     let upstreamId: string;
+    const deadline = AbortSignal.timeout(attempt.channel.timeoutMs);
     try {
       // Not cut when the caller leaves: a task the upstream may already run must be recorded (and settled).
-      upstreamId = await upstream.create({ channel: attempt.channel, key, signal: AbortSignal.timeout(attempt.channel.timeoutMs) }, Object.assign({ model: attempt.upstreamModel }, body));
+      upstreamId = await upstream.create({ channel: attempt.channel, key, signal: deadline }, Object.assign({ model: attempt.upstreamModel }, body));
     } catch (err) {
       last = err;
-      // The submission's own deadline (its signal's) may end the call before the upstream client says it timed out.
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      // The submission's own deadline may end the call before the upstream client says it timed out: the channel's timeout.
+      const timedOut = deadline.aborted;
       if (!(err instanceof VideoUpstreamError) && !timedOut) {
         // Not the channel's (a bug, a store): its probe tells nothing, and goes to the next request.
         releaseAttempt(rotation, attempt);

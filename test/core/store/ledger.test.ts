@@ -174,15 +174,17 @@ for (const backend of storeBackends()) {
       assert.deepEqual(pick(await ledger().acquireHold({ budget: key, min: 400n, want: 400n, owner: 'a', now: NOW, expiresAt: NOW + 1000 })), { granted: true, amount: 400n });
     });
 
-    it('the audit finds a balance that is not its ledger\'s sum, and a charge that is not its record\'s cost', async () => {
+    it('the audit finds a balance that is not its ledger\'s sum, and a charge that is not its record\'s cost nor in its spend row', async () => {
       await ledger().ensureAccounts([{ name: 'acme', description: null }], NOW);
       await credit('1');
       await temp.get().insertUsage([makeUsage({ requestId: 'r1', cost: 700n, account: 'acme' })]);
       assert.deepEqual(await ledger().auditLedger(), []);
       await ledger().post({ account: 'acme', kind: 'charge', amount: -5n, idempotencyKey: 'charge:ghost', ts: NOW });
       const problems = (await ledger().auditLedger()).map((p) => p.what);
-      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.equal(problems.length, 2, problems.join('\n'));
       assert.match(problems[0] ?? '', /account "acme": charged 705 but its usage records cost 700/);
+      // Written outside a charge batch, the ghost charge is not in the account's lifetime spend row either.
+      assert.match(problems[1] ?? '', /account "acme": charged 705 but its spend row account:acme says 700/);
     });
 
     it('never grants more than the balance to two instances racing for it', async () => {
