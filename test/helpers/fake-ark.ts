@@ -114,6 +114,8 @@ export interface FakeArk {
    * JSON, a string as it is (text/plain).
    */
   failNext(status: number, body: Readonly<Record<string, unknown>> | string, route?: FakeArkRoute): void;
+  /** The next authorised call of `route` (create by default) is never answered (its connection stays open). */
+  stallNext(route?: FakeArkRoute): void;
   /** Files sent in chunks from now on (null: at once). */
   pace(pacing: FakeArkPacing | null): void;
   /** Connections open right now (a client's pools closed close them). */
@@ -156,6 +158,7 @@ class FakeArkServer extends LoopbackHttpServer implements FakeArk {
   readonly video: Buffer;
   private readonly all = new Map<string, FakeArkTask>();
   private readonly failures = new Map<FakeArkRoute, { status: number; body: Readonly<Record<string, unknown>> | string }[]>();
+  private readonly stalls = new Map<FakeArkRoute, number>();
   private readonly sockets = new Set<Socket>();
   /** A secret of this fake's, so a file URL cannot be made up by a test that did not get it from a task. */
   private readonly signingKey = randomBytes(16).toString('hex');
@@ -207,6 +210,10 @@ class FakeArkServer extends LoopbackHttpServer implements FakeArk {
     this.failures.set(route, queue);
   }
 
+  stallNext(route: FakeArkRoute = 'create'): void {
+    this.stalls.set(route, (this.stalls.get(route) ?? 0) + 1);
+  }
+
   pace(pacing: FakeArkPacing | null): void {
     this.pacing = pacing;
   }
@@ -234,6 +241,11 @@ class FakeArkServer extends LoopbackHttpServer implements FakeArk {
     }
     const route = routeOf(recorded.method, url.pathname);
     if (route === null) return fail(404, 'NotFound', 'NotFound', `The requested path ${url.pathname} is not found.`);
+    const stalled = this.stalls.get(route) ?? 0;
+    if (stalled > 0) {
+      this.stalls.set(route, stalled - 1);
+      return;
+    }
     const failure = this.failures.get(route)?.shift();
     if (failure !== undefined) {
       if (typeof failure.body !== 'string') return json(res, failure.status, failure.body);

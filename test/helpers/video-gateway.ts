@@ -58,6 +58,8 @@ export interface VideoConfigOptions {
    * configWith's (the tests of failed submissions fail a channel many times on purpose).
    */
   readonly health?: string;
+  /** Each channel's timeout_ms (the default when absent). */
+  readonly timeoutMs?: number;
 }
 
 export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {}): string {
@@ -75,7 +77,7 @@ export function videoConfig(planes: VideoPlanes, options: VideoConfigOptions = {
     priority: ${priority}
     cooldown_ms: 0
     assets: true
-`;
+${options.timeoutMs === undefined ? '' : `    timeout_ms: ${options.timeoutMs}\n`}`;
   return `server:
   port: 0
   host: 127.0.0.1
