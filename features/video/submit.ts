@@ -178,13 +178,14 @@ export async function submitTask(deps: VideoDeps, key: AuthedKey, shape: TaskSha
     throw err;
   }
   try {
-    return await send(deps, row, request, attempts);
+    return await send(deps, row, request, attempts, pinned);
   } finally {
     await deps.store.part(VIDEO_TASKS).releaseLease(owner, id).catch(() => undefined);
   }
 }
 
-async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, attempts: readonly Attempt[]): Promise<VideoTaskRow> {
+/** `pinned`: the one channel the task's linked assets allow, when they do (its rotation's wait is the caller's answer). */
+async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, attempts: readonly Attempt[], pinned: string | null): Promise<VideoTaskRow> {
   // A store out of reach here must not hide the answer the caller is owed: the row, still leased, is settled by
   // the poller once its lease ends.
   const failed = (code: string, message: string) =>
@@ -239,7 +240,7 @@ async function send(deps: VideoDeps, row: VideoTaskRow, request: TaskRequest, at
   }
   await failed('UpstreamUnavailable', 'No channel took the task.');
   // Nothing sent: the plan was a probe another request took meanwhile (the model routes' answer then).
-  if (last === null) throw outOfRotation(deps.router, row.model, 'video') ?? new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { retryAfter: 1 });
+  if (last === null) throw outOfRotation(deps.router, row.model, 'video', pinned ?? undefined) ?? new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { retryAfter: 1 });
   throw new GatewayError('GW_ERR_UPSTREAM_UNAVAILABLE', 'No upstream could take the video task right now; retry shortly.', { cause: last, retryAfter: 1 });
 }
 
