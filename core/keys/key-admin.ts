@@ -1,6 +1,7 @@
 // Creating and revoking run-time keys: shared by the CLI and the admin HTTP API.
 
-import type { ResolvedConfig, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
+import type { DailyTokens, ResolvedConfig, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
+import { limitsJson, readDailyTokens } from '../limits/daily-tokens.js';
 import { GatewayError } from '../errors.js';
 import { parseIsoTime } from '../iso-time.js';
 import type { Store, StoredKey } from '../store/store.js';
@@ -183,20 +184,25 @@ function readAddresses(value: unknown): readonly string[] {
 /** Each limit's largest value: the config file's (schemas/gateway.schema.json, Limits). */
 const LIMIT_MAX = { rpm: 1_000_000_000, tpm: 1_000_000_000, concurrency: 1_000_000 } as const;
 const LIMIT_NAMES = Object.keys(LIMIT_MAX) as readonly (keyof typeof LIMIT_MAX)[];
+const NOT_A_LIMIT = 'the limits are rpm, tpm, concurrency and tokens_per_day';
 
 /**
- * A key's own limits, `{rpm?, tpm?, concurrency?}` of positive integers, as the config file's `limits` are; null
- * when absent or empty. They override its group's, as a declared key's do.
+ * A key's own limits, `{rpm?, tpm?, concurrency?, tokens_per_day?}` as the config file's `limits` are; null when
+ * absent or empty. They override its group's, as a declared key's do.
  */
 export function readLimits(input: unknown): ResolvedLimits | null {
   if (input === undefined || input === null) return null;
   if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'limits must be an object: {"rpm": 60, "tpm": 100000, "concurrency": 4}, each optional.', { param: 'limits' });
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', 'limits must be an object: {"rpm": 60, "tpm": 100000, "concurrency": 4, "tokens_per_day": 2000000}, each optional.', { param: 'limits' });
   }
-  const limits: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  const limits: { rpm?: number; tpm?: number; concurrency?: number; tpd?: DailyTokens } = {};
   for (const [name, value] of Object.entries(input)) {
+    if (name === 'tokens_per_day') {
+      limits.tpd = readDailyTokens(value);
+      continue;
+    }
     if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
-      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; the limits are rpm, tpm and concurrency.`, { param: `limits.${name}` });
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; ${NOT_A_LIMIT}.`, { param: `limits.${name}` });
     }
     const max = LIMIT_MAX[name as keyof typeof LIMIT_MAX];
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
@@ -214,17 +220,19 @@ export function readLimits(input: unknown): ResolvedLimits | null {
 function mergedLimits(existing: ResolvedLimits | undefined, input: unknown): ResolvedLimits | null {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return readLimits(input);
   const cleared = Object.entries(input).filter(([, v]) => v === null).map(([name]) => name);
+  for (const name of cleared) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name) && name !== 'tokens_per_day') {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; ${NOT_A_LIMIT}.`, { param: `limits.${name}` });
+    }
+  }
   const given = readLimits(Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null))) ?? {};
-  const merged: Record<string, number> = {};
+  const merged: { rpm?: number; tpm?: number; concurrency?: number; tpd?: DailyTokens } = {};
   for (const name of LIMIT_NAMES) {
     const value = name in given ? given[name] : cleared.includes(name) ? undefined : existing?.[name];
     if (value !== undefined) merged[name] = value;
   }
-  for (const name of cleared) {
-    if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
-      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `limits.${name} is not a limit; the limits are rpm, tpm and concurrency.`, { param: `limits.${name}` });
-    }
-  }
+  const tpd = given.tpd ?? (cleared.includes('tokens_per_day') ? undefined : existing?.tpd);
+  if (tpd !== undefined) merged.tpd = tpd;
   return Object.keys(merged).length === 0 ? null : merged;
 }
 
@@ -243,7 +251,7 @@ export function describeKey(k: StoredKey): Record<string, unknown> {
   if (k.maxSpend !== undefined) described['max_spend'] = formatMoney(k.maxSpend);
   // A cap per period: which, in which zone (the console adds the period's spend and end).
   if (k.maxSpend !== undefined && k.spendPeriod !== undefined) described['max_spend_period'] = { period: k.spendPeriod.unit, timezone: k.spendPeriod.timezone };
-  if (k.limits !== undefined) described['limits'] = k.limits;
+  if (k.limits !== undefined) described['limits'] = limitsJson(k.limits);
   described['enabled'] = k.disabled !== true;
   described['expires_at'] = k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString();
   described['models'] = k.models ?? null;

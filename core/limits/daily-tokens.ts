@@ -3,6 +3,11 @@
 // calendar that bounds a max_spend period bounds it too), and as the answers show limits again.
 
 import type { DailyTokens, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
+import { GatewayError } from '../errors.js';
+import { knownTimezone } from '../money/spend-period.js';
+
+/** The most tokens a cap may have (the config schema's bound). */
+const MAX_TOKENS = 1_000_000_000_000;
 
 /** A cap of `tokens` per `unit` (a day without one) starting at `timezone`'s midnight (UTC without one). */
 export function dailyTokens(tokens: number, timezone: string | undefined, unit: SpendPeriod['unit'] = 'day'): DailyTokens {
@@ -24,4 +29,37 @@ export function limitsJson(limits: ResolvedLimits): Record<string, unknown> {
   if (limits.concurrency !== undefined) json['concurrency'] = limits.concurrency;
   if (limits.tpd !== undefined) json['tokens_per_day'] = dailyTokensJson(limits.tpd);
   return json;
+}
+
+/**
+ * `tokens_per_day` as an API's body gives it (a run-time key's limits): a whole number of tokens a UTC day, or
+ * {tokens, period?, timezone?}; a 400 naming the part that is wrong otherwise.
+ */
+export function readDailyTokens(value: unknown): DailyTokens {
+  const param = 'limits.tokens_per_day';
+  const tokensOf = (n: unknown, where: string): number => {
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > MAX_TOKENS) {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${where} must be a whole number from 1 to ${MAX_TOKENS}.`, { param: where });
+    }
+    return n;
+  };
+  if (typeof value === 'number') return dailyTokens(tokensOf(value, param), undefined);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param} must be a number of tokens or {"tokens": 2000000, "period": "day", "timezone": "Europe/Berlin"}.`, { param });
+  }
+  const fields = value as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (name !== 'tokens' && name !== 'period' && name !== 'timezone') {
+      throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.${name} is not a field; the fields are tokens, period and timezone.`, { param: `${param}.${name}` });
+    }
+  }
+  const period = fields['period'] ?? 'day';
+  if (period !== 'day' && period !== 'week' && period !== 'month') {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.period must be day, week or month.`, { param: `${param}.period` });
+  }
+  const timezone = fields['timezone'];
+  if (timezone !== undefined && (typeof timezone !== 'string' || timezone.length === 0 || timezone.length > 64 || !knownTimezone(timezone))) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.timezone must be an IANA zone such as Europe/Berlin.`, { param: `${param}.timezone` });
+  }
+  return dailyTokens(tokensOf(fields['tokens'], `${param}.tokens`), timezone, period);
 }

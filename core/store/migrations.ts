@@ -358,6 +358,13 @@ function buildMigrations(dialect: StoreDialect): Record<string, Migration> {
         await sql`insert into key_spend (key_id, spent) select 'account:' || account, cast(-sum(amount) as bigint) from ledger where kind = 'charge' group by account on conflict (key_id) do nothing`.execute(db);
       },
     },
+    '0029_key_tokens_per_period': {
+      // A run-time key's own limits.tokens_per_day (issue 45), as a declared key's: its tokens, its period (null:
+      // a day) and the zone whose midnight starts it (null: UTC). Counted by the limiter, not in the store.
+      async up(db: Kysely<unknown>): Promise<void> {
+        await addMissingColumns(db, dialect, 'api_keys', [['tpd_limit', 'bigint'], ['tpd_period', 'text'], ['tpd_timezone', 'text']]);
+      },
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // Converts between Store records and table rows: camelCase <-> snake_case, booleans <-> 0/1, loose integers -> number.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ResolvedLimits, SpendPeriod } from '../config/resolved.js';
+import type { DailyTokens, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 import type { ApiKeysTable, UsageHourlyTable, UsageRecordsTable } from './schema.js';
 import type { HoldDraw, HourlyUsage, KeyPatch, NewKey, StoredKey, UsageAttempt, UsageRecord } from './store.js';
 
@@ -49,6 +49,9 @@ export function encodeKeyRow(key: NewKey): Insertable<ApiKeysTable> {
     rpm_limit: key.limits?.rpm ?? null,
     tpm_limit: key.limits?.tpm ?? null,
     concurrency_limit: key.limits?.concurrency ?? null,
+    tpd_limit: key.limits?.tpd?.tokens ?? null,
+    tpd_period: key.limits?.tpd === undefined || key.limits.tpd.period.unit === 'day' ? null : key.limits.tpd.period.unit,
+    tpd_timezone: key.limits?.tpd === undefined || key.limits.tpd.period.timezone === 'UTC' ? null : key.limits.tpd.period.timezone,
     expires_at: key.expiresAt ?? null,
     disabled: key.disabled === true ? 1 : null,
     allowed_models: key.models === undefined ? null : JSON.stringify(key.models),
@@ -66,6 +69,10 @@ export function encodeKeyPatch(patch: KeyPatch): Updateable<ApiKeysTable> {
     row.spend_timezone = patch.spendPeriod?.timezone ?? null;
   }
   if (patch.limits !== undefined) {
+    const tpd = patch.limits?.tpd;
+    row.tpd_limit = tpd?.tokens ?? null;
+    row.tpd_period = tpd === undefined || tpd.period.unit === 'day' ? null : tpd.period.unit;
+    row.tpd_timezone = tpd === undefined || tpd.period.timezone === 'UTC' ? null : tpd.period.timezone;
     row.rpm_limit = patch.limits?.rpm ?? null;
     row.tpm_limit = patch.limits?.tpm ?? null;
     row.concurrency_limit = patch.limits?.concurrency ?? null;
@@ -120,10 +127,15 @@ function stringList(json: string): readonly string[] {
 
 /** A key row's own limits, present only when it has one (so a key without any is as it always was). */
 function limitsOf(row: KeyRow): { limits?: ResolvedLimits } {
-  const limits: { rpm?: number; tpm?: number; concurrency?: number } = {};
+  const limits: { rpm?: number; tpm?: number; concurrency?: number; tpd?: DailyTokens } = {};
   if (row.rpm_limit !== null) limits.rpm = decodeInteger(row.rpm_limit);
   if (row.tpm_limit !== null) limits.tpm = decodeInteger(row.tpm_limit);
   if (row.concurrency_limit !== null) limits.concurrency = decodeInteger(row.concurrency_limit);
+  // A row written before 0029 has no such columns' values: undefined reads as none.
+  if (row.tpd_limit !== null && row.tpd_limit !== undefined) {
+    const unit = row.tpd_period === 'week' || row.tpd_period === 'month' ? row.tpd_period : 'day';
+    limits.tpd = { tokens: decodeInteger(row.tpd_limit), period: { unit, timezone: row.tpd_timezone ?? 'UTC' } };
+  }
   return Object.keys(limits).length === 0 ? {} : { limits };
 }
 

@@ -34,6 +34,10 @@ export interface ApiKeysTable {
   rpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   tpm_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   concurrency_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** Its own limits.tokens_per_day: tokens, period (null: day) and zone (null: UTC); null tokens: its group's apply. */
+  tpd_limit: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  tpd_period: ColumnType<string | null, string | null | undefined, string | null>;
+  tpd_timezone: ColumnType<string | null, string | null | undefined, string | null>;
   /** Epoch ms after which the key is refused (null: never). */
   expires_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   /** 1: refused until enabled again (null or 0: enabled). */

@@ -29,8 +29,8 @@ describe('migration 0027: account spend rows from the ledger', () => {
       const file = new Database(db.url.slice('sqlite:'.length));
       file.prepare("DELETE FROM key_spend WHERE key_id = 'account:acme'").run();
       file.prepare("UPDATE key_spend SET spent = 99 WHERE key_id = 'account:beta'").run();
-      // 0028 after it runs again too (Kysely keeps the history in order); it is idempotent, and finds no period row.
-      file.prepare("DELETE FROM kysely_migration WHERE name IN ('0027_account_max_spend', '0028_period_spend_audit')").run();
+      // 0028 and 0029 after it run again too (Kysely keeps the history in order); they are idempotent, and 0028 finds no period row.
+      file.prepare("DELETE FROM kysely_migration WHERE name IN ('0027_account_max_spend', '0028_period_spend_audit', '0029_key_tokens_per_period')").run();
       file.close();
 
       const again = await openStoreAt(db.url);

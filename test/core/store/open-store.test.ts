@@ -28,7 +28,7 @@ describe('openStore', () => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
       const names = raw.prepare('select name from kysely_migration order by name').pluck().all();
-      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access', '0008_usage_hourly', '0009_console', '0010_console_reads', '0011_account_key_groups', '0012_assets', '0013_video_tasks', '0014_usage_pruned', '0015_asset_group_slots', '0016_video_seconds_renamed', '0017_usage_seconds', '0020_request_trace', '0021_console_session_details', '0022_webhook_events', '0023_record_subject', '0024_topup_codes', '0025_channel_overrides', '0026_key_spend_period', '0027_account_max_spend', '0028_period_spend_audit']);
+      assert.deepEqual(names, ['0001_init', '0002_cache_write_tokens', '0003_image_usage', '0004_money', '0005_one_record_per_request', '0006_key_limits', '0007_key_access', '0008_usage_hourly', '0009_console', '0010_console_reads', '0011_account_key_groups', '0012_assets', '0013_video_tasks', '0014_usage_pruned', '0015_asset_group_slots', '0016_video_seconds_renamed', '0017_usage_seconds', '0020_request_trace', '0021_console_session_details', '0022_webhook_events', '0023_record_subject', '0024_topup_codes', '0025_channel_overrides', '0026_key_spend_period', '0027_account_max_spend', '0028_period_spend_audit', '0029_key_tokens_per_period']);
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
       const tables = raw
         .prepare("select name from sqlite_master where type = 'table' and name in ('api_keys', 'usage_records')")

@@ -63,7 +63,7 @@ for (const backend of storeBackends()) {
       const opened = await backend.open();
       try {
         // The database as it was before 0028, with a period row its records (naming none) added to.
-        await runStatement(opened.url, "delete from kysely_migration where name = '0028_period_spend_audit'");
+        await runStatement(opened.url, "delete from kysely_migration where name in ('0028_period_spend_audit', '0029_key_tokens_per_period')");
         await runStatement(opened.url, 'drop table usage_pruned_spend');
         await runStatement(opened.url, 'alter table usage_records drop column spend_id');
         await runStatement(opened.url, "insert into key_spend (key_id, spent) values ('config:daily@2030-01-01T00:00:00.000Z', 7000)");
