@@ -17,9 +17,15 @@ export class RedisNews {
   readonly #options: RedisNewsOptions;
   readonly #subscriber: RedisState['client'];
   #subscribed = false;
+  /** Resolves once the state was first read after subscribing (a test waits for it before writing behind its back). */
+  readonly #firstLoad: Promise<void>;
+  #loadedOnce: () => void = () => undefined;
 
   constructor(state: RedisState, options: RedisNewsOptions) {
     this.#options = options;
+    this.#firstLoad = new Promise((resolve) => {
+      this.#loadedOnce = resolve;
+    });
     this.#subscriber = state.client.duplicate();
     this.#subscriber.on('error', () => undefined);
     // node-redis subscribes again by itself on a reconnection; the first subscription is made (and retried) here.
@@ -53,5 +59,11 @@ export class RedisNews {
       }
     }
     await this.#options.reload();
+    this.#loadedOnce();
+  }
+
+  /** Subscribed, and the state read once since. */
+  loaded(): Promise<void> {
+    return this.#firstLoad;
   }
 }

@@ -128,6 +128,8 @@ export class RedisRotation implements RotationSink {
   readonly #shas = new Map<string, string>();
   /** Channels whose fleet window holds a failure, as last heard: only their successes are sent. */
   readonly #dirty = new Set<string>();
+  /** Notices received so far: a state read that a notice overtook is read again (refresh). */
+  #heard = 0;
   #failing = false;
 
   constructor(state: RedisState, rotation: ChannelRotation, options: RedisRotationOptions) {
@@ -222,6 +224,7 @@ export class RedisRotation implements RotationSink {
 
   /** Every instance applies every flip, its own too, in Redis's order; and the window notices. */
   #receive(message: string): void {
+    this.#heard++;
     const notice = parseNotice(message);
     if (notice !== null) {
       if (notice.released !== null) this.#rotation.probeReleased(notice.channel, notice.released);
@@ -239,11 +242,24 @@ export class RedisRotation implements RotationSink {
     this.#rotation.taken(change.channel, change.state === 'in' ? 0 : Math.min(change.backoffMs, MAX_BACKOFF_MS), change.serial);
   }
 
+  /** Subscribed to the fleet's notices, and its state read once since. */
+  loaded(): Promise<void> {
+    return this.#news.loaded();
+  }
+
   /** The channels out now, and the windows with failures (at start, every reconnection, a reload). */
   async refresh(): Promise<void> {
     if (!this.#state.client.isReady) return;
     try {
-      const [flat, dirty] = (await runScript(this.#state.client, this.#shas, LOAD, [this.#hash, this.#dirtySet], [])) as [string[], string[]];
+      // A notice applied while the read was on its way may be newer than what it read (a flip, a window turned
+      // dirty): the read is made again then, so that a stale one never undoes it (a few times at most).
+      let flat: string[] = [];
+      let dirty: string[] = [];
+      for (let reads = 0; reads < 3; reads++) {
+        const heard = this.#heard;
+        [flat, dirty] = (await runScript(this.#state.client, this.#shas, LOAD, [this.#hash, this.#dirtySet], [])) as [string[], string[]];
+        if (this.#heard === heard) break;
+      }
       const out = new Set<string>();
       for (let i = 0; i + 3 < flat.length; i += 4) {
         const channel = String(flat[i]);

@@ -91,6 +91,7 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
 
   async function bothReady(a: Instance, b: Instance): Promise<void> {
     await until('both connections ready', () => (a.shared.redis.client.isReady && b.shared.redis.client.isReady ? true : undefined), WAIT);
+    await Promise.all([a.shared.rotation.loaded(), b.shared.rotation.loaded()]);
   }
 
   async function commandCalls(): Promise<Record<string, number>> {
@@ -150,6 +151,8 @@ describe('channel rotation shared through Redis', { skip: ownRedisSkip }, () => 
   it('takes a channel out at once when the fleet has it out already and this instance was not told', async () => {
     const a = instance();
     await until('ready', () => (a.shared.redis.client.isReady ? true : undefined), WAIT);
+    // a has read the fleet's state (else that first read could find e out before its own outcome does).
+    await a.shared.rotation.loaded();
     // Another instance took e out (written as the script writes it, no notice published): a has not heard.
     const client = createClient({ url: redis.url });
     await client.connect();
