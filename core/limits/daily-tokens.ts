@@ -4,7 +4,7 @@
 
 import type { DailyTokens, ResolvedLimits, SpendPeriod } from '../config/resolved.js';
 import { GatewayError } from '../errors.js';
-import { knownTimezone } from '../money/spend-period.js';
+import { readPeriod } from '../money/spend-cap-input.js';
 
 /** The most tokens a cap may have (the config schema's bound). */
 const MAX_TOKENS = 1_000_000_000_000;
@@ -53,13 +53,6 @@ export function readDailyTokens(value: unknown): DailyTokens {
       throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.${name} is not a field; the fields are tokens, period and timezone.`, { param: `${param}.${name}` });
     }
   }
-  const period = fields['period'] ?? 'day';
-  if (period !== 'day' && period !== 'week' && period !== 'month') {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.period must be day, week or month.`, { param: `${param}.period` });
-  }
-  const timezone = fields['timezone'];
-  if (timezone !== undefined && (typeof timezone !== 'string' || timezone.length === 0 || timezone.length > 64 || !knownTimezone(timezone))) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID_FIELD', `${param}.timezone must be an IANA zone such as Europe/Berlin.`, { param: `${param}.timezone` });
-  }
-  return dailyTokens(tokensOf(fields['tokens'], `${param}.tokens`), timezone, period);
+  const period = readPeriod(fields, param, 'day');
+  return { tokens: tokensOf(fields['tokens'], `${param}.tokens`), period };
 }

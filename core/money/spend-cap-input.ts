@@ -30,8 +30,17 @@ export function readSpendCap(value: unknown, param: string): SpendCapInput {
     if (!FIELDS.has(field)) throw invalid(`${param}.${field}`, `${param}.${field} is not a field of a max_spend; the fields are amount, period and timezone.`);
   }
   const maxSpend = readAmount(fields['amount'], `${param}.amount`);
-  const unit = fields['period'];
-  if (typeof unit !== 'string' || !UNITS.has(unit)) throw invalid(`${param}.period`, `${param}.period must be day, week or month.`);
+  return { maxSpend, spendPeriod: readPeriod(fields, param, undefined) };
+}
+
+/**
+ * The calendar period of a cap's fields, `period` (day, week or month; `unit` when absent, required without one) and
+ * `timezone` (UTC when absent): a 400 naming `param.period` or `param.timezone` otherwise. A max_spend's and a
+ * tokens_per_day's (core/limits/daily-tokens.ts).
+ */
+export function readPeriod(fields: Readonly<Record<string, unknown>>, param: string, unit: SpendPeriod['unit'] | undefined): SpendPeriod {
+  const given = fields['period'] ?? unit;
+  if (typeof given !== 'string' || !UNITS.has(given)) throw invalid(`${param}.period`, `${param}.period must be day, week or month.`);
   const timezone = fields['timezone'] ?? 'UTC';
   // A zone the runtime does not know would fail every request of the key: refused here, as gateway.yaml's is at load.
   if (typeof timezone !== 'string' || timezone === '' || timezone.length > 64 || !knownTimezone(timezone)) {
@@ -39,7 +48,7 @@ export function readSpendCap(value: unknown, param: string): SpendCapInput {
   }
   // Kept as the runtime spells it ("europe/berlin" is Europe/Berlin), so listings and period rows name one zone one way.
   const canonical = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
-  return { maxSpend, spendPeriod: { unit: unit as SpendPeriod['unit'], timezone: canonical } };
+  return { unit: given as SpendPeriod['unit'], timezone: canonical };
 }
 
 /** A max_spend as given (null or absent: none), checked: the cap over all the account's keys together. */
